@@ -1,0 +1,369 @@
+//! The hash-consed expression DAG shared by every stage.
+
+use crate::op::{Op, Real};
+use indexmap::IndexSet;
+use rustc_hash::FxBuildHasher;
+use std::fmt;
+
+/// Index of a node in an [`ExprDag`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// Marks the unused argument slots of a [`Node`].
+    const NONE: NodeId = NodeId(u32::MAX);
+
+    /// The id as an index into per-node arrays.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The id of the node at `index`.
+    pub fn from_index(index: usize) -> NodeId {
+        NodeId(u32::try_from(index).expect("ExprDag holds at most 2^32 - 1 nodes"))
+    }
+}
+
+impl fmt::Debug for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "n{}", self.0)
+    }
+}
+
+/// One operation applied to earlier nodes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// The operation.
+    pub op: Op,
+    slots: [NodeId; 4],
+}
+
+impl Node {
+    /// A node applying `op` to `args`. Panics if `args.len() != op.arity()`:
+    /// callers build nodes from checked arities.
+    pub fn new(op: Op, args: &[NodeId]) -> Node {
+        assert_eq!(args.len(), op.arity(), "{} takes {} arguments", op.name(), op.arity());
+        let mut slots = [NodeId::NONE; 4];
+        slots[..args.len()].copy_from_slice(args);
+        Node { op, slots }
+    }
+
+    /// The arguments, `op.arity()` of them.
+    pub fn args(&self) -> &[NodeId] {
+        &self.slots[..self.op.arity()]
+    }
+}
+
+impl fmt::Debug for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}{:?}", self.op, self.args())
+    }
+}
+
+/// A hash-consed expression DAG.
+///
+/// Nodes are append-only and every node's arguments are created before it, so
+/// ascending [`NodeId`]s are a topological order (children before parents) and
+/// walks over the DAG are loops over ids, never recursion. Structurally equal
+/// nodes are stored once. [`ExprDag::apply`] canonicalizes commutative
+/// operands, folds constants and applies only identities that give the same
+/// IEEE result for every input, NaN and infinities included:
+///
+/// | rewrite | why it is exact |
+/// |---|---|
+/// | `x*1`, `x/1`, `x^1` → `x` | multiplying by one is exact, also for NaN, ±inf, ±0 |
+/// | `x*(-1)`, `x/(-1)` → `-x` | sign flip is exact |
+/// | `x - 0` → `x`, `x + (-0)` → `x` | (`x + 0` is not: `-0 + 0 = +0`) |
+/// | `-(-x)` → `x` | |
+/// | `x^0` → `1` | C99 `pow(x, ±0) = 1` for every `x`, NaN included |
+/// | `ifelse(c, x, x)` → `x` | both branches equal |
+///
+/// `x*0 → 0`, `x - x → 0` and `x/x → 1` are *not* applied: they are wrong for
+/// NaN and infinities. Each `ExprDag` owns its hash-cons table; there is no
+/// global state.
+#[derive(Clone, Default)]
+pub struct ExprDag {
+    nodes: IndexSet<Node, FxBuildHasher>,
+}
+
+impl ExprDag {
+    /// An empty DAG.
+    pub fn new() -> ExprDag {
+        ExprDag::default()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the DAG has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The operation of node `id`.
+    pub fn op(&self, id: NodeId) -> Op {
+        self.node(id).op
+    }
+
+    /// The arguments of node `id`.
+    pub fn args(&self, id: NodeId) -> &[NodeId] {
+        self.node(id).args()
+    }
+
+    /// All ids, in topological order.
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = NodeId> + ExactSizeIterator {
+        (0..self.len()).map(NodeId::from_index)
+    }
+
+    /// The value of a constant node.
+    pub fn as_const(&self, id: NodeId) -> Option<f64> {
+        match self.op(id) {
+            Op::Const(c) => Some(c.get()),
+            _ => None,
+        }
+    }
+
+    /// Whether node `id` is the constant `value` (bitwise, so `0.0 != -0.0`).
+    pub fn is_const(&self, id: NodeId, value: f64) -> bool {
+        self.op(id) == Op::Const(Real::new(value))
+    }
+
+    /// Looks up an existing node without adding it.
+    pub fn find(&self, node: &Node) -> Option<NodeId> {
+        self.nodes.get_index_of(node).map(NodeId::from_index)
+    }
+
+    /// Adds `node` as it is (after canonical operand order), or returns the
+    /// id of the equal node already present. No folding, no identities.
+    pub fn intern(&mut self, mut node: Node) -> NodeId {
+        if node.op.is_commutative() && node.slots[1] < node.slots[0] {
+            node.slots.swap(0, 1);
+        }
+        debug_assert!(
+            node.args().iter().all(|a| a.index() < self.len()),
+            "arguments must exist before their parent"
+        );
+        let (index, _) = self.nodes.insert_full(node);
+        NodeId::from_index(index)
+    }
+
+    /// The constant `value`.
+    pub fn constant(&mut self, value: f64) -> NodeId {
+        self.intern(Node::new(Op::Const(Real::new(value)), &[]))
+    }
+
+    /// The `k`-th input.
+    pub fn input(&mut self, k: usize) -> NodeId {
+        let k = u32::try_from(k).expect("input index fits in u32");
+        self.intern(Node::new(Op::Input(k), &[]))
+    }
+
+    /// Applies `op` to `args`, folding constants and applying the exact
+    /// identities listed on [`ExprDag`]. Panics on a wrong argument count.
+    pub fn apply(&mut self, op: Op, args: &[NodeId]) -> NodeId {
+        let node = Node::new(op, args);
+        if let Some(id) = self.simplify(&node) {
+            return id;
+        }
+        self.intern(node)
+    }
+
+    fn simplify(&mut self, node: &Node) -> Option<NodeId> {
+        let args = node.args();
+        if !node.op.is_leaf() && args.iter().all(|&a| self.as_const(a).is_some()) {
+            let values: Vec<f64> = args.iter().map(|&a| self.as_const(a).unwrap_or(0.0)).collect();
+            return Some(self.constant(node.op.eval(&values)));
+        }
+        let is = |dag: &ExprDag, i: usize, v: f64| dag.is_const(args[i], v);
+        match node.op {
+            Op::Mul if is(self, 1, 1.0) => Some(args[0]),
+            Op::Mul if is(self, 0, 1.0) => Some(args[1]),
+            Op::Mul if is(self, 1, -1.0) => Some(self.apply(Op::Neg, &[args[0]])),
+            Op::Mul if is(self, 0, -1.0) => Some(self.apply(Op::Neg, &[args[1]])),
+            Op::Div if is(self, 1, 1.0) => Some(args[0]),
+            Op::Div if is(self, 1, -1.0) => Some(self.apply(Op::Neg, &[args[0]])),
+            Op::Sub if is(self, 1, 0.0) => Some(args[0]),
+            Op::Add if is(self, 1, -0.0) => Some(args[0]),
+            Op::Add if is(self, 0, -0.0) => Some(args[1]),
+            Op::Pow if is(self, 1, 1.0) => Some(args[0]),
+            Op::Pow if is(self, 1, 0.0) || is(self, 1, -0.0) => Some(self.constant(1.0)),
+            Op::Neg if self.op(args[0]) == Op::Neg => Some(self.args(args[0])[0]),
+            Op::Select(cmp) => {
+                if args[2] == args[3] {
+                    return Some(args[2]);
+                }
+                match (self.as_const(args[0]), self.as_const(args[1])) {
+                    (Some(a), Some(b)) => Some(if cmp.holds(a, b) { args[2] } else { args[3] }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `a + b`
+    pub fn add(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        self.apply(Op::Add, &[a, b])
+    }
+
+    /// `a - b`
+    pub fn sub(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        self.apply(Op::Sub, &[a, b])
+    }
+
+    /// `a * b`
+    pub fn mul(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        self.apply(Op::Mul, &[a, b])
+    }
+
+    /// `a / b`
+    pub fn div(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        self.apply(Op::Div, &[a, b])
+    }
+
+    /// `-a`
+    pub fn neg(&mut self, a: NodeId) -> NodeId {
+        self.apply(Op::Neg, &[a])
+    }
+
+    /// Copies the nodes that `roots` reach in `other` into `self` (sharing
+    /// what is already here) and returns the roots' new ids. `inputs[k]` is
+    /// the node that `other`'s input `k` becomes; pass `None` to keep inputs
+    /// as inputs of the same index.
+    pub fn import(&mut self, other: &ExprDag, roots: &[NodeId], inputs: Option<&[NodeId]>) -> Vec<NodeId> {
+        let reach = other.reachable(roots);
+        let mut map = vec![NodeId::NONE; other.len()];
+        for id in other.ids().filter(|id| reach[id.index()]) {
+            let node = other.node(id);
+            map[id.index()] = match (node.op, inputs) {
+                (Op::Input(k), Some(inputs)) => inputs[k as usize],
+                _ => {
+                    let args: Vec<NodeId> = node.args().iter().map(|a| map[a.index()]).collect();
+                    self.intern(Node::new(node.op, &args))
+                }
+            };
+        }
+        roots.iter().map(|r| map[r.index()]).collect()
+    }
+
+    /// `reachable[i]` tells whether node `i` is reachable from `roots`.
+    pub fn reachable(&self, roots: &[NodeId]) -> Vec<bool> {
+        let mut reach = vec![false; self.len()];
+        for r in roots {
+            reach[r.index()] = true;
+        }
+        for id in self.ids().rev() {
+            if reach[id.index()] {
+                for a in self.args(id) {
+                    reach[a.index()] = true;
+                }
+            }
+        }
+        reach
+    }
+
+    /// How many times each node is used as an argument by nodes reachable
+    /// from `roots`, plus once per appearance in `roots`.
+    pub fn use_counts(&self, roots: &[NodeId]) -> Vec<u32> {
+        let reach = self.reachable(roots);
+        let mut uses = vec![0u32; self.len()];
+        for r in roots {
+            uses[r.index()] += 1;
+        }
+        for id in self.ids().filter(|id| reach[id.index()]) {
+            for a in self.args(id) {
+                uses[a.index()] += 1;
+            }
+        }
+        uses
+    }
+
+    /// Number of operations that `roots` reach, counting each `+ - * /`,
+    /// negation and function call once; constants and inputs count zero.
+    pub fn count_ops(&self, roots: &[NodeId]) -> usize {
+        let reach = self.reachable(roots);
+        self.ids().filter(|id| reach[id.index()] && !self.op(*id).is_leaf()).count()
+    }
+}
+
+impl fmt::Debug for ExprDag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.ids().map(|id| (id, self.node(id)))).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_consing_shares_equal_nodes() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let y = dag.input(1);
+        let a = dag.mul(x, y);
+        let b = dag.mul(y, x);
+        assert_eq!(a, b, "commutative operands are canonicalized");
+        let s1 = dag.apply(Op::Sin, &[a]);
+        let s2 = dag.apply(Op::Sin, &[b]);
+        assert_eq!(s1, s2);
+        assert_eq!(dag.len(), 4);
+        assert_ne!(dag.sub(x, y), dag.sub(y, x));
+    }
+
+    #[test]
+    fn folds_constants_and_exact_identities_only() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let one = dag.constant(1.0);
+        let zero = dag.constant(0.0);
+        let two = dag.constant(2.0);
+        let three = dag.constant(3.0);
+        assert_eq!(dag.mul(x, one), x);
+        assert_eq!(dag.div(x, one), x);
+        assert_eq!(dag.sub(x, zero), x);
+        let sum = dag.add(two, three);
+        assert_eq!(dag.as_const(sum), Some(5.0));
+        let nx = dag.neg(x);
+        assert_eq!(dag.neg(nx), x);
+        // Not exact for NaN, infinities or -0: must stay.
+        assert_ne!(dag.mul(x, zero), zero);
+        assert_ne!(dag.add(x, zero), x);
+        assert_ne!(dag.sub(x, x), zero);
+        assert_eq!(dag.apply(Op::Pow, &[x, zero]), one);
+    }
+
+    #[test]
+    fn ids_are_topological() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let s = dag.apply(Op::Sin, &[x]);
+        let t = dag.mul(s, x);
+        for id in dag.ids() {
+            assert!(dag.args(id).iter().all(|a| *a < id));
+        }
+        assert_eq!(dag.count_ops(&[t]), 2);
+        assert_eq!(dag.use_counts(&[t])[x.index()], 2);
+    }
+
+    #[test]
+    fn import_shares_existing_nodes() {
+        let mut a = ExprDag::new();
+        let x = a.input(0);
+        let s = a.apply(Op::Sin, &[x]);
+        let mut b = ExprDag::new();
+        let bx = b.input(0);
+        let bs = b.apply(Op::Sin, &[bx]);
+        let bc = b.apply(Op::Cos, &[bs]);
+        let roots = a.import(&b, &[bs, bc], None);
+        assert_eq!(roots[0], s);
+        assert_eq!(a.len(), 3);
+    }
+}

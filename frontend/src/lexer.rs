@@ -1,0 +1,236 @@
+//! Splits source text into tokens with spans.
+
+use crate::error::{ParseError, ParseErrorKind};
+use crate::op::Cmp;
+use crate::span::{Pos, Span};
+
+/// A token; identifiers borrow the source.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Token<'s> {
+    /// A name or keyword.
+    Ident(&'s str),
+    /// A numeric literal.
+    Number(f64),
+    /// `+`
+    Plus,
+    /// `-`
+    Minus,
+    /// `*`
+    Star,
+    /// `/`
+    Slash,
+    /// `^` or `**`
+    Caret,
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `,`
+    Comma,
+    /// `=`
+    Assign,
+    /// `<`, `<=`, `>`, `>=`, `==`, `!=`
+    Cmp(Cmp),
+    /// End of a statement: newline or `;`.
+    End,
+    /// End of the source.
+    Eof,
+}
+
+impl Token<'_> {
+    /// How the token reads in an error message.
+    pub fn describe(&self) -> String {
+        match self {
+            Token::Ident(s) => format!("'{s}'"),
+            Token::Number(_) => "a number".into(),
+            Token::Plus => "'+'".into(),
+            Token::Minus => "'-'".into(),
+            Token::Star => "'*'".into(),
+            Token::Slash => "'/'".into(),
+            Token::Caret => "'^'".into(),
+            Token::LParen => "'('".into(),
+            Token::RParen => "')'".into(),
+            Token::Comma => "','".into(),
+            Token::Assign => "'='".into(),
+            Token::Cmp(c) => format!("'{}'", c.symbol()),
+            Token::End => "end of statement".into(),
+            Token::Eof => "end of input".into(),
+        }
+    }
+}
+
+/// A streaming lexer.
+pub struct Lexer<'s> {
+    src: &'s str,
+    pos: Pos,
+}
+
+impl<'s> Lexer<'s> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'s str) -> Lexer<'s> {
+        Lexer { src, pos: Pos { offset: 0, line: 1, column: 1 } }
+    }
+
+    fn rest(&self) -> &'s str {
+        &self.src[self.pos.offset as usize..]
+    }
+
+    fn peek_char(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek_char()?;
+        self.pos.offset += c.len_utf8() as u32;
+        if c == '\n' {
+            self.pos.line += 1;
+            self.pos.column = 1;
+        } else {
+            self.pos.column += 1;
+        }
+        Some(c)
+    }
+
+    fn bump_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.peek_char().is_some_and(&f) {
+            self.bump();
+        }
+    }
+
+    /// The next token and its span.
+    pub fn next_token(&mut self) -> Result<(Token<'s>, Span), ParseError> {
+        // Skip blanks and comments, but not newlines: they end statements.
+        loop {
+            self.bump_while(|c| c == ' ' || c == '\t' || c == '\r');
+            if self.peek_char() == Some('#') {
+                self.bump_while(|c| c != '\n');
+            } else {
+                break;
+            }
+        }
+        let start = self.pos;
+        let Some(c) = self.bump() else {
+            return Ok((Token::Eof, Span { start, end: start }));
+        };
+        let token = match c {
+            '\n' | ';' => Token::End,
+            '+' => Token::Plus,
+            '-' => Token::Minus,
+            '*' if self.peek_char() == Some('*') => {
+                self.bump();
+                Token::Caret
+            }
+            '*' => Token::Star,
+            '/' => Token::Slash,
+            '^' => Token::Caret,
+            '(' => Token::LParen,
+            ')' => Token::RParen,
+            ',' => Token::Comma,
+            '<' | '>' | '=' | '!' => {
+                let eq = self.peek_char() == Some('=');
+                if eq {
+                    self.bump();
+                }
+                match (c, eq) {
+                    ('<', false) => Token::Cmp(Cmp::Lt),
+                    ('<', true) => Token::Cmp(Cmp::Le),
+                    ('>', false) => Token::Cmp(Cmp::Gt),
+                    ('>', true) => Token::Cmp(Cmp::Ge),
+                    ('=', false) => Token::Assign,
+                    ('=', true) => Token::Cmp(Cmp::Eq),
+                    ('!', true) => Token::Cmp(Cmp::Ne),
+                    _ => return Err(self.error(start, ParseErrorKind::UnexpectedChar('!'))),
+                }
+            }
+            c if c.is_ascii_digit() || c == '.' => return self.number(start),
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                self.bump_while(|c| c.is_ascii_alphanumeric() || c == '_');
+                Token::Ident(&self.src[start.offset as usize..self.pos.offset as usize])
+            }
+            c => return Err(self.error(start, ParseErrorKind::UnexpectedChar(c))),
+        };
+        Ok((token, Span { start, end: self.pos }))
+    }
+
+    fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), ParseError> {
+        self.bump_while(|c| c.is_ascii_digit() || c == '.');
+        if matches!(self.peek_char(), Some('e' | 'E')) {
+            let mut ahead = self.rest().chars().skip(1);
+            let next = ahead.next();
+            let exponent = match next {
+                Some(d) if d.is_ascii_digit() => true,
+                Some('+' | '-') => ahead.next().is_some_and(|d| d.is_ascii_digit()),
+                _ => false,
+            };
+            if exponent {
+                self.bump();
+                if matches!(self.peek_char(), Some('+' | '-')) {
+                    self.bump();
+                }
+                self.bump_while(|c| c.is_ascii_digit());
+            }
+        }
+        let text = &self.src[start.offset as usize..self.pos.offset as usize];
+        let span = Span { start, end: self.pos };
+        match text.parse::<f64>() {
+            Ok(v) if text != "." => Ok((Token::Number(v), span)),
+            _ => Err(ParseError { kind: ParseErrorKind::BadNumber(text.to_string()), span }),
+        }
+    }
+
+    fn error(&self, start: Pos, kind: ParseErrorKind) -> ParseError {
+        ParseError { kind, span: Span { start, end: self.pos } }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(src: &str) -> Vec<Token<'_>> {
+        let mut lx = Lexer::new(src);
+        let mut out = vec![];
+        loop {
+            let (t, _) = lx.next_token().unwrap();
+            out.push(t);
+            if t == Token::Eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn lexes_numbers_operators_and_comments() {
+        use Token::*;
+        assert_eq!(
+            tokens("x**2 + .5e-3*y # c\n1e3;2.5E+2 <= e"),
+            vec![
+                Ident("x"),
+                Caret,
+                Number(2.0),
+                Plus,
+                Number(0.0005),
+                Star,
+                Ident("y"),
+                End,
+                Number(1000.0),
+                End,
+                Number(250.0),
+                Cmp(crate::op::Cmp::Le),
+                Ident("e"),
+                Eof
+            ]
+        );
+        // `2e` is the number 2 followed by the name e.
+        assert_eq!(tokens("2e"), vec![Number(2.0), Ident("e"), Eof]);
+    }
+
+    #[test]
+    fn rejects_malformed_numbers() {
+        let mut lx = Lexer::new("1.2.3");
+        assert!(lx.next_token().is_err());
+        let mut lx = Lexer::new("  $");
+        let err = lx.next_token().unwrap_err();
+        assert_eq!(err.to_string(), "1:3: unexpected character '$'");
+    }
+}

@@ -1,0 +1,33 @@
+//! The front end of dstar: parses problem files and expressions into a
+//! hash-consed [`ExprDag`], prints DAGs back to text, and interprets them.
+//!
+//! The main types are [`Op`] (the one table of operations), [`ExprDag`]
+//! (children before parents, so ids are a topological order) and
+//! [`Program`] (a DAG with named inputs and outputs).
+//!
+//! ```
+//! let program = frontend::parse_program("in x\nout sin(x) * x")?;
+//! assert_eq!(program.outputs.len(), 1);
+//! let y = frontend::eval_program(&program, &[2.0]);
+//! assert_eq!(y[0], 2.0f64.sin() * 2.0);
+//! # Ok::<(), frontend::ParseError>(())
+//! ```
+
+pub mod dag;
+pub mod error;
+pub mod eval;
+pub mod lexer;
+pub mod op;
+pub mod parser;
+pub mod print;
+pub mod program;
+pub mod span;
+
+pub use dag::{ExprDag, Node, NodeId};
+pub use error::{DidYouMean, ParseError, ParseErrorKind};
+pub use eval::{eval, eval_nodes, eval_program};
+pub use op::{Cmp, Op, Real};
+pub use parser::{parse_expr, parse_expr_with_inputs, parse_program};
+pub use print::{print_expr, print_nodes, print_program, Printed};
+pub use program::{Output, Program, SpanMap};
+pub use span::{Pos, Span};

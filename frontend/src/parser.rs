@@ -1,0 +1,705 @@
+//! The hand-written parser for problem files and single expressions.
+//!
+//! Expressions are parsed by operator precedence with explicit stacks (a
+//! shunting-yard), so nesting depth is bounded by memory, not by the call
+//! stack: 100,000 nested parentheses parse like any other input.
+
+use crate::dag::{ExprDag, NodeId};
+use crate::error::{DidYouMean, ParseError, ParseErrorKind};
+use crate::lexer::{Lexer, Token};
+use crate::op::{Cmp, Op, FUNCTIONS};
+use crate::program::{Output, Program, SpanMap};
+use crate::span::Span;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// Parses a problem file (see `problem-format.md`).
+///
+/// ```
+/// let p = frontend::parse_program("in x, y\nt = x*y\nout f = sin(t) + t")?;
+/// assert_eq!(p.inputs, ["x", "y"]);
+/// assert_eq!(p.outputs[0].name, "f");
+/// # Ok::<(), frontend::ParseError>(())
+/// ```
+pub fn parse_program(source: &str) -> Result<Program, ParseError> {
+    let mut parser = Parser::new(source, Mode::Program);
+    parser.statements()?;
+    let span = parser.peek_span();
+    if parser.inputs.is_empty() {
+        return Err(ParseError { kind: ParseErrorKind::NoInputs, span });
+    }
+    if parser.outputs.is_empty() {
+        return Err(ParseError { kind: ParseErrorKind::NoOutputs, span });
+    }
+    let point = parse_point(source, parser.inputs.len())?;
+    Ok(parser.finish(point))
+}
+
+/// Parses one expression; its variables become inputs in order of first
+/// appearance. The output is named `f`.
+///
+/// ```
+/// let p = frontend::parse_expr("sin(x*y) + x^2")?;
+/// assert_eq!(p.inputs, ["x", "y"]);
+/// # Ok::<(), frontend::ParseError>(())
+/// ```
+pub fn parse_expr(source: &str) -> Result<Program, ParseError> {
+    let mut parser = Parser::new(source, Mode::Discover);
+    parser.single_expression()?;
+    Ok(parser.finish(None))
+}
+
+/// Parses one expression over the given variables, which become the inputs
+/// in that order (also those the expression does not use).
+pub fn parse_expr_with_inputs(source: &str, inputs: &[&str]) -> Result<Program, ParseError> {
+    let mut parser = Parser::new(source, Mode::Given);
+    for name in inputs {
+        let (token, span) = Lexer::new(name).next_token()?;
+        if token != Token::Ident(name) {
+            return Err(ParseError {
+                kind: ParseErrorKind::Expected { expected: "a variable name", found: format!("'{name}'") },
+                span,
+            });
+        }
+        parser.declare_input(name, span)?;
+    }
+    parser.single_expression()?;
+    Ok(parser.finish(None))
+}
+
+/// Reads the `# @point v1 v2 ...` comment, if any.
+fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseError> {
+    for (i, line) in source.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("# @point") else { continue };
+        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
+        let line_no = i as u32 + 1;
+        let pos = |column| crate::span::Pos { offset: 0, line: line_no, column };
+        let span = Span { start: pos(1), end: pos(line.chars().count() as u32 + 1) };
+        return match values {
+            Ok(v) if v.len() == inputs => Ok(Some(v)),
+            Ok(v) => Err(ParseError { kind: ParseErrorKind::BadPoint { expected: inputs, found: v.len() }, span }),
+            Err(_) => Err(ParseError {
+                kind: ParseErrorKind::Expected { expected: "numbers after '# @point'", found: rest.trim().into() },
+                span,
+            }),
+        };
+    }
+    Ok(None)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Program,
+    /// A single expression whose unknown names become inputs.
+    Discover,
+    /// A single expression over declared inputs.
+    Given,
+}
+
+#[derive(Clone, Copy)]
+struct Binding {
+    node: NodeId,
+    span: Span,
+    is_input: bool,
+}
+
+/// A value on the operand stack: a node, or a comparison waiting to become
+/// the condition of an `ifelse`.
+#[derive(Clone, Copy)]
+enum Value {
+    Node(NodeId, Span),
+    Cond(Cmp, NodeId, NodeId, Span),
+}
+
+impl Value {
+    fn span(&self) -> Span {
+        match *self {
+            Value::Node(_, s) | Value::Cond(_, _, _, s) => s,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Callee {
+    Op(Op),
+    IfElse,
+}
+
+/// An entry of the operator stack.
+enum Frame<'s> {
+    Paren(Span),
+    Call { callee: Callee, name: &'s str, span: Span, base: usize },
+    Neg(Span),
+    Plus,
+    Binary(Binary),
+}
+
+#[derive(Clone, Copy)]
+enum Binary {
+    Arith(Op),
+    Compare(Cmp),
+}
+
+const PREC_UNARY: u8 = 3;
+
+impl Binary {
+    fn of(token: Token<'_>) -> Option<Binary> {
+        Some(match token {
+            Token::Plus => Binary::Arith(Op::Add),
+            Token::Minus => Binary::Arith(Op::Sub),
+            Token::Star => Binary::Arith(Op::Mul),
+            Token::Slash => Binary::Arith(Op::Div),
+            Token::Caret => Binary::Arith(Op::Pow),
+            Token::Cmp(c) => Binary::Compare(c),
+            _ => return None,
+        })
+    }
+
+    fn precedence(self) -> u8 {
+        match self {
+            Binary::Compare(_) => 0,
+            Binary::Arith(Op::Add | Op::Sub) => 1,
+            Binary::Arith(Op::Pow) => 4,
+            Binary::Arith(_) => 2,
+        }
+    }
+}
+
+impl Frame<'_> {
+    /// Precedence of an operator frame; `None` for parentheses and calls,
+    /// which stop reductions.
+    fn precedence(&self) -> Option<u8> {
+        match self {
+            Frame::Neg(_) | Frame::Plus => Some(PREC_UNARY),
+            Frame::Binary(b) => Some(b.precedence()),
+            Frame::Paren(_) | Frame::Call { .. } => None,
+        }
+    }
+}
+
+struct Parser<'s> {
+    source: &'s str,
+    lexer: Lexer<'s>,
+    lookahead: VecDeque<(Token<'s>, Span)>,
+    mode: Mode,
+    dag: ExprDag,
+    spans: SpanMap,
+    names: FxHashMap<&'s str, Binding>,
+    inputs: Vec<String>,
+    outputs: Vec<Output>,
+    values: Vec<Value>,
+    frames: Vec<Frame<'s>>,
+}
+
+fn err<T>(kind: ParseErrorKind, span: Span) -> Result<T, ParseError> {
+    Err(ParseError { kind, span })
+}
+
+impl<'s> Parser<'s> {
+    fn new(source: &'s str, mode: Mode) -> Parser<'s> {
+        Parser {
+            source,
+            lexer: Lexer::new(source),
+            lookahead: VecDeque::new(),
+            mode,
+            dag: ExprDag::new(),
+            spans: SpanMap::default(),
+            names: FxHashMap::default(),
+            inputs: vec![],
+            outputs: vec![],
+            values: vec![],
+            frames: vec![],
+        }
+    }
+
+    fn finish(self, point: Option<Vec<f64>>) -> Program {
+        Program { dag: self.dag, inputs: self.inputs, outputs: self.outputs, spans: self.spans, point }
+    }
+
+    // --- tokens -----------------------------------------------------------
+
+    fn fill(&mut self, n: usize) -> Result<(), ParseError> {
+        while self.lookahead.len() <= n {
+            let t = self.lexer.next_token()?;
+            self.lookahead.push_back(t);
+        }
+        Ok(())
+    }
+
+    fn peek_n(&mut self, n: usize) -> Result<Token<'s>, ParseError> {
+        self.fill(n)?;
+        Ok(self.lookahead[n].0)
+    }
+
+    fn peek(&mut self) -> Result<Token<'s>, ParseError> {
+        self.peek_n(0)
+    }
+
+    fn peek_span(&mut self) -> Span {
+        match self.fill(0) {
+            Ok(()) => self.lookahead[0].1,
+            Err(e) => e.span,
+        }
+    }
+
+    fn next(&mut self) -> Result<(Token<'s>, Span), ParseError> {
+        self.fill(0)?;
+        Ok(self.lookahead.pop_front().expect("filled"))
+    }
+
+    fn expected<T>(&mut self, expected: &'static str) -> Result<T, ParseError> {
+        let (token, span) = self.next()?;
+        err(ParseErrorKind::Expected { expected, found: token.describe() }, span)
+    }
+
+    fn end_statement(&mut self) -> Result<(), ParseError> {
+        match self.peek()? {
+            Token::End => {
+                self.next()?;
+                Ok(())
+            }
+            Token::Eof => Ok(()),
+            _ => self.expected("an operator or the end of the statement"),
+        }
+    }
+
+    // --- statements -------------------------------------------------------
+
+    fn statements(&mut self) -> Result<(), ParseError> {
+        loop {
+            match self.peek()? {
+                Token::Eof => return Ok(()),
+                Token::End => {
+                    self.next()?;
+                }
+                Token::Ident("in") if matches!(self.peek_n(1)?, Token::Ident(_)) => {
+                    self.next()?;
+                    self.input_list()?;
+                }
+                Token::Ident("out") if self.peek_n(1)? != Token::Assign => {
+                    self.next()?;
+                    self.output()?;
+                }
+                Token::Ident(_) if self.peek_n(1)? == Token::Assign => {
+                    let (name, span) = self.binding_name()?;
+                    self.next()?; // '='
+                    let node = self.expression()?;
+                    self.bind(name, span, node)?;
+                    self.end_statement()?;
+                }
+                _ => return self.expected("a statement ('in x, y', 'name = expression' or 'out expression')"),
+            }
+        }
+    }
+
+    fn input_list(&mut self) -> Result<(), ParseError> {
+        loop {
+            let (token, span) = self.next()?;
+            let Token::Ident(name) = token else {
+                return err(ParseErrorKind::Expected { expected: "an input name", found: token.describe() }, span);
+            };
+            self.declare_input(name, span)?;
+            match self.peek()? {
+                Token::Comma => {
+                    self.next()?;
+                }
+                _ => return self.end_statement(),
+            }
+        }
+    }
+
+    fn declare_input(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
+        check_reserved(name, span)?;
+        if let Some(b) = self.names.get(name) {
+            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first: b.span }, span);
+        }
+        let node = self.dag.input(self.inputs.len());
+        self.spans.fill(&self.dag, span);
+        self.inputs.push(name.to_string());
+        self.names.insert(name, Binding { node, span, is_input: true });
+        Ok(())
+    }
+
+    fn output(&mut self) -> Result<(), ParseError> {
+        let named = matches!(self.peek()?, Token::Ident(_)) && self.peek_n(1)? == Token::Assign;
+        let name = if named {
+            let (name, span) = self.binding_name()?;
+            self.next()?; // '='
+            Some((name, span))
+        } else {
+            None
+        };
+        let node = self.expression()?;
+        let name = match name {
+            Some((name, span)) => {
+                self.bind(name, span, node)?;
+                name.to_string()
+            }
+            None => format!("out{}", self.outputs.len() + 1),
+        };
+        self.outputs.push(Output { name, node });
+        self.end_statement()
+    }
+
+    /// The name of `name = ...`, checked to be bindable.
+    fn binding_name(&mut self) -> Result<(&'s str, Span), ParseError> {
+        let (token, span) = self.next()?;
+        let Token::Ident(name) = token else { unreachable!("callers peeked an identifier") };
+        check_reserved(name, span)?;
+        match self.names.get(name) {
+            Some(b) if b.is_input => err(ParseErrorKind::AssignToInput { name: name.into() }, span),
+            Some(b) => err(ParseErrorKind::DuplicateBinding { name: name.into(), first: b.span }, span),
+            None => Ok((name, span)),
+        }
+    }
+
+    fn bind(&mut self, name: &'s str, span: Span, node: NodeId) -> Result<(), ParseError> {
+        self.names.insert(name, Binding { node, span, is_input: false });
+        Ok(())
+    }
+
+    fn single_expression(&mut self) -> Result<(), ParseError> {
+        while self.peek()? == Token::End {
+            self.next()?;
+        }
+        let node = self.expression()?;
+        while self.peek()? == Token::End {
+            self.next()?;
+        }
+        if self.peek()? != Token::Eof {
+            return self.expected("an operator or the end of the expression");
+        }
+        self.outputs.push(Output { name: "f".into(), node });
+        Ok(())
+    }
+
+    // --- expressions ------------------------------------------------------
+
+    /// Parses an expression up to (not including) the end of the statement.
+    fn expression(&mut self) -> Result<NodeId, ParseError> {
+        let base_values = self.values.len();
+        let base_frames = self.frames.len();
+        loop {
+            self.operand()?;
+            if !self.operators()? {
+                break;
+            }
+        }
+        self.reduce_while(base_frames, |_| true)?;
+        if let Some(frame) = self.frames.pop() {
+            let span = match frame {
+                Frame::Paren(s) | Frame::Call { span: s, .. } => s,
+                _ => unreachable!("reduce_while stops only at parentheses and calls"),
+            };
+            return err(ParseErrorKind::Unclosed, span);
+        }
+        debug_assert_eq!(self.values.len(), base_values + 1);
+        let value = self.values.pop().expect("an expression leaves one value");
+        self.node_of(value)
+    }
+
+    /// Reads prefix operators, parentheses and calls up to one operand.
+    fn operand(&mut self) -> Result<(), ParseError> {
+        loop {
+            let (token, span) = self.next()?;
+            match token {
+                Token::Minus => self.frames.push(Frame::Neg(span)),
+                Token::Plus => self.frames.push(Frame::Plus),
+                Token::LParen => self.frames.push(Frame::Paren(span)),
+                Token::Number(v) => {
+                    let node = self.dag.constant(v);
+                    return self.push_node(node, span);
+                }
+                Token::Ident(name) if self.peek()? == Token::LParen => {
+                    let callee = match name {
+                        "ifelse" => Callee::IfElse,
+                        _ => match Op::from_function_name(name) {
+                            Some(op) => Callee::Op(op),
+                            None => {
+                                let hint = DidYouMean::closest(name, FUNCTIONS.iter().map(|f| f.0));
+                                return err(ParseErrorKind::UnknownFunction { name: name.into(), hint }, span);
+                            }
+                        },
+                    };
+                    let (_, paren) = self.next()?;
+                    let base = self.values.len();
+                    self.frames.push(Frame::Call { callee, name, span: span.to(paren), base });
+                    if self.peek()? == Token::RParen {
+                        let (_, close) = self.next()?;
+                        self.frames.pop();
+                        return self.finish_call(callee, name, span.to(close), base);
+                    }
+                }
+                Token::Ident(name) => {
+                    let node = self.lookup(name, span)?;
+                    return self.push_node(node, span);
+                }
+                other => {
+                    return err(ParseErrorKind::Expected { expected: "an expression", found: other.describe() }, span)
+                }
+            }
+        }
+    }
+
+    /// Reads closing parentheses and one binary operator or comma. Returns
+    /// whether another operand follows.
+    fn operators(&mut self) -> Result<bool, ParseError> {
+        loop {
+            let token = self.peek()?;
+            if let Some(op) = Binary::of(token) {
+                self.next()?;
+                let p = op.precedence();
+                let right_assoc = matches!(op, Binary::Arith(Op::Pow));
+                self.reduce_while(0, |q| q > p || (q == p && !right_assoc))?;
+                self.frames.push(Frame::Binary(op));
+                return Ok(true);
+            }
+            match token {
+                Token::Comma => {
+                    let (_, span) = self.next()?;
+                    self.reduce_while(0, |_| true)?;
+                    return match self.frames.last() {
+                        Some(Frame::Call { .. }) => Ok(true),
+                        _ => err(ParseErrorKind::Expected { expected: "an operator", found: "','".into() }, span),
+                    };
+                }
+                Token::RParen => {
+                    let (_, close) = self.next()?;
+                    self.reduce_while(0, |_| true)?;
+                    match self.frames.pop() {
+                        Some(Frame::Paren(open)) => {
+                            let value = self.values.pop().expect("a parenthesis holds a value");
+                            self.values.push(match value {
+                                Value::Node(n, _) => Value::Node(n, open.to(close)),
+                                Value::Cond(c, a, b, _) => Value::Cond(c, a, b, open.to(close)),
+                            });
+                        }
+                        Some(Frame::Call { callee, name, span, base }) => {
+                            self.finish_call(callee, name, span.to(close), base)?;
+                        }
+                        _ => return err(ParseErrorKind::Unmatched, close),
+                    }
+                }
+                Token::End | Token::Eof => return Ok(false),
+                _ => return self.expected("an operator or the end of the statement"),
+            }
+        }
+    }
+
+    /// Pops and applies operator frames above `floor` while `pred` accepts
+    /// their precedence; stops at parentheses and calls.
+    fn reduce_while(&mut self, floor: usize, pred: impl Fn(u8) -> bool) -> Result<(), ParseError> {
+        while self.frames.len() > floor {
+            match self.frames.last().and_then(Frame::precedence) {
+                Some(p) if pred(p) => {}
+                _ => break,
+            }
+            match self.frames.pop().expect("checked above") {
+                Frame::Neg(span) => {
+                    let value = self.values.pop().expect("operand");
+                    let a = self.node_of(value)?;
+                    let node = self.dag.neg(a);
+                    self.push_node(node, span.to(value.span()))?;
+                }
+                Frame::Plus => {
+                    let value = self.values.pop().expect("operand");
+                    let a = self.node_of(value)?;
+                    self.push_node(a, value.span())?;
+                }
+                Frame::Binary(op) => {
+                    let rhs = self.values.pop().expect("right operand");
+                    let lhs = self.values.pop().expect("left operand");
+                    let span = lhs.span().to(rhs.span());
+                    let (a, b) = (self.node_of(lhs)?, self.node_of(rhs)?);
+                    match op {
+                        Binary::Arith(op) => {
+                            let node = self.dag.apply(op, &[a, b]);
+                            self.push_node(node, span)?;
+                        }
+                        Binary::Compare(c) => self.values.push(Value::Cond(c, a, b, span)),
+                    }
+                }
+                Frame::Paren(_) | Frame::Call { .. } => unreachable!("precedence() is None"),
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_call(&mut self, callee: Callee, name: &str, span: Span, base: usize) -> Result<(), ParseError> {
+        let args: Vec<Value> = self.values.drain(base..).collect();
+        let expected = match callee {
+            Callee::Op(op) => op.arity(),
+            Callee::IfElse => 3,
+        };
+        if args.len() != expected {
+            return err(ParseErrorKind::WrongArity { name: name.into(), expected, found: args.len() }, span);
+        }
+        let node = match callee {
+            Callee::Op(op) => {
+                let nodes = args.iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
+                self.dag.apply(op, &nodes)
+            }
+            Callee::IfElse => {
+                let Value::Cond(cmp, a, b, _) = args[0] else {
+                    return err(ParseErrorKind::MissingComparison, args[0].span());
+                };
+                let (x, y) = (self.node_of(args[1])?, self.node_of(args[2])?);
+                self.dag.apply(Op::Select(cmp), &[a, b, x, y])
+            }
+        };
+        self.push_node(node, span)
+    }
+
+    fn push_node(&mut self, node: NodeId, span: Span) -> Result<(), ParseError> {
+        self.spans.fill(&self.dag, span);
+        self.values.push(Value::Node(node, span));
+        Ok(())
+    }
+
+    fn node_of(&self, value: Value) -> Result<NodeId, ParseError> {
+        match value {
+            Value::Node(n, _) => Ok(n),
+            Value::Cond(.., span) => err(ParseErrorKind::MisplacedComparison, span),
+        }
+    }
+
+    /// The node a name stands for: a binding, a constant, or (when
+    /// discovering variables) a new input.
+    fn lookup(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
+        if let Some(b) = self.names.get(name) {
+            return Ok(b.node);
+        }
+        match name {
+            "pi" => return Ok(self.dag.constant(std::f64::consts::PI)),
+            "e" => return Ok(self.dag.constant(std::f64::consts::E)),
+            _ => {}
+        }
+        check_reserved(name, span)?;
+        match self.mode {
+            Mode::Discover => {
+                self.declare_input(name, span)?;
+                Ok(self.names[name].node)
+            }
+            Mode::Given => err(ParseErrorKind::NotAVariable { name: name.into() }, span),
+            Mode::Program => {
+                if let Some(line) = bound_later(self.source, span.end.offset as usize, name) {
+                    return err(ParseErrorKind::UsedBeforeBound { name: name.into(), line }, span);
+                }
+                let hint = DidYouMean::closest(name, self.names.keys().copied());
+                err(ParseErrorKind::UnknownName { name: name.into(), hint }, span)
+            }
+        }
+    }
+}
+
+/// Rejects function names, constants and keywords as variable names.
+fn check_reserved(name: &str, span: Span) -> Result<(), ParseError> {
+    let what = if name == "ifelse" || Op::from_function_name(name).is_some() {
+        "a function"
+    } else if name == "pi" || name == "e" {
+        "a constant"
+    } else if name == "in" || name == "out" {
+        "a keyword"
+    } else {
+        return Ok(());
+    };
+    err(ParseErrorKind::ReservedName { name: name.into(), what }, span)
+}
+
+/// The line number of a later statement `name = ...` or `out name = ...`
+/// after byte `offset`, if any. Only called on the error path.
+fn bound_later(source: &str, offset: usize, name: &str) -> Option<u32> {
+    let before = source[..offset].matches('\n').count() as u32;
+    source[offset..].split('\n').enumerate().skip(1).find_map(|(i, line)| {
+        let line = line.split('#').next().unwrap_or("");
+        line.split(';').find_map(|stmt| {
+            let stmt = stmt.trim_start();
+            let stmt = stmt.strip_prefix("out ").map(str::trim_start).unwrap_or(stmt);
+            let rest = stmt.strip_prefix(name)?.trim_start();
+            (rest.starts_with('=') && !rest.starts_with("==")).then_some(before + i as u32 + 1)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval1(src: &str, x: &[f64]) -> f64 {
+        let p = parse_program(src).unwrap();
+        crate::eval::eval_program(&p, x)[0]
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(eval1("in x\nout -x^2", &[3.0]), -9.0);
+        assert_eq!(eval1("in x\nout 2^3^2", &[0.0]), 512.0);
+        assert_eq!(eval1("in x\nout 2**3**2", &[0.0]), 512.0);
+        assert_eq!(eval1("in x\nout 10 - 4 - 3", &[0.0]), 3.0);
+        assert_eq!(eval1("in x\nout 12 / 3 / 2", &[0.0]), 2.0);
+        assert_eq!(eval1("in x\nout 1 + 2 * 3", &[0.0]), 7.0);
+        assert_eq!(eval1("in x\nout (1 + 2) * 3", &[0.0]), 9.0);
+        assert_eq!(eval1("in x\nout 2^-1", &[0.0]), 0.5);
+        assert_eq!(eval1("in x\nout - -x", &[4.0]), 4.0);
+        assert_eq!(eval1("in x\nout +x * -2", &[4.0]), -8.0);
+    }
+
+    #[test]
+    fn functions_constants_and_ifelse() {
+        assert_eq!(eval1("in x\nout ifelse(x < 0, -x, x)", &[-2.0]), 2.0);
+        assert_eq!(eval1("in x\nout ifelse((x >= 1), 1, 0)", &[0.5]), 0.0);
+        assert_eq!(eval1("in x, y\nout max(x, y) - min(x, y)", &[1.0, 4.0]), 3.0);
+        assert!((eval1("in x\nout sin(pi/2) + log(e)", &[0.0]) - 2.0).abs() < 1e-15);
+        assert_eq!(eval1("in x; t = x*x; out t + 1", &[3.0]), 10.0);
+    }
+
+    #[test]
+    fn outputs_are_named_by_position() {
+        let p = parse_program("in x\nout x\nout g = 2*x\nout x+1").unwrap();
+        assert_eq!(p.output_names(), ["out1", "g", "out3"]);
+    }
+
+    #[test]
+    fn errors_point_at_the_source() {
+        let e = |src| parse_program(src).unwrap_err().to_string();
+        assert_eq!(e("in x\nout y = sine(x)"), "2:9: unknown function 'sine'; did you mean 'sin'?");
+        assert_eq!(e("in x\nout y = t\nt = x"), "2:9: 't' is used before it is bound (on line 3)");
+        assert_eq!(e("in x\nx = 2"), "2:1: 'x' is an input and cannot be assigned");
+        assert_eq!(e("in x\nout (x"), "2:5: unclosed '('");
+        assert_eq!(e("in x\nout x)"), "2:6: unmatched ')'");
+        assert_eq!(e("in x\nout x < 1"), "2:5: a comparison is only allowed as the first argument of ifelse");
+        assert_eq!(e("in x\nout pow(x)"), "2:5: 'pow' takes 2 arguments, found 1");
+        assert_eq!(e("in x\nout xx"), "2:5: unknown name 'xx'; did you mean 'x'?");
+        assert_eq!(e("in x\nt = x\nt = 2"), "3:1: 't' is already bound (at 2:1)");
+        assert_eq!(e("in sin"), "1:4: 'sin' is a function and cannot be used as a name");
+        assert_eq!(e("in x\n"), "2:1: the program has no outputs; add a line such as 'out y = x^2'");
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let n = 100_000;
+        let src = format!("in x\nout {}x{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(eval1(&src, &[2.0]), 2.0);
+        let src = format!("in x\nout {}x", "-".repeat(n + 1));
+        assert_eq!(eval1(&src, &[2.0]), -2.0);
+        let src = format!("in x\nout {}x", "sin(".repeat(n));
+        assert!(parse_program(&src).is_err());
+    }
+
+    #[test]
+    fn expression_mode_discovers_variables() {
+        let p = parse_expr("sin(x*y) + x^2 + z").unwrap();
+        assert_eq!(p.inputs, ["x", "y", "z"]);
+        let p = parse_expr_with_inputs("x + 1", &["y", "x"]).unwrap();
+        assert_eq!(p.inputs, ["y", "x"]);
+        assert!(parse_expr_with_inputs("x + w", &["x"]).is_err());
+        assert!(parse_expr("sin + 1").is_err());
+    }
+
+    #[test]
+    fn reads_the_point_comment() {
+        let p = parse_program("# @point 1 2.5\nin x, y\nout x*y").unwrap();
+        assert_eq!(p.point, Some(vec![1.0, 2.5]));
+        assert!(parse_program("# @point 1\nin x, y\nout x*y").is_err());
+    }
+}

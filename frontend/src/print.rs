@@ -1,0 +1,227 @@
+//! Prints DAGs back to problem-format text.
+//!
+//! A node used more than once is printed once, bound to a name, so printing
+//! never grows exponentially; so is any expression longer than a line, which
+//! keeps the printer linear and the output readable. Parsing the printed text
+//! gives the same DAG (see [`Program::same_as`]).
+
+use crate::dag::{ExprDag, NodeId};
+use crate::op::Op;
+use crate::program::Program;
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// An inlined expression longer than this is bound to a name instead.
+const MAX_INLINE: usize = 72;
+
+/// Straight-line text for some roots of a DAG: named bindings, then one
+/// expression per root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Printed {
+    /// `(name, expression)` pairs, each using only earlier names.
+    pub bindings: Vec<(String, String)>,
+    /// The expression of each root.
+    pub roots: Vec<String>,
+}
+
+const ATOM: u8 = 5;
+
+/// Prints `roots`, naming input `k` `inputs[k]`. Temporaries are named
+/// `t1, t2, ...`, skipping any name in `taken`.
+pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &HashSet<String>) -> Printed {
+    let uses = dag.use_counts(roots);
+    let reach = dag.reachable(roots);
+    let is_root: HashSet<NodeId> = roots.iter().copied().collect();
+    let mut texts: Vec<Option<(String, u8)>> = vec![None; dag.len()];
+    let mut bindings = vec![];
+    let mut counter = 0;
+    for id in dag.ids().filter(|id| reach[id.index()]) {
+        let node = dag.node(id);
+        let mut args: Vec<(String, u8)> = Vec::with_capacity(node.args().len());
+        for a in node.args() {
+            let slot = &mut texts[a.index()];
+            // A node used once is consumed by its only parent.
+            let text = if uses[a.index()] == 1 { slot.take() } else { slot.clone() };
+            args.push(text.expect("arguments are printed before their parents"));
+        }
+        let (text, prec) = node_text(node.op, args, inputs);
+        let leaf = node.op.is_leaf();
+        let bind = !leaf && (uses[id.index()] > 1 || (text.len() > MAX_INLINE && !is_root.contains(&id)));
+        texts[id.index()] = Some(if bind {
+            let name = loop {
+                counter += 1;
+                let name = format!("t{counter}");
+                if !taken.contains(&name) && !inputs.contains(&name) {
+                    break name;
+                }
+            };
+            bindings.push((name.clone(), text));
+            (name, ATOM)
+        } else {
+            (text, prec)
+        });
+    }
+    let roots = roots
+        .iter()
+        .map(|r| texts[r.index()].clone().expect("roots are reachable").0)
+        .collect();
+    Printed { bindings, roots }
+}
+
+/// Prints a whole program in problem format.
+pub fn print_program(program: &Program) -> String {
+    let taken: HashSet<String> = program.output_names().into_iter().collect();
+    let printed = print_nodes(&program.dag, &program.output_nodes(), &program.inputs, &taken);
+    let mut s = String::new();
+    if let Some(point) = &program.point {
+        let values: Vec<String> = point.iter().map(|v| format!("{v:?}")).collect();
+        let _ = writeln!(s, "# @point {}", values.join(" "));
+    }
+    let _ = writeln!(s, "in {}", program.inputs.join(", "));
+    for (name, text) in &printed.bindings {
+        let _ = writeln!(s, "{name} = {text}");
+    }
+    for (out, text) in program.outputs.iter().zip(&printed.roots) {
+        let _ = writeln!(s, "out {} = {text}", out.name);
+    }
+    s
+}
+
+/// Prints a single root with no bindings if it has none to share, or as
+/// `t1 = ...; t2 = ...; expression` otherwise.
+pub fn print_expr(dag: &ExprDag, root: NodeId, inputs: &[String]) -> String {
+    let printed = print_nodes(dag, &[root], inputs, &HashSet::new());
+    let mut parts: Vec<String> = printed.bindings.into_iter().map(|(n, t)| format!("{n} = {t}")).collect();
+    parts.extend(printed.roots);
+    parts.join("; ")
+}
+
+/// A number as the parser reads it back exactly.
+pub fn format_number(v: f64) -> (String, u8) {
+    if v.is_nan() {
+        ("0/0".into(), 2)
+    } else if v.is_infinite() {
+        (if v > 0.0 { "1/0" } else { "-1/0" }.into(), 2)
+    } else {
+        let mut s = format!("{:?}", v.abs());
+        if let Some(stripped) = s.strip_suffix(".0") {
+            s = stripped.to_string();
+        }
+        if v.is_sign_negative() {
+            (format!("-{s}"), 3)
+        } else {
+            (s, ATOM)
+        }
+    }
+}
+
+fn paren(text: String, prec: u8, min: u8) -> String {
+    if prec < min || text.starts_with('-') && min > 1 {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// The text of one node from its arguments' texts and precedences:
+/// 1 for `+ -`, 2 for `* /`, 3 for unary minus, 4 for `^`, 5 for atoms.
+fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String, u8) {
+    let mut arg = |i: usize| std::mem::take(&mut args[i]);
+    let infix = |(a, pa): (String, u8), sym: &str, (b, pb): (String, u8), prec: u8, right_min: u8| {
+        (format!("{} {sym} {}", paren(a, pa, prec), paren(b, pb, right_min)), prec)
+    };
+    match op {
+        Op::Const(c) => format_number(c.get()),
+        Op::Input(k) => (inputs[k as usize].clone(), ATOM),
+        Op::Neg => {
+            let (a, pa) = arg(0);
+            (format!("-{}", paren(a, pa, 4)), 3)
+        }
+        Op::Add => infix(arg(0), "+", arg(1), 1, 2),
+        Op::Sub => infix(arg(0), "-", arg(1), 1, 2),
+        Op::Mul => infix(arg(0), "*", arg(1), 2, 3),
+        Op::Div => infix(arg(0), "/", arg(1), 2, 3),
+        Op::Pow => {
+            let ((a, pa), (b, pb)) = (arg(0), arg(1));
+            (format!("{}^{}", paren(a, pa, 5), paren(b, pb, 4)), 4)
+        }
+        Op::Select(cmp) => {
+            let texts: Vec<String> = (0..4).map(|i| arg(i).0).collect();
+            (format!("ifelse({} {} {}, {}, {})", texts[0], cmp.symbol(), texts[1], texts[2], texts[3]), ATOM)
+        }
+        Op::Sin
+        | Op::Cos
+        | Op::Tan
+        | Op::Asin
+        | Op::Acos
+        | Op::Atan
+        | Op::Sinh
+        | Op::Cosh
+        | Op::Tanh
+        | Op::Asinh
+        | Op::Acosh
+        | Op::Atanh
+        | Op::Exp
+        | Op::Log
+        | Op::Log2
+        | Op::Log10
+        | Op::Sqrt
+        | Op::Cbrt
+        | Op::Abs
+        | Op::Sign
+        | Op::Floor
+        | Op::Ceil
+        | Op::Erf
+        | Op::Atan2
+        | Op::Hypot
+        | Op::Min
+        | Op::Max => {
+            let texts: Vec<String> = (0..op.arity()).map(|i| arg(i).0).collect();
+            (format!("{}({})", op.name(), texts.join(", ")), ATOM)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parser::parse_program;
+
+    fn round_trip(src: &str) -> String {
+        let p = parse_program(src).unwrap();
+        let text = print_program(&p);
+        let q = parse_program(&text).unwrap_or_else(|e| panic!("{}\n{text}", e.render(&text)));
+        assert!(p.same_as(&q), "{src}\n=>\n{text}");
+        text
+    }
+
+    #[test]
+    fn prints_with_minimal_parentheses() {
+        assert_eq!(round_trip("in x, y\nout f = (x + y) * (x - y)"), "in x, y\nout f = (x + y) * (x - y)\n");
+        assert_eq!(round_trip("in x\nout f = -x^2"), "in x\nout f = -x^2\n");
+        assert_eq!(round_trip("in x\nout f = (-x)^2"), "in x\nout f = (-x)^2\n");
+        assert_eq!(round_trip("in x\nout f = 2^3^x"), "in x\nout f = 2^3^x\n");
+        assert_eq!(round_trip("in x\nout f = (2^x)^3"), "in x\nout f = (2^x)^3\n");
+        assert_eq!(round_trip("in x, y\nout f = x - (y - 1)"), "in x, y\nout f = x - (y - 1)\n");
+        round_trip("in x, y\nout f = x / (y * 2) + ifelse(x < y, x, -y)");
+        round_trip("in x\nout f = 1/0 + 0/0 * -0 + 1e-300 + 6.02e23");
+    }
+
+    #[test]
+    fn shared_nodes_are_bound_once() {
+        let text = round_trip("in x\nt = sin(x)\nout f = t*t + t\nout g = t");
+        assert_eq!(text, "in x\nt1 = sin(x)\nout f = t1 + t1 * t1\nout g = t1\n");
+    }
+
+    #[test]
+    fn printing_is_linear_on_exponential_trees() {
+        // Each line doubles the tree size; the printed text must not.
+        let mut src = String::from("in x\nt0 = x\n");
+        for i in 1..=60 {
+            src += &format!("t{i} = t{} * t{} + 1\n", i - 1, i - 1);
+        }
+        src += "out t60";
+        let text = round_trip(&src);
+        assert!(text.len() < 4000, "{}", text.len());
+    }
+}

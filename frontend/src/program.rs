@@ -1,0 +1,81 @@
+//! A parsed function: its DAG, named inputs, ordered outputs and source spans.
+
+use crate::dag::{ExprDag, NodeId};
+use crate::span::Span;
+
+/// A named output of a [`Program`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// The output's name (`out2` for the unnamed second output).
+    pub name: String,
+    /// The node computing it.
+    pub node: NodeId,
+}
+
+/// Where each node was first written in the source, for error messages.
+#[derive(Clone, Debug, Default)]
+pub struct SpanMap(Vec<Span>);
+
+impl SpanMap {
+    /// The span of `id`, if the parser created it.
+    pub fn get(&self, id: NodeId) -> Option<Span> {
+        self.0.get(id.index()).copied()
+    }
+
+    /// Gives every node of `dag` not yet mapped the span `span`.
+    pub(crate) fn fill(&mut self, dag: &ExprDag, span: Span) {
+        self.0.resize(dag.len(), span);
+    }
+}
+
+/// A function from named inputs to ordered, named outputs.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The expression DAG; input `k` is the node `Op::Input(k)`.
+    pub dag: ExprDag,
+    /// Input names, in order.
+    pub inputs: Vec<String>,
+    /// Outputs, in order.
+    pub outputs: Vec<Output>,
+    /// Source spans of the nodes the parser created.
+    pub spans: SpanMap,
+    /// The evaluation point of a `# @point v1 v2 ...` comment, if any.
+    pub point: Option<Vec<f64>>,
+}
+
+impl Program {
+    /// A program over `dag` with no spans and no point.
+    pub fn new(dag: ExprDag, inputs: Vec<String>, outputs: Vec<Output>) -> Program {
+        Program { dag, inputs, outputs, spans: SpanMap::default(), point: None }
+    }
+
+    /// The output nodes, in order.
+    pub fn output_nodes(&self) -> Vec<NodeId> {
+        self.outputs.iter().map(|o| o.node).collect()
+    }
+
+    /// The output names, in order.
+    pub fn output_names(&self) -> Vec<String> {
+        self.outputs.iter().map(|o| o.name.clone()).collect()
+    }
+
+    /// Number of operations the outputs need (see [`ExprDag::count_ops`]).
+    pub fn count_ops(&self) -> usize {
+        self.dag.count_ops(&self.output_nodes())
+    }
+
+    /// Whether `self` and `other` compute structurally the same outputs from
+    /// the same inputs (up to the order of commutative operands and of node
+    /// ids), with the same names.
+    pub fn same_as(&self, other: &Program) -> bool {
+        if self.inputs != other.inputs || self.output_names() != other.output_names() {
+            return false;
+        }
+        let mut dag = self.dag.clone();
+        let before = dag.len();
+        let roots = dag.import(&other.dag, &other.output_nodes(), None);
+        let reach_self = self.dag.reachable(&self.output_nodes()).iter().filter(|r| **r).count();
+        let reach_other = other.dag.reachable(&other.output_nodes()).iter().filter(|r| **r).count();
+        dag.len() == before && roots == self.output_nodes() && reach_self == reach_other
+    }
+}
