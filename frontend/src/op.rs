@@ -310,15 +310,7 @@ impl Op {
             | Op::Floor
             | Op::Ceil
             | Op::Erf => 1,
-            Op::Add
-            | Op::Sub
-            | Op::Mul
-            | Op::Div
-            | Op::Pow
-            | Op::Atan2
-            | Op::Hypot
-            | Op::Min
-            | Op::Max => 2,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Atan2 | Op::Hypot | Op::Min | Op::Max => 2,
             Op::Select(_) => 4,
         }
     }

@@ -77,9 +77,14 @@ fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseErr
         let span = Span { start: pos(1), end: pos(line.chars().count() as u32 + 1) };
         return match values {
             Ok(v) if v.len() == inputs => Ok(Some(v)),
-            Ok(v) => Err(ParseError { kind: ParseErrorKind::BadPoint { expected: inputs, found: v.len() }, span }),
+            Ok(v) => {
+                Err(ParseError { kind: ParseErrorKind::BadPoint { expected: inputs, found: v.len() }, span })
+            }
             Err(_) => Err(ParseError {
-                kind: ParseErrorKind::Expected { expected: "numbers after '# @point'", found: rest.trim().into() },
+                kind: ParseErrorKind::Expected {
+                    expected: "numbers after '# @point'",
+                    found: rest.trim().into(),
+                },
                 span,
             }),
         };
@@ -287,7 +292,9 @@ impl<'s> Parser<'s> {
                     self.bind(name, span, node)?;
                     self.end_statement()?;
                 }
-                _ => return self.expected("a statement ('in x, y', 'name = expression' or 'out expression')"),
+                _ => {
+                    return self.expected("a statement ('in x, y', 'name = expression' or 'out expression')")
+                }
             }
         }
     }
@@ -296,7 +303,10 @@ impl<'s> Parser<'s> {
         loop {
             let (token, span) = self.next()?;
             let Token::Ident(name) = token else {
-                return err(ParseErrorKind::Expected { expected: "an input name", found: token.describe() }, span);
+                return err(
+                    ParseErrorKind::Expected { expected: "an input name", found: token.describe() },
+                    span,
+                );
             };
             self.declare_input(name, span)?;
             match self.peek()? {
@@ -417,7 +427,10 @@ impl<'s> Parser<'s> {
                             Some(op) => Callee::Op(op),
                             None => {
                                 let hint = DidYouMean::closest(name, FUNCTIONS.iter().map(|f| f.0));
-                                return err(ParseErrorKind::UnknownFunction { name: name.into(), hint }, span);
+                                return err(
+                                    ParseErrorKind::UnknownFunction { name: name.into(), hint },
+                                    span,
+                                );
                             }
                         },
                     };
@@ -435,7 +448,10 @@ impl<'s> Parser<'s> {
                     return self.push_node(node, span);
                 }
                 other => {
-                    return err(ParseErrorKind::Expected { expected: "an expression", found: other.describe() }, span)
+                    return err(
+                        ParseErrorKind::Expected { expected: "an expression", found: other.describe() },
+                        span,
+                    )
                 }
             }
         }
@@ -460,7 +476,10 @@ impl<'s> Parser<'s> {
                     self.reduce_while(0, |_| true)?;
                     return match self.frames.last() {
                         Some(Frame::Call { .. }) => Ok(true),
-                        _ => err(ParseErrorKind::Expected { expected: "an operator", found: "','".into() }, span),
+                        _ => err(
+                            ParseErrorKind::Expected { expected: "an operator", found: "','".into() },
+                            span,
+                        ),
                     };
                 }
                 Token::RParen => {

@@ -61,10 +61,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
             (text, prec)
         });
     }
-    let roots = roots
-        .iter()
-        .map(|r| texts[r.index()].clone().expect("roots are reachable").0)
-        .collect();
+    let roots = roots.iter().map(|r| texts[r.index()].clone().expect("roots are reachable").0).collect();
     Printed { bindings, roots }
 }
 
