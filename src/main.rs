@@ -1,1 +1,7 @@
-fn main() {}
+//! The `dstar` command-line tool.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

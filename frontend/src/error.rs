@@ -115,7 +115,7 @@ pub enum ParseErrorKind {
         name: String,
     },
     /// A `# @point` comment that does not hold one number per input.
-    #[error("'# @point' gives {found} numbers for {expected} inputs")]
+    #[error("'# @point' gives {found} numbers for {expected} input{}", if *.expected == 1 { "" } else { "s" })]
     BadPoint {
         /// Number of inputs.
         expected: usize,
@@ -153,20 +153,28 @@ impl DidYouMean {
     }
 }
 
-/// Levenshtein distance over chars.
+/// Edit distance over chars where an adjacent transposition costs one
+/// (optimal string alignment), so `lgo` is one edit from `log`.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
         }
     }
-    row[b.len()]
+    d[a.len()][b.len()]
 }
 
 impl ParseError {
@@ -202,5 +210,6 @@ mod tests {
         assert_eq!(DidYouMean::closest("sine", ["sin", "cos"]).0.as_deref(), Some("sin"));
         assert_eq!(DidYouMean::closest("zzz", ["sin", "cos"]).0, None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("lgo", "log"), 1);
     }
 }

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
     parser.statements()?;
-    let span = parser.peek_span();
+    let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {
         return Err(ParseError { kind: ParseErrorKind::NoInputs, span });
     }
@@ -194,6 +194,9 @@ struct Parser<'s> {
     outputs: Vec<Output>,
     values: Vec<Value>,
     frames: Vec<Frame<'s>>,
+    /// Where the first statement starts: errors about the whole program
+    /// point there.
+    first_statement: Option<Span>,
 }
 
 fn err<T>(kind: ParseErrorKind, span: Span) -> Result<T, ParseError> {
@@ -214,6 +217,7 @@ impl<'s> Parser<'s> {
             outputs: vec![],
             values: vec![],
             frames: vec![],
+            first_statement: None,
         }
     }
 
@@ -272,7 +276,11 @@ impl<'s> Parser<'s> {
 
     fn statements(&mut self) -> Result<(), ParseError> {
         loop {
-            match self.peek()? {
+            let token = self.peek()?;
+            if !matches!(token, Token::End | Token::Eof) && self.first_statement.is_none() {
+                self.first_statement = Some(self.peek_span());
+            }
+            match token {
                 Token::Eof => return Ok(()),
                 Token::End => {
                     self.next()?;
@@ -691,7 +699,7 @@ mod tests {
         assert_eq!(e("in x\nout xx"), "2:5: unknown name 'xx'; did you mean 'x'?");
         assert_eq!(e("in x\nt = x\nt = 2"), "3:1: 't' is already bound (at 2:1)");
         assert_eq!(e("in sin"), "1:4: 'sin' is a function and cannot be used as a name");
-        assert_eq!(e("in x\n"), "2:1: the program has no outputs; add a line such as 'out y = x^2'");
+        assert_eq!(e("in x\n"), "1:1: the program has no outputs; add a line such as 'out y = x^2'");
     }
 
     #[test]

@@ -1,0 +1,84 @@
+//! Command-line interface: argument parsing and dispatch to subcommands.
+
+mod eval;
+mod json;
+
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// dstar: exact Jacobians, Hessians and J·v of your functions, compiled to
+/// native kernels.
+#[derive(Parser)]
+#[command(name = "dstar", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate a problem file's outputs at a point.
+    ///
+    /// Example: dstar eval examples/lyons.dstar --at 0.7,1.3 --json
+    Eval(eval::EvalArgs),
+}
+
+/// A failure to report: the message is printed to stderr as is.
+pub struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    /// A usage or input error (exit status 2).
+    fn input(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), code: 2 }
+    }
+}
+
+/// Reads and parses `path`; a parse error is rendered against its source.
+fn load(path: &Path) -> Result<frontend::Program, Failure> {
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
+    frontend::parse_program(&source)
+        .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+}
+
+/// The point to evaluate at: `--at` if given, else the file's `# @point`.
+fn point(at: Option<&[f64]>, program: &frontend::Program, path: &PathBuf) -> Result<Vec<f64>, Failure> {
+    let x = match (at, &program.point) {
+        (Some(at), _) => at.to_vec(),
+        (None, Some(p)) => p.clone(),
+        (None, None) => {
+            return Err(Failure::input(format!(
+                "error: {} has no '# @point' comment; give the point with --at V1,V2,...\n",
+                path.display()
+            )))
+        }
+    };
+    if x.len() != program.inputs.len() {
+        return Err(Failure::input(format!(
+            "error: the point has {} values but the function has {} inputs ({})\n",
+            x.len(),
+            program.inputs.len(),
+            program.inputs.join(", ")
+        )));
+    }
+    Ok(x)
+}
+
+/// Runs the command line and returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval(args) => eval::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprint!("{}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! The one error type of the facade, wrapping each stage's error.
+
+/// Anything that can go wrong between source text and a compiled kernel.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The source text does not parse.
+    #[error(transparent)]
+    Parse(#[from] frontend::ParseError),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A request that does not fit the function (a wrong point length, a
+    /// Hessian of a vector function, an unknown variable...).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl Error {
+    /// The message, with the offending source line and a caret for parse
+    /// errors.
+    pub fn render(&self, source: &str) -> String {
+        match self {
+            Error::Parse(e) => e.render(source),
+            other => format!("{other}\n"),
+        }
+    }
+}
