@@ -52,8 +52,39 @@ pub fn parse_expr(source: &str) -> Result<Program, ParseError> {
 /// Parses one expression over the given variables, which become the inputs
 /// in that order (also those the expression does not use).
 pub fn parse_expr_with_inputs(source: &str, inputs: &[&str]) -> Result<Program, ParseError> {
-    let mut parser = Parser::new(source, Mode::Given);
-    for name in inputs {
+    parse_expr_in(source, Some(inputs), &NoFunctions)
+}
+
+struct NoFunctions;
+
+impl Functions for NoFunctions {
+    fn function(&self, _: &str) -> Option<&Program> {
+        None
+    }
+}
+
+/// Functions defined outside the source (the REPL's definitions), callable by
+/// name from an expression: `f(x, 2*x)` inlines `f`'s body with its inputs
+/// bound to the arguments, and a bare `g` inlines `g` with its inputs bound to
+/// the variables of the same names.
+pub trait Functions {
+    /// The function `name`: its inputs are its parameters and its first
+    /// output its value.
+    fn function(&self, name: &str) -> Option<&Program>;
+}
+
+/// Parses one expression that may call `functions`. With `inputs`, the
+/// variables are exactly those (in that order); without, they are discovered
+/// in order of first appearance.
+pub fn parse_expr_in(
+    source: &str,
+    inputs: Option<&[&str]>,
+    functions: &dyn Functions,
+) -> Result<Program, ParseError> {
+    let mode = if inputs.is_some() { Mode::Given } else { Mode::Discover };
+    let mut parser = Parser::new(source, mode);
+    parser.functions = Some(functions);
+    for name in inputs.unwrap_or(&[]) {
         let (token, span) = Lexer::new(name).next_token()?;
         if token != Token::Ident(name) {
             return Err(ParseError {
@@ -125,15 +156,16 @@ impl Value {
 }
 
 #[derive(Clone, Copy)]
-enum Callee {
+enum Callee<'s> {
     Op(Op),
     IfElse,
+    User(&'s Program),
 }
 
 /// An entry of the operator stack.
 enum Frame<'s> {
     Paren(Span),
-    Call { callee: Callee, name: &'s str, span: Span, base: usize },
+    Call { callee: Callee<'s>, name: &'s str, span: Span, base: usize },
     Neg(Span),
     Plus,
     Binary(Binary),
@@ -184,6 +216,7 @@ impl Frame<'_> {
 
 struct Parser<'s> {
     source: &'s str,
+    functions: Option<&'s dyn Functions>,
     lexer: Lexer<'s>,
     lookahead: VecDeque<(Token<'s>, Span)>,
     mode: Mode,
@@ -207,6 +240,7 @@ impl<'s> Parser<'s> {
     fn new(source: &'s str, mode: Mode) -> Parser<'s> {
         Parser {
             source,
+            functions: None,
             lexer: Lexer::new(source),
             lookahead: VecDeque::new(),
             mode,
@@ -433,6 +467,9 @@ impl<'s> Parser<'s> {
                         "ifelse" => Callee::IfElse,
                         _ => match Op::from_function_name(name) {
                             Some(op) => Callee::Op(op),
+                            None if self.user_function(name).is_some() => {
+                                Callee::User(self.user_function(name).expect("checked"))
+                            }
                             None => {
                                 let hint = DidYouMean::closest(name, FUNCTIONS.iter().map(|f| f.0));
                                 return err(
@@ -552,11 +589,28 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    fn finish_call(&mut self, callee: Callee, name: &str, span: Span, base: usize) -> Result<(), ParseError> {
+    fn user_function(&self, name: &str) -> Option<&'s Program> {
+        self.functions.and_then(|f| f.function(name))
+    }
+
+    /// Inlines a user function's value with its inputs bound to `args`.
+    fn inline(&mut self, function: &Program, args: &[NodeId]) -> NodeId {
+        let root = function.outputs[0].node;
+        self.dag.import(&function.dag, &[root], Some(args))[0]
+    }
+
+    fn finish_call(
+        &mut self,
+        callee: Callee<'s>,
+        name: &str,
+        span: Span,
+        base: usize,
+    ) -> Result<(), ParseError> {
         let args: Vec<Value> = self.values.drain(base..).collect();
         let expected = match callee {
             Callee::Op(op) => op.arity(),
             Callee::IfElse => 3,
+            Callee::User(f) => f.inputs.len(),
         };
         if args.len() != expected {
             return err(ParseErrorKind::WrongArity { name: name.into(), expected, found: args.len() }, span);
@@ -572,6 +626,10 @@ impl<'s> Parser<'s> {
                 };
                 let (x, y) = (self.node_of(args[1])?, self.node_of(args[2])?);
                 self.dag.apply(Op::Select(cmp), &[a, b, x, y])
+            }
+            Callee::User(f) => {
+                let nodes = args.iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
+                self.inline(f, &nodes)
             }
         };
         self.push_node(node, span)
@@ -602,6 +660,19 @@ impl<'s> Parser<'s> {
             _ => {}
         }
         check_reserved(name, span)?;
+        if let Some(f) = self.user_function(name) {
+            let params =
+                f.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
+            return Ok(self.inline(f, &params));
+        }
+        self.variable(name, span)
+    }
+
+    /// A variable of the expression: bound, or new when discovering.
+    fn variable(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
+        if let Some(b) = self.names.get(name) {
+            return Ok(b.node);
+        }
         match self.mode {
             Mode::Discover => {
                 self.declare_input(name, span)?;
@@ -721,6 +792,29 @@ mod tests {
         assert_eq!(p.inputs, ["y", "x"]);
         assert!(parse_expr_with_inputs("x + w", &["x"]).is_err());
         assert!(parse_expr("sin + 1").is_err());
+    }
+
+    struct Defs(Vec<(&'static str, Program)>);
+
+    impl Functions for Defs {
+        fn function(&self, name: &str) -> Option<&Program> {
+            self.0.iter().find(|(n, _)| *n == name).map(|(_, p)| p)
+        }
+    }
+
+    #[test]
+    fn user_functions_are_inlined() {
+        let f = parse_expr_with_inputs("sin(x*y) + x^2", &["x", "y"]).unwrap();
+        let defs = Defs(vec![("f", f)]);
+        let g = parse_expr_in("f(x, 2*x)", None, &defs).unwrap();
+        assert_eq!(g.inputs, ["x"]);
+        let want = (2.0f64 * 3.0 * 3.0).sin() + 9.0;
+        assert_eq!(crate::eval::eval_program(&g, &[3.0]), [want]);
+        // A bare name inlines the function over variables of the same names.
+        let h = parse_expr_in("f + y", None, &defs).unwrap();
+        assert_eq!(h.inputs, ["x", "y"]);
+        let e = parse_expr_in("f(1)", None, &defs).unwrap_err();
+        assert_eq!(e.to_string(), "1:1: 'f' takes 2 arguments, found 1");
     }
 
     #[test]
