@@ -1,9 +1,10 @@
 //! The hash-consed expression DAG shared by every stage.
 
 use crate::op::{Op, Real};
-use indexmap::IndexSet;
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::fmt;
+use std::hash::BuildHasher;
 
 /// Index of a node in an [`ExprDag`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,13 +84,22 @@ impl fmt::Debug for Node {
 /// global state.
 #[derive(Clone, Default)]
 pub struct ExprDag {
-    nodes: IndexSet<Node, FxBuildHasher>,
+    nodes: Vec<Node>,
+    /// The hash-cons table: ids of `nodes`, each with its node's hash, so
+    /// probing and growing rarely touch `nodes` itself.
+    table: HashTable<(NodeId, u64)>,
 }
 
 impl ExprDag {
     /// An empty DAG.
     pub fn new() -> ExprDag {
         ExprDag::default()
+    }
+
+    /// Makes room for `additional` more nodes.
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+        self.table.reserve(additional, |(_, hash)| *hash);
     }
 
     /// Number of nodes.
@@ -137,7 +147,8 @@ impl ExprDag {
 
     /// Looks up an existing node without adding it.
     pub fn find(&self, node: &Node) -> Option<NodeId> {
-        self.nodes.get_index_of(node).map(NodeId::from_index)
+        let hash = FxBuildHasher.hash_one(node);
+        self.table.find(hash, |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
     }
 
     /// Adds `node` as it is (after canonical operand order), or returns the
@@ -150,8 +161,17 @@ impl ExprDag {
             node.args().iter().all(|a| a.index() < self.len()),
             "arguments must exist before their parent"
         );
-        let (index, _) = self.nodes.insert_full(node);
-        NodeId::from_index(index)
+        let hash = FxBuildHasher.hash_one(node);
+        let nodes = &self.nodes;
+        match self.table.find(hash, |(id, _)| nodes[id.index()] == node) {
+            Some((id, _)) => *id,
+            None => {
+                let id = NodeId::from_index(self.nodes.len());
+                self.nodes.push(node);
+                self.table.insert_unique(hash, (id, hash), |(_, h)| *h);
+                id
+            }
+        }
     }
 
     /// The constant `value`.

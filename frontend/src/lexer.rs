@@ -91,19 +91,27 @@ impl<'s> Lexer<'s> {
         Some(c)
     }
 
-    fn bump_while(&mut self, f: impl Fn(char) -> bool) {
-        while self.peek_char().is_some_and(&f) {
-            self.bump();
+    /// Advances over bytes while `f` accepts them. `f` must reject `\n` (so
+    /// the line stays the same) and may accept non-ASCII bytes only as a
+    /// whole char; columns count chars, so UTF-8 continuation bytes add none.
+    fn bump_while(&mut self, f: impl Fn(u8) -> bool) {
+        let bytes = self.src.as_bytes();
+        let (mut i, mut column) = (self.pos.offset as usize, self.pos.column);
+        while i < bytes.len() && f(bytes[i]) {
+            column += u32::from(bytes[i] & 0xC0 != 0x80);
+            i += 1;
         }
+        self.pos.offset = i as u32;
+        self.pos.column = column;
     }
 
     /// The next token and its span.
     pub fn next_token(&mut self) -> Result<(Token<'s>, Span), ParseError> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
-            self.bump_while(|c| c == ' ' || c == '\t' || c == '\r');
+            self.bump_while(|c| c == b' ' || c == b'\t' || c == b'\r');
             if self.peek_char() == Some('#') {
-                self.bump_while(|c| c != '\n');
+                self.bump_while(|c| c != b'\n');
             } else {
                 break;
             }
@@ -144,7 +152,7 @@ impl<'s> Lexer<'s> {
             }
             c if c.is_ascii_digit() || c == '.' => return self.number(start),
             c if c.is_ascii_alphabetic() || c == '_' => {
-                self.bump_while(|c| c.is_ascii_alphanumeric() || c == '_');
+                self.bump_while(|c| c.is_ascii_alphanumeric() || c == b'_');
                 Token::Ident(&self.src[start.offset as usize..self.pos.offset as usize])
             }
             c => return Err(self.error(start, ParseErrorKind::UnexpectedChar(c))),
@@ -153,7 +161,7 @@ impl<'s> Lexer<'s> {
     }
 
     fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), ParseError> {
-        self.bump_while(|c| c.is_ascii_digit() || c == '.');
+        self.bump_while(|c| c.is_ascii_digit() || c == b'.');
         if matches!(self.peek_char(), Some('e' | 'E')) {
             let mut ahead = self.rest().chars().skip(1);
             let next = ahead.next();

@@ -23,6 +23,10 @@ use std::collections::VecDeque;
 /// ```
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
+    // Sized from the source, so big programs do not rehash as they grow.
+    let lines = source.bytes().filter(|b| *b == b'\n').count();
+    parser.names.reserve(lines);
+    parser.dag.reserve(source.len() / 10);
     parser.statements()?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {
@@ -606,32 +610,37 @@ impl<'s> Parser<'s> {
         span: Span,
         base: usize,
     ) -> Result<(), ParseError> {
-        let args: Vec<Value> = self.values.drain(base..).collect();
+        let found = self.values.len() - base;
         let expected = match callee {
             Callee::Op(op) => op.arity(),
             Callee::IfElse => 3,
             Callee::User(f) => f.inputs.len(),
         };
-        if args.len() != expected {
-            return err(ParseErrorKind::WrongArity { name: name.into(), expected, found: args.len() }, span);
+        if found != expected {
+            return err(ParseErrorKind::WrongArity { name: name.into(), expected, found }, span);
         }
         let node = match callee {
             Callee::Op(op) => {
-                let nodes = args.iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
-                self.dag.apply(op, &nodes)
+                let mut nodes = [NodeId::from_index(0); 4];
+                for (slot, value) in nodes.iter_mut().zip(&self.values[base..]) {
+                    *slot = self.node_of(*value)?;
+                }
+                self.dag.apply(op, &nodes[..found])
             }
             Callee::IfElse => {
-                let Value::Cond(cmp, a, b, _) = args[0] else {
-                    return err(ParseErrorKind::MissingComparison, args[0].span());
+                let Value::Cond(cmp, a, b, _) = self.values[base] else {
+                    return err(ParseErrorKind::MissingComparison, self.values[base].span());
                 };
-                let (x, y) = (self.node_of(args[1])?, self.node_of(args[2])?);
+                let (x, y) = (self.node_of(self.values[base + 1])?, self.node_of(self.values[base + 2])?);
                 self.dag.apply(Op::Select(cmp), &[a, b, x, y])
             }
             Callee::User(f) => {
-                let nodes = args.iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
+                let nodes =
+                    self.values[base..].iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
                 self.inline(f, &nodes)
             }
         };
+        self.values.truncate(base);
         self.push_node(node, span)
     }
 

@@ -29,7 +29,7 @@ fn parse(c: &mut Criterion) {
         let src = program(n);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &src, |b, src| {
-            b.iter(|| dstar::parse_program(src).expect("generated programs parse"))
+            b.iter(|| frontend::parse_program(src).expect("generated programs parse"))
         });
     }
     group.finish();
