@@ -15,6 +15,12 @@ pub enum Error {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// Code generation failed.
+    #[error(transparent)]
+    Codegen(#[from] backend::CodegenError),
+    /// A kernel was called with buffers of the wrong length.
+    #[error(transparent)]
+    Kernel(#[from] backend::KernelError),
     /// A request that does not fit the function (a wrong point length, a
     /// Hessian of a vector function, an unknown variable...).
     #[error("{0}")]

@@ -3,27 +3,55 @@
 //! A function given as text (one expression or a straight-line program in the
 //! problem format) is parsed into a hash-consed expression DAG
 //! ([`frontend`]), differentiated and factored D*-style ([`factor`]), and
-//! JIT-compiled into a native kernel ([`backend`]).
+//! JIT-compiled into a native kernel ([`backend`]) that computes the function
+//! and its Jacobian together.
 //!
 //! ```
-//! let program = dstar::parse_program("in x, y\nout f = sin(x*y) + x^2")?;
-//! let values = dstar::eval_program(&program, &[1.0, 2.0]);
-//! assert_eq!(values[0], (2.0f64).sin() + 1.0);
+//! let kernel = dstar::compile("in x, y\nout f = sin(x*y) + x^2", &dstar::Options::default())?;
+//! let (values, jacobian) = kernel.eval_dense(&[1.0, 2.0])?;
+//! assert_eq!(values[0], 2f64.sin() + 1.0);
+//! assert!((jacobian[0][0] - (2.0 * 2f64.cos() + 2.0)).abs() < 1e-15);
 //! # Ok::<(), dstar::Error>(())
 //! ```
 
+mod derive;
+mod dot;
 mod error;
+mod kernel;
 
+pub use backend::{emit_c, JitCompiler, JitKernel};
+pub use derive::{derivative, derivative_n, hessian, jacobian};
+pub use dot::derivative_graph_dot;
 pub use error::Error;
+pub use factor::Jacobian;
 pub use frontend::{
     eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program,
     ExprDag, NodeId, Op, ParseError, Program,
 };
+pub use kernel::{JacobianKernel, SparsityPattern};
 
-/// Reads and parses a problem file.
+/// How [`compile`] builds its kernel.
+#[derive(Clone, Debug, Default)]
+pub struct Options {}
+
+/// Parses a problem file, factors its Jacobian and compiles function and
+/// Jacobian into one native kernel.
+pub fn compile(source: &str, options: &Options) -> Result<JacobianKernel, Error> {
+    let program = frontend::parse_program(source)?;
+    compile_program(&program, options)
+}
+
+/// [`compile`] for a parsed program.
+pub fn compile_program(program: &Program, _options: &Options) -> Result<JacobianKernel, Error> {
+    let jacobian = factor::jacobian(program);
+    JacobianKernel::compile(&jacobian, &JitCompiler::new()?)
+}
+
+/// Reads and parses a problem file; returns its source too, for rendering
+/// errors.
 pub fn load_program(path: &std::path::Path) -> Result<(String, Program), Error> {
-    let source =
-        std::fs::read_to_string(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
     let program = parse_program(&source)?;
     Ok((source, program))
 }

@@ -1,7 +1,8 @@
-//! `dstar eval`: a problem file's outputs at a point.
+//! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::{json, load, point, Failure};
 use clap::Args;
+use frontend::Program;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -13,7 +14,16 @@ pub struct EvalArgs {
     /// `# @point` comment). Example: --at 0.7,-1.3
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
-    /// Print {"inputs":[..],"outputs":[..],"values":[..]} instead of text.
+    /// Also print the Jacobian (dense, one row per output).
+    #[arg(long)]
+    jacobian: bool,
+    /// Also print the Hessian of every output (one n×n matrix each).
+    #[arg(long)]
+    hessian: bool,
+    /// Use the reference interpreter instead of the JIT.
+    #[arg(long)]
+    interp: bool,
+    /// Print {"inputs":[..],"outputs":[..],"values":[..],"jacobian":[[..]],..}.
     #[arg(long)]
     json: bool,
 }
@@ -21,18 +31,95 @@ pub struct EvalArgs {
 pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let program = load(&args.file)?;
     let x = point(args.at.as_deref(), &program, &args.file)?;
-    let values = frontend::eval_program(&program, &x);
+    let (values, jacobian) = if args.jacobian {
+        let (v, j) = eval_jacobian(&program, &x, args.interp)?;
+        (v, Some(j))
+    } else {
+        (eval_function(&program, &x, args.interp)?, None)
+    };
+    let hessians = if args.hessian { Some(eval_hessians(&program, &x, args.interp)?) } else { None };
     let names = program.output_names();
     if args.json {
         let mut obj = Map::new();
         obj.insert("inputs".into(), json::strings(&program.inputs));
         obj.insert("outputs".into(), json::strings(&names));
         obj.insert("values".into(), json::numbers(&values));
+        if let Some(j) = &jacobian {
+            obj.insert("jacobian".into(), json::matrix(j));
+        }
+        if let Some(h) = &hessians {
+            obj.insert("hessian".into(), Value::Array(h.iter().map(|m| json::matrix(m)).collect()));
+        }
         println!("{}", Value::Object(obj));
-    } else {
-        for (name, v) in names.iter().zip(&values) {
-            println!("{name} = {v}");
+        return Ok(());
+    }
+    for (i, (name, v)) in names.iter().zip(&values).enumerate() {
+        println!("{name} = {v}");
+        if let Some(j) = &jacobian {
+            println!("  gradient: {}", row_text(&j[i]));
+        }
+        if let Some(h) = &hessians {
+            println!("  hessian:");
+            for row in &h[i] {
+                println!("    {}", row_text(row));
+            }
         }
     }
     Ok(())
+}
+
+fn row_text(row: &[f64]) -> String {
+    let items: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn eval_function(program: &Program, x: &[f64], interp: bool) -> Result<Vec<f64>, Failure> {
+    if interp {
+        return Ok(frontend::eval_program(program, x));
+    }
+    let kernel = backend::JitCompiler::new()
+        .and_then(|c| c.compile(&program.dag, &program.output_nodes(), program.inputs.len()))
+        .map_err(Failure::internal)?;
+    let mut out = vec![0.0; program.outputs.len()];
+    kernel.eval(x, &mut out).map_err(Failure::internal)?;
+    Ok(out)
+}
+
+type Matrix = Vec<Vec<f64>>;
+
+fn eval_jacobian(program: &Program, x: &[f64], interp: bool) -> Result<(Vec<f64>, Matrix), Failure> {
+    let jacobian = factor::jacobian(program);
+    if interp {
+        return Ok(jacobian.eval(x));
+    }
+    let compiler = backend::JitCompiler::new().map_err(Failure::internal)?;
+    let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
+    kernel.eval_dense(x).map_err(Failure::internal)
+}
+
+fn eval_hessians(program: &Program, x: &[f64], interp: bool) -> Result<Vec<Matrix>, Failure> {
+    let n = program.inputs.len();
+    let compiler = if interp { None } else { Some(backend::JitCompiler::new().map_err(Failure::internal)?) };
+    let mut matrices = vec![];
+    for output in &program.outputs {
+        let hessian = factor::hessian(program.dag.clone(), output.node, n);
+        let entries = hessian.lower_entries();
+        let nodes: Vec<_> = entries.iter().map(|e| e.node).collect();
+        let values = match &compiler {
+            None => frontend::eval(&hessian.dag, &nodes, x),
+            Some(c) => {
+                let kernel = c.compile(&hessian.dag, &nodes, n).map_err(Failure::internal)?;
+                let mut out = vec![0.0; nodes.len()];
+                kernel.eval(x, &mut out).map_err(Failure::internal)?;
+                out
+            }
+        };
+        let mut m = vec![vec![0.0; n]; n];
+        for (e, v) in entries.iter().zip(values) {
+            m[e.row][e.col] = v;
+            m[e.col][e.row] = v;
+        }
+        matrices.push(m);
+    }
+    Ok(matrices)
 }

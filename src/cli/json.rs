@@ -23,3 +23,8 @@ pub fn numbers(v: &[f64]) -> Value {
 pub fn strings(v: &[String]) -> Value {
     Value::Array(v.iter().map(|s| Value::from(s.as_str())).collect())
 }
+
+/// A matrix as a JSON array of rows.
+pub fn matrix(rows: &[Vec<f64>]) -> Value {
+    Value::Array(rows.iter().map(|r| numbers(r)).collect())
+}

@@ -1,7 +1,11 @@
 //! Command-line interface: argument parsing and dispatch to subcommands.
 
+mod bench;
+mod diff;
+mod emit;
 mod eval;
 mod json;
+mod stats;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -18,10 +22,26 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Evaluate a problem file's outputs at a point.
+    /// Evaluate a problem file's outputs (and Jacobian, Hessians) at a point.
     ///
-    /// Example: dstar eval examples/lyons.dstar --at 0.7,1.3 --json
+    /// Example: dstar eval examples/lyons.dstar --at 0.7,1.3 --jacobian --json
     Eval(eval::EvalArgs),
+    /// Op counts of the function, its D* Jacobian and the AD baselines.
+    ///
+    /// Example: dstar stats tests/corpus/sh_10.dstar --json
+    Stats(stats::StatsArgs),
+    /// Time the compiled function and Jacobian kernels.
+    ///
+    /// Example: dstar bench tests/corpus/nbody_acc_5.dstar --json
+    Bench(bench::BenchArgs),
+    /// Write the Jacobian program as text, C, Rust or Graphviz.
+    ///
+    /// Example: dstar emit examples/lyons.dstar --target c > lyons.c
+    Emit(emit::EmitArgs),
+    /// Differentiate an expression and print the result.
+    ///
+    /// Example: dstar diff "sin(x*y)" x
+    Diff(diff::DiffArgs),
 }
 
 /// A failure to report: the message is printed to stderr as is.
@@ -34,6 +54,11 @@ impl Failure {
     /// A usage or input error (exit status 2).
     fn input(message: impl Into<String>) -> Failure {
         Failure { message: message.into(), code: 2 }
+    }
+
+    /// A failure past the input: code generation, I/O (exit status 1).
+    fn internal(error: impl std::fmt::Display) -> Failure {
+        Failure { message: format!("error: {error}\n"), code: 1 }
     }
 }
 
@@ -73,6 +98,10 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(args) => eval::run(&args),
+        Command::Stats(args) => stats::run(&args),
+        Command::Bench(args) => bench::run(&args),
+        Command::Emit(args) => emit::run(&args),
+        Command::Diff(args) => diff::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

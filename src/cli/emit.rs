@@ -1,0 +1,69 @@
+//! `dstar emit`: the Jacobian program as text, C, Rust or Graphviz.
+
+use super::{load, Failure};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    /// The problem format: the function's outputs, then `d_<out>_d_<in>` entries.
+    Text,
+    /// A self-contained C99 function `void NAME(const double *x, double *out)`.
+    C,
+    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`.
+    Rust,
+    /// The derivative graph in Graphviz `dot` syntax.
+    Dot,
+}
+
+#[derive(Args)]
+pub struct EmitArgs {
+    /// The problem file (.dstar).
+    file: PathBuf,
+    /// What to write. Example: dstar emit examples/lyons.dstar --target c
+    #[arg(long, value_enum, default_value = "text")]
+    target: Target,
+    /// The name of the emitted function (C and Rust).
+    #[arg(long, default_value = "jacobian")]
+    name: String,
+}
+
+pub fn run(args: &EmitArgs) -> Result<(), Failure> {
+    let program = load(&args.file)?;
+    let n = program.inputs.len();
+    let text = match args.target {
+        Target::Text => {
+            let source = std::fs::read_to_string(&args.file).map_err(Failure::internal)?;
+            dstar::jacobian(&source).map_err(Failure::internal)?
+        }
+        Target::C | Target::Rust => {
+            let jacobian = factor::jacobian(&program);
+            let roots = jacobian.kernel_roots();
+            let layout = layout_comment(&program, &jacobian);
+            let code = match args.target {
+                Target::C => backend::emit_c(&jacobian.dag, &roots, n, &args.name),
+                _ => backend::emit_rust(&jacobian.dag, &roots, n, &args.name),
+            };
+            format!("{layout}{code}")
+        }
+        Target::Dot => dstar::derivative_graph_dot(
+            &program.dag,
+            &program.output_nodes(),
+            &program.inputs,
+            &program.output_names(),
+        ),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+/// A comment naming each slot of `x` and `out`.
+fn layout_comment(program: &frontend::Program, jacobian: &factor::Jacobian) -> String {
+    let mut s = format!("// x = [{}]\n", program.inputs.join(", "));
+    let mut slots = program.output_names();
+    for e in jacobian.entries() {
+        slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
+    }
+    s += &format!("// out = [{}]\n", slots.join(", "));
+    s
+}

@@ -1,0 +1,101 @@
+//! The expression-string API: derivatives in, text out.
+
+use crate::Error;
+use frontend::{parse_expr, parse_program, print_expr, print_program, Output, Program};
+
+/// The derivative of the expression `expr` with respect to the variable
+/// `var`, as an expression. A variable the expression does not use has
+/// derivative `0`.
+///
+/// ```
+/// assert_eq!(dstar::derivative("sin(x*y)", "x")?, "y * cos(x * y)");
+/// assert_eq!(dstar::derivative("x^2", "y")?, "0");
+/// # Ok::<(), dstar::Error>(())
+/// ```
+pub fn derivative(expr: &str, var: &str) -> Result<String, Error> {
+    derivative_n(expr, var, 1)
+}
+
+/// The `order`-th derivative of `expr` with respect to `var`, by applying
+/// the D* Jacobian `order` times to the same DAG.
+///
+/// ```
+/// assert_eq!(dstar::derivative_n("x^3", "x", 2)?, "3 * (x * 2)");
+/// # Ok::<(), dstar::Error>(())
+/// ```
+pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error> {
+    let program = parse_expr(expr)?;
+    let Some(col) = program.inputs.iter().position(|i| i == var) else {
+        check_variable(var)?;
+        return Ok(if order == 0 {
+            print_expr(&program.dag, program.outputs[0].node, &program.inputs)
+        } else {
+            "0".into()
+        });
+    };
+    let n = program.inputs.len();
+    let (mut dag, mut node) = (program.dag.clone(), program.outputs[0].node);
+    for _ in 0..order {
+        let jacobian = factor::jacobian_of(dag, &[node], n);
+        match jacobian.entries().iter().find(|e| e.col == col) {
+            Some(e) => node = e.node,
+            None => return Ok("0".into()),
+        }
+        dag = jacobian.dag;
+    }
+    Ok(print_expr(&dag, node, &program.inputs))
+}
+
+fn check_variable(var: &str) -> Result<(), Error> {
+    let valid = var.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!("'{var}' is not a variable name")))
+    }
+}
+
+/// The Jacobian of a problem file's outputs as a problem file whose outputs
+/// are the structurally nonzero entries, named `d_<output>_d_<input>`, with
+/// the function's outputs first.
+///
+/// ```
+/// let text = dstar::jacobian("in x, y\nout f = x*y")?;
+/// assert_eq!(text, "in x, y\nout f = x * y\nout d_f_d_x = y\nout d_f_d_y = x\n");
+/// # Ok::<(), dstar::Error>(())
+/// ```
+pub fn jacobian(source: &str) -> Result<String, Error> {
+    let program = parse_program(source)?;
+    let jacobian = factor::jacobian(&program);
+    let mut outputs = program.outputs.clone();
+    for e in jacobian.entries() {
+        let name = format!("d_{}_d_{}", program.outputs[e.row].name, program.inputs[e.col]);
+        outputs.push(Output { name, node: e.node });
+    }
+    Ok(print_program(&Program::new(jacobian.dag, program.inputs, outputs)))
+}
+
+/// The Hessian of a problem file's single output as a problem file: the
+/// function, its gradient `d_<f>_d_<x>`, then the lower triangle of the
+/// Hessian, `d2_<f>_d_<x>_d_<y>`, structural zeros left out.
+pub fn hessian(source: &str) -> Result<String, Error> {
+    let program = parse_program(source)?;
+    let [output] = program.outputs.as_slice() else {
+        return Err(Error::Usage(format!(
+            "a Hessian needs a scalar function; this one has {} outputs",
+            program.outputs.len()
+        )));
+    };
+    let hessian = factor::hessian(program.dag.clone(), output.node, program.inputs.len());
+    let name = &output.name;
+    let x = &program.inputs;
+    let mut outputs = vec![output.clone()];
+    for (col, node) in hessian.gradient() {
+        outputs.push(Output { name: format!("d_{name}_d_{}", x[*col]), node: *node });
+    }
+    for e in hessian.lower_entries() {
+        outputs.push(Output { name: format!("d2_{name}_d_{}_d_{}", x[e.row], x[e.col]), node: e.node });
+    }
+    Ok(print_program(&Program::new(hessian.dag, program.inputs.clone(), outputs)))
+}
