@@ -1,1 +1,38 @@
-//! placeholder
+//! The back end of dstar: compiles the outputs of an [`ExprDag`](frontend::ExprDag)
+//! into native kernels with Cranelift, and emits the same kernel as C99 source.
+//!
+//! [`JitCompiler`] (the one long-lived object: allocator and chunk size) turns a
+//! DAG and its output nodes into a [`JitKernel`], a function
+//! `out = f(x)` that checks slice lengths, allocates nothing per call and may
+//! be shared across threads. Large kernels are split into chunks of
+//! operations, each its own Cranelift function, so compile time stays linear.
+//! Elementary functions call the exact functions the interpreter
+//! ([`frontend::eval()`]) calls, so results agree bit for bit, except integer
+//! powers `x^k`, `|k| <= 16`, which are inlined within 1 ulp of `powf`.
+//! [`emit_c()`] writes the kernel as a self-contained C99 file.
+//!
+//! ```
+//! let program = frontend::parse_program("in x, y\nout sin(x) * y\nout x / y")?;
+//! let kernel = backend::JitCompiler::new()?
+//!     .compile(&program.dag, &program.output_nodes(), program.inputs.len())?;
+//! let mut out = [0.0; 2];
+//! kernel.eval(&[0.5, 2.0], &mut out)?;
+//! assert_eq!(out, [0.5f64.sin() * 2.0, 0.25]);
+//! assert_eq!(out.to_vec(), frontend::eval_program(&program, &[0.5, 2.0]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod chunk;
+pub mod compiler;
+pub mod emit_c;
+pub mod emit_rust;
+pub mod error;
+pub mod kernel;
+mod libm;
+mod lower;
+
+pub use compiler::{JitCompiler, Regalloc};
+pub use emit_c::emit_c;
+pub use emit_rust::emit_rust;
+pub use error::{CodegenError, KernelError};
+pub use kernel::JitKernel;

@@ -1,0 +1,182 @@
+//! Splits a kernel's operations into chunks, each compiled as its own
+//! Cranelift function, because register allocation is superlinear in the
+//! size of a function. Values one chunk hands to a later one travel through
+//! a scratch buffer; a slot is reused once its last reader has run.
+
+use frontend::{ExprDag, NodeId};
+use std::ops::Range;
+
+const NONE: u32 = u32::MAX;
+
+/// Which operations each chunk computes, which outputs it stores and where
+/// the values crossing chunk boundaries live.
+#[derive(Debug)]
+pub(crate) struct ChunkPlan {
+    /// The operations (non-leaf nodes) the outputs reach, in id order.
+    ops: Vec<NodeId>,
+    /// `chunks[c]` is the range of `ops` chunk `c` computes; never empty of chunks.
+    chunks: Vec<Range<usize>>,
+    /// Scratch slot per node, for operations read by a later chunk; else `NONE`.
+    slot: Vec<u32>,
+    /// Chunk computing each operation; `NONE` for leaves and unreached nodes.
+    chunk_of: Vec<u32>,
+    /// `(node, output index)` pairs each chunk stores, leaves first, then by
+    /// node: an operation's chunk stores it, chunk 0 stores leaves.
+    stores: Vec<Vec<(NodeId, usize)>>,
+    scratch_len: usize,
+}
+
+impl ChunkPlan {
+    /// Plans chunks of at most `chunk_size` operations (at least 1) for `outputs`.
+    pub(crate) fn new(dag: &ExprDag, outputs: &[NodeId], chunk_size: usize) -> ChunkPlan {
+        let chunk_size = chunk_size.max(1);
+        let reach = dag.reachable(outputs);
+        let ops: Vec<NodeId> = dag.ids().filter(|id| reach[id.index()] && !dag.op(*id).is_leaf()).collect();
+        let mut chunks: Vec<Range<usize>> =
+            (0..ops.len()).step_by(chunk_size).map(|s| s..(s + chunk_size).min(ops.len())).collect();
+        if chunks.is_empty() {
+            chunks.push(0..0);
+        }
+
+        let mut chunk_of = vec![NONE; dag.len()];
+        let mut last_use = vec![NONE; dag.len()];
+        for (c, range) in chunks.iter().enumerate() {
+            let c = c as u32;
+            for &id in &ops[range.clone()] {
+                chunk_of[id.index()] = c;
+                for a in dag.args(id) {
+                    if !dag.op(*a).is_leaf() {
+                        last_use[a.index()] = c; // chunks run in order: the last write is the max
+                    }
+                }
+            }
+        }
+
+        let mut slot = vec![NONE; dag.len()];
+        let mut free: Vec<u32> = Vec::new();
+        let mut release_after: Vec<Vec<u32>> = vec![Vec::new(); chunks.len()];
+        let mut scratch_len = 0u32;
+        for (c, range) in chunks.iter().enumerate() {
+            for &id in &ops[range.clone()] {
+                let last = last_use[id.index()];
+                if last != NONE && last as usize > c {
+                    let s = free.pop().unwrap_or_else(|| {
+                        scratch_len += 1;
+                        scratch_len - 1
+                    });
+                    slot[id.index()] = s;
+                    release_after[last as usize].push(s);
+                }
+            }
+            // Freed only after the last reader ran, so no chunk overwrites a slot it still reads.
+            free.append(&mut release_after[c]);
+        }
+
+        let mut stores = vec![Vec::new(); chunks.len()];
+        for (k, &id) in outputs.iter().enumerate() {
+            let c = match chunk_of[id.index()] {
+                NONE => 0,
+                c => c as usize,
+            };
+            stores[c].push((id, k));
+        }
+        for list in &mut stores {
+            list.sort_unstable_by_key(|&(id, k)| (chunk_of[id.index()] != NONE, id, k));
+        }
+
+        ChunkPlan { ops, chunks, slot, chunk_of, stores, scratch_len: scratch_len as usize }
+    }
+
+    /// Number of chunks, at least 1.
+    pub(crate) fn num_chunks(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// The operations chunk `c` computes, in id order.
+    pub(crate) fn ops(&self, c: usize) -> &[NodeId] {
+        &self.ops[self.chunks[c].clone()]
+    }
+
+    /// The `(node, output index)` pairs chunk `c` stores, leaves first, then by node.
+    pub(crate) fn stores(&self, c: usize) -> &[(NodeId, usize)] {
+        &self.stores[c]
+    }
+
+    /// The scratch slot holding `id` for later chunks, if any reads it.
+    pub(crate) fn slot(&self, id: NodeId) -> Option<usize> {
+        match self.slot[id.index()] {
+            NONE => None,
+            s => Some(s as usize),
+        }
+    }
+
+    /// The chunk computing operation `id`, or `None` for a leaf.
+    pub(crate) fn chunk_of(&self, id: NodeId) -> Option<usize> {
+        match self.chunk_of[id.index()] {
+            NONE => None,
+            c => Some(c as usize),
+        }
+    }
+
+    /// Number of `f64` slots of scratch a call needs; 0 for a single chunk.
+    pub(crate) fn scratch_len(&self) -> usize {
+        self.scratch_len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x0 -> sin -> cos -> ... ` chain of `n` operations plus a sum with the first.
+    fn chain(n: usize) -> (ExprDag, NodeId) {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let first = dag.apply(frontend::Op::Sin, &[x]);
+        let mut v = first;
+        for _ in 1..n - 1 {
+            v = dag.apply(frontend::Op::Cos, &[v]);
+        }
+        let out = dag.add(v, first);
+        (dag, out)
+    }
+
+    #[test]
+    fn one_chunk_needs_no_scratch() {
+        let (dag, out) = chain(10);
+        let plan = ChunkPlan::new(&dag, &[out], 100);
+        assert_eq!(plan.num_chunks(), 1);
+        assert_eq!(plan.scratch_len(), 0);
+        assert_eq!(plan.ops(0).len(), 10);
+        assert_eq!(plan.stores(0), &[(out, 0)]);
+    }
+
+    #[test]
+    fn slots_are_reused_after_their_last_reader() {
+        let (dag, out) = chain(10);
+        let plan = ChunkPlan::new(&dag, &[out], 2);
+        assert_eq!(plan.num_chunks(), 5);
+        // Live across boundaries: the first sine (until the last chunk) and one link of the chain.
+        assert_eq!(plan.scratch_len(), 3);
+        for c in 0..plan.num_chunks() {
+            for &id in plan.ops(c) {
+                for a in dag.args(id) {
+                    if let Some(d) = plan.chunk_of(*a) {
+                        assert!(d == c || plan.slot(*a).is_some(), "{a:?} crosses into chunk {c}");
+                    }
+                }
+            }
+        }
+        assert_eq!(plan.stores(4), &[(out, 0)]);
+    }
+
+    #[test]
+    fn leaf_outputs_are_stored_by_the_first_chunk() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let c = dag.constant(2.0);
+        let plan = ChunkPlan::new(&dag, &[c, x, x], 4);
+        assert_eq!(plan.num_chunks(), 1);
+        assert_eq!(plan.stores(0), &[(x, 1), (x, 2), (c, 0)]);
+    }
+}

@@ -1,0 +1,163 @@
+//! [`JitCompiler`]: compiles the outputs of an [`ExprDag`] into a
+//! [`JitKernel`] with Cranelift, one function per chunk of operations.
+
+use crate::chunk::ChunkPlan;
+use crate::error::CodegenError;
+use crate::kernel::{JitKernel, OwnedModule};
+use crate::libm::Libm;
+use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
+use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module, ModuleError};
+use frontend::{ExprDag, NodeId, Op};
+
+/// Cranelift's register allocators.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Regalloc {
+    /// Backtracking with range splitting: slower to compile, faster code.
+    #[default]
+    Backtracking,
+    /// One pass: about 3x faster to compile, more spills.
+    SinglePass,
+}
+
+impl Regalloc {
+    fn setting(self) -> &'static str {
+        match self {
+            Regalloc::Backtracking => "backtracking",
+            Regalloc::SinglePass => "single_pass",
+        }
+    }
+}
+
+/// Compiles expression DAGs into native kernels for the host machine.
+///
+/// ```
+/// let program = frontend::parse_program("in x, y\nout x * y + 1")?;
+/// let kernel = backend::JitCompiler::new()?
+///     .with_chunk_size(500)
+///     .compile(&program.dag, &program.output_nodes(), program.inputs.len())?;
+/// let mut out = [0.0];
+/// kernel.eval(&[2.0, 3.0], &mut out)?;
+/// assert_eq!(out, [7.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct JitCompiler {
+    regalloc: Regalloc,
+    chunk_size: usize,
+}
+
+impl JitCompiler {
+    /// Operations per Cranelift function unless set with
+    /// [`with_chunk_size`](Self::with_chunk_size): small enough that register
+    /// allocation stays linear, large enough that the scratch traffic between
+    /// chunks costs little.
+    pub const DEFAULT_CHUNK_SIZE: usize = 1000;
+
+    /// A compiler for the host machine, with the backtracking allocator.
+    ///
+    /// # Errors
+    /// [`CodegenError::UnsupportedHost`] if Cranelift cannot target this machine.
+    pub fn new() -> Result<JitCompiler, CodegenError> {
+        host()?;
+        Ok(JitCompiler { regalloc: Regalloc::default(), chunk_size: JitCompiler::DEFAULT_CHUNK_SIZE })
+    }
+
+    /// Uses `regalloc` for the kernels compiled from now on.
+    pub fn with_regalloc(mut self, regalloc: Regalloc) -> JitCompiler {
+        self.regalloc = regalloc;
+        self
+    }
+
+    /// Puts at most `ops` operations (at least 1) in each Cranelift function.
+    pub fn with_chunk_size(mut self, ops: usize) -> JitCompiler {
+        self.chunk_size = ops.max(1);
+        self
+    }
+
+    /// Compiles a kernel computing `outputs` (in order) from `num_inputs`
+    /// inputs; node `Op::Input(k)` reads `x[k]`.
+    ///
+    /// # Errors
+    /// [`CodegenError::UnknownOutput`] for an output outside `dag`,
+    /// [`CodegenError::InputOutOfRange`] if an output depends on an input
+    /// `k >= num_inputs`, and Cranelift's own failures.
+    pub fn compile(
+        &self,
+        dag: &ExprDag,
+        outputs: &[NodeId],
+        num_inputs: usize,
+    ) -> Result<JitKernel, CodegenError> {
+        check(dag, outputs, num_inputs)?;
+        let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
+
+        let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
+        for f in Libm::ALL {
+            jit.symbol(f.symbol(), f.function().address());
+        }
+        let mut code = OwnedModule::new(JITModule::new(jit));
+        let module = code.module_mut();
+
+        let mut libm = Vec::with_capacity(Libm::ALL.len());
+        for (i, f) in Libm::ALL.into_iter().enumerate() {
+            debug_assert_eq!(f as usize, i, "Libm::ALL is in declaration order");
+            let sig = libm_signature(module, f.function().arity());
+            libm.push(module.declare_function(f.symbol(), Linkage::Import, &sig)?);
+        }
+        let input = LowerInput { dag, plan: &plan, libm: &libm };
+
+        let signature = chunk_signature(module);
+        let mut ctx = module.make_context();
+        let mut fctx = FunctionBuilderContext::new();
+        let mut cache = ValueCache::new(dag);
+        let mut chunks = Vec::with_capacity(plan.num_chunks());
+        for c in 0..plan.num_chunks() {
+            let id = module.declare_anonymous_function(&signature)?;
+            ctx.func.signature = signature.clone();
+            lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c);
+            module.define_function(id, &mut ctx)?;
+            module.clear_context(&mut ctx);
+            chunks.push(id);
+        }
+        module.finalize_definitions()?;
+        Ok(JitKernel::new(code, &chunks, plan.scratch_len(), num_inputs, outputs.len()))
+    }
+
+    /// The host ISA with this compiler's settings.
+    fn isa(&self) -> Result<OwnedTargetIsa, CodegenError> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed")?;
+        flags.set("regalloc_algorithm", self.regalloc.setting())?;
+        // The verifier costs about as much as compiling; tests run with it.
+        flags.set("enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        // Required by cranelift-jit.
+        flags.set("use_colocated_libcalls", "false")?;
+        flags.set("is_pic", "false")?;
+        let isa = host()?.finish(settings::Flags::new(flags));
+        isa.map_err(|e| CodegenError::from(ModuleError::Compilation(e)))
+    }
+}
+
+/// The host's ISA builder, with the CPU features it detects.
+fn host() -> Result<isa::Builder, CodegenError> {
+    cranelift_native::builder().map_err(|e| CodegenError::UnsupportedHost(e.to_string()))
+}
+
+/// Checks that the outputs exist and read only inputs below `num_inputs`.
+fn check(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Result<(), CodegenError> {
+    if let Some((output, &node)) = outputs.iter().enumerate().find(|(_, id)| id.index() >= dag.len()) {
+        return Err(CodegenError::UnknownOutput { output, node, len: dag.len() });
+    }
+    let reach = dag.reachable(outputs);
+    for id in dag.ids().filter(|id| reach[id.index()]) {
+        if let Op::Input(index) = dag.op(id) {
+            if index as usize >= num_inputs {
+                return Err(CodegenError::InputOutOfRange { node: id, index, num_inputs });
+            }
+        }
+    }
+    Ok(())
+}

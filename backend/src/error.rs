@@ -1,0 +1,83 @@
+//! Errors of compiling a kernel ([`CodegenError`]) and of calling one ([`KernelError`]).
+
+use cranelift_codegen::settings::SetError;
+use cranelift_module::ModuleError;
+use frontend::NodeId;
+
+/// Why a set of outputs could not be compiled.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    /// Cranelift has no back end for the machine this runs on.
+    #[error("the host machine is not supported by Cranelift: {0}")]
+    UnsupportedHost(String),
+    /// An output is not a node of the DAG.
+    #[error("output {output} is {node:?}, but the DAG has only {len} nodes")]
+    UnknownOutput {
+        /// Position of the output.
+        output: usize,
+        /// The id that is out of range.
+        node: NodeId,
+        /// Number of nodes of the DAG.
+        len: usize,
+    },
+    /// A reachable `Input(index)` reads past the kernel's `num_inputs`.
+    #[error("{node:?} reads input {index}, but the kernel has {num_inputs} inputs")]
+    InputOutOfRange {
+        /// The input node.
+        node: NodeId,
+        /// The input it reads.
+        index: u32,
+        /// The number of inputs the kernel was asked for.
+        num_inputs: usize,
+    },
+    /// Cranelift rejected a setting.
+    #[error("cranelift rejected a setting: {0}")]
+    Setting(#[from] SetError),
+    /// Cranelift failed to compile, link or map a function.
+    #[error("cranelift failed: {0}")]
+    Module(Box<ModuleError>),
+}
+
+impl From<ModuleError> for CodegenError {
+    fn from(err: ModuleError) -> CodegenError {
+        CodegenError::Module(Box::new(err))
+    }
+}
+
+/// Why a kernel call was refused. A refused call writes nothing.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    /// `x` does not hold one value per input.
+    #[error("the kernel takes {expected} inputs, got {found}")]
+    InputLength {
+        /// `num_inputs()`.
+        expected: usize,
+        /// `x.len()`.
+        found: usize,
+    },
+    /// `out` does not hold one slot per output.
+    #[error("the kernel writes {expected} outputs, got room for {found}")]
+    OutputLength {
+        /// `num_outputs()`.
+        expected: usize,
+        /// `out.len()`.
+        found: usize,
+    },
+    /// The batch buffers are not whole rows of the same number of points.
+    #[error(
+        "a batch needs {num_inputs} inputs and {num_outputs} outputs per point, \
+         got {inputs_len} input and {outputs_len} output values"
+    )]
+    BatchShape {
+        /// `num_inputs()`.
+        num_inputs: usize,
+        /// `num_outputs()`.
+        num_outputs: usize,
+        /// `xs.len()`.
+        inputs_len: usize,
+        /// `outs.len()`.
+        outputs_len: usize,
+    },
+}

@@ -1,0 +1,190 @@
+//! [`JitKernel`], a compiled function from `num_inputs` to `num_outputs`
+//! values. The only file of the crate with `unsafe`: calling JIT code and
+//! freeing it.
+
+use crate::error::KernelError;
+use crate::lower::chunk_signature;
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::sync::{Mutex, PoisonError};
+
+/// A chunk as the JIT emitted it: `(x, out, scratch)`.
+type ChunkFn = unsafe extern "C" fn(*const f64, *mut f64, *mut f64);
+
+/// Owns a module's code and frees it on drop (dropping a `JITModule`
+/// alone leaks it). The mutex only makes the owner `Sync`; it is never
+/// locked, since the module is touched only through `&mut self`.
+pub(crate) struct OwnedModule(Mutex<Option<JITModule>>);
+
+impl OwnedModule {
+    /// Takes ownership of `module`.
+    pub(crate) fn new(module: JITModule) -> OwnedModule {
+        OwnedModule(Mutex::new(Some(module)))
+    }
+
+    /// The module, to define and finalize functions in.
+    pub(crate) fn module_mut(&mut self) -> &mut JITModule {
+        self.0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+            .expect("the module is present until drop")
+    }
+}
+
+impl Drop for OwnedModule {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.get_mut().unwrap_or_else(PoisonError::into_inner).take() {
+            // SAFETY: the code is unreachable from here on: a `JitKernel` keeps its
+            // chunk pointers private and drops its `OwnedModule` only when it is
+            // itself dropped, so no call is running (calls borrow the kernel) and
+            // none can start.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+thread_local! {
+    /// Per-thread scratch of chunked kernels: grown once to the largest
+    /// `scratch_len` this thread has needed, never shrunk.
+    static SCRATCH: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A compiled kernel `out = f(x)`, callable from many threads at once.
+///
+/// Built by [`JitCompiler::compile`](crate::JitCompiler::compile); frees its
+/// code when dropped.
+pub struct JitKernel {
+    chunks: Vec<ChunkFn>,
+    scratch_len: usize,
+    num_inputs: usize,
+    num_outputs: usize,
+    // Declared last: dropped after everything that points into its code.
+    _code: OwnedModule,
+}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<JitKernel>();
+};
+
+impl JitKernel {
+    /// Wraps the finalized `chunks` of `code`, to be called in order with a
+    /// scratch of `scratch_len` values. Panics if a chunk is not a finalized
+    /// function of `code` with [`chunk_signature`]: the calls below rely on it.
+    pub(crate) fn new(
+        mut code: OwnedModule,
+        chunks: &[FuncId],
+        scratch_len: usize,
+        num_inputs: usize,
+        num_outputs: usize,
+    ) -> JitKernel {
+        assert!(chunks.len() > 1 || scratch_len == 0, "a single chunk hands no value on");
+        let module = code.module_mut();
+        let signature = chunk_signature(module);
+        let chunks = chunks
+            .iter()
+            .map(|&id| {
+                let decl = module.declarations().get_function_decl(id);
+                assert_eq!(decl.signature, signature, "chunk {id} has the chunk signature");
+                let ptr = module.get_finalized_function(id);
+                // SAFETY: `ptr` is the entry of a finalized function of `module` whose
+                // signature (checked above) is three pointer parameters and no result
+                // in the platform's default calling convention, i.e. `ChunkFn`.
+                unsafe { std::mem::transmute::<*const u8, ChunkFn>(ptr) }
+            })
+            .collect();
+        JitKernel { chunks, scratch_len, num_inputs, num_outputs, _code: code }
+    }
+
+    /// Number of inputs, the length `x` must have.
+    pub fn num_inputs(&self) -> usize {
+        self.num_inputs
+    }
+
+    /// Number of outputs, the length `out` must have.
+    pub fn num_outputs(&self) -> usize {
+        self.num_outputs
+    }
+
+    /// Computes the outputs at `x` into `out`. Allocates nothing (beyond a
+    /// per-thread scratch grown on a thread's first call of a large kernel).
+    ///
+    /// # Errors
+    /// [`KernelError::InputLength`] or [`KernelError::OutputLength`] if a
+    /// slice has the wrong length; `out` is then left untouched.
+    #[inline]
+    pub fn eval(&self, x: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
+        if x.len() != self.num_inputs {
+            return Err(KernelError::InputLength { expected: self.num_inputs, found: x.len() });
+        }
+        if out.len() != self.num_outputs {
+            return Err(KernelError::OutputLength { expected: self.num_outputs, found: out.len() });
+        }
+        if let [only] = self.chunks[..] {
+            // SAFETY: the chunk reads `x[..num_inputs]` and writes `out[..num_outputs]`,
+            // whose lengths were checked above; a single chunk hands nothing on, so
+            // `scratch_len == 0` and it touches no scratch. The code lives as long as `self`.
+            unsafe { only(x.as_ptr(), out.as_mut_ptr(), std::ptr::null_mut()) };
+            return Ok(());
+        }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut(); // JIT code never re-enters Rust that uses SCRATCH
+            if scratch.len() < self.scratch_len {
+                scratch.resize(self.scratch_len, 0.0);
+            }
+            for chunk in &self.chunks {
+                // SAFETY: the chunk reads `x[..num_inputs]`, writes `out[..num_outputs]`
+                // (lengths checked above) and reads and writes `scratch[..scratch_len]`,
+                // which exists and is this thread's alone, borrowed mutably. The code
+                // lives as long as `self`.
+                unsafe { chunk(x.as_ptr(), out.as_mut_ptr(), scratch.as_mut_ptr()) };
+            }
+        });
+        Ok(())
+    }
+
+    /// Evaluates many points in parallel: row `i` of `xs` (`num_inputs`
+    /// values, row-major) gives row `i` of `outs` (`num_outputs` values).
+    ///
+    /// # Errors
+    /// [`KernelError::BatchShape`] unless both buffers hold the same number of
+    /// whole rows; `outs` is then left untouched.
+    pub fn eval_batch(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
+        let shape_error = || KernelError::BatchShape {
+            num_inputs: self.num_inputs,
+            num_outputs: self.num_outputs,
+            inputs_len: xs.len(),
+            outputs_len: outs.len(),
+        };
+        let points = match (self.num_inputs, self.num_outputs) {
+            (0, 0) => return if xs.is_empty() && outs.is_empty() { Ok(()) } else { Err(shape_error()) },
+            (0, m) => outs.len() / m,
+            (n, _) => xs.len() / n,
+        };
+        if xs.len() != points * self.num_inputs || outs.len() != points * self.num_outputs {
+            return Err(shape_error());
+        }
+        if self.num_outputs == 0 {
+            return Ok(());
+        }
+        let n = self.num_inputs;
+        outs.par_chunks_mut(self.num_outputs)
+            .enumerate()
+            .with_min_len(64)
+            .try_for_each(|(i, out)| self.eval(&xs[i * n..(i + 1) * n], out))
+    }
+}
+
+impl std::fmt::Debug for JitKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JitKernel")
+            .field("num_inputs", &self.num_inputs)
+            .field("num_outputs", &self.num_outputs)
+            .field("chunks", &self.chunks.len())
+            .field("scratch_len", &self.scratch_len)
+            .finish()
+    }
+}

@@ -1,0 +1,373 @@
+//! Lowers one chunk of a kernel to a Cranelift function
+//! `fn(x: *const f64, out: *mut f64, scratch: *mut f64)`: the one place that
+//! decides, per [`Op`], between a native instruction and a libm call.
+//!
+//! Integer powers `x^k` with `2 <= |k| <= 16` are multiplications in
+//! double-double arithmetic (each product's rounding error recovered with an
+//! `fma`), which stays within 1 ulp of `powf`; a plain multiplication chain
+//! does not (`x*x*x*x` is up to 2 ulp off, `x^16` up to 12). Where an
+//! intermediate could overflow or lose its error term to underflow, a cold
+//! branch calls `pow` instead.
+
+use crate::chunk::ChunkPlan;
+use crate::libm::Libm;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{FuncId, Module};
+use frontend::{Cmp, ExprDag, NodeId, Op};
+
+/// Largest `|k|` for which `x^k` is inlined.
+const MAX_INLINE_POWER: i32 = 16;
+
+/// Below this magnitude of `|x|^|k|` the error terms of the products may
+/// underflow: 2^-968 = 2^(emin + 54).
+const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
+/// Above this magnitude of `|x|^|k|`, with `k < 0`, the reciprocal's
+/// correction may underflow: 2^1000.
+const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
+
+/// The signature of every chunk: `(x, out, scratch)`, all pointers.
+pub(crate) fn chunk_signature<M: Module>(module: &M) -> Signature {
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+    sig
+}
+
+/// The signature of an imported libm function of `arity` `f64` arguments.
+pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
+    let mut sig = module.make_signature();
+    sig.params.extend(std::iter::repeat_n(AbiParam::new(types::F64), arity));
+    sig.returns.push(AbiParam::new(types::F64));
+    sig
+}
+
+/// The exponent `k` of `x^k` when it is a small integer lowered inline.
+fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
+    let k = dag.as_const(exponent)?;
+    (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
+}
+
+/// The Cranelift values of nodes in the chunk being lowered. Entries carry
+/// the chunk's stamp, so moving to the next chunk clears the map in O(1)
+/// and lowering stays linear in the number of operations.
+pub(crate) struct ValueCache {
+    entries: Vec<Option<(u32, Value)>>,
+}
+
+impl ValueCache {
+    /// A cache for the nodes of `dag`.
+    pub(crate) fn new(dag: &ExprDag) -> ValueCache {
+        ValueCache { entries: vec![None; dag.len()] }
+    }
+}
+
+/// What a chunk is lowered from: the DAG, the plan and the module's imports.
+pub(crate) struct LowerInput<'a> {
+    /// The expression DAG.
+    pub dag: &'a ExprDag,
+    /// The chunks and scratch slots.
+    pub plan: &'a ChunkPlan,
+    /// The module's declaration of each libm function, indexed by `Libm as usize`.
+    pub libm: &'a [FuncId],
+}
+
+/// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
+pub(crate) fn lower_chunk<M: Module>(
+    module: &mut M,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    input: &LowerInput<'_>,
+    cache: &mut ValueCache,
+    chunk: usize,
+) {
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry);
+    let (x, out, scratch) = (params[0], params[1], params[2]);
+    let mut lowering = ChunkLowering {
+        b,
+        module,
+        input,
+        imported: [None; Libm::ALL.len()],
+        cache,
+        stamp: chunk as u32,
+        x,
+        out,
+        scratch,
+    };
+    lowering.run(chunk);
+    lowering.b.ins().return_(&[]);
+    lowering.b.seal_all_blocks();
+    let config = lowering.module.target_config();
+    lowering.b.finalize(config);
+}
+
+/// The state of lowering one chunk.
+struct ChunkLowering<'f, 'c, M: Module> {
+    b: FunctionBuilder<'f>,
+    module: &'c mut M,
+    input: &'c LowerInput<'c>,
+    imported: [Option<FuncRef>; Libm::ALL.len()],
+    cache: &'c mut ValueCache,
+    stamp: u32,
+    x: Value,
+    out: Value,
+    scratch: Value,
+}
+
+/// Inputs, outputs and scratch are distinct, aligned and always valid.
+const STORE: MemFlagsData = MemFlagsData::trusted();
+/// A chunk never writes what it loads (`x` is read-only; a scratch slot is
+/// reused only after the chunks reading it ran), so loads are pure: the
+/// mid-end may place them next to their uses, which keeps register pressure low.
+const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+
+impl<M: Module> ChunkLowering<'_, '_, M> {
+    fn run(&mut self, chunk: usize) {
+        let plan = self.input.plan;
+        let stores = plan.stores(chunk);
+        let mut next_store = 0;
+        // Leaf outputs come first in the list; the rest follow the ops' id order.
+        while let Some(&(id, k)) = stores.get(next_store) {
+            if plan.chunk_of(id).is_some() {
+                break;
+            }
+            let v = self.operand(id);
+            self.store(self.out, k, v);
+            next_store += 1;
+        }
+        for &id in plan.ops(chunk) {
+            let v = self.lower(id);
+            self.cache.entries[id.index()] = Some((self.stamp, v));
+            if let Some(slot) = plan.slot(id) {
+                self.store(self.scratch, slot, v);
+            }
+            while let Some(&(_, k)) = stores.get(next_store).filter(|(node, _)| *node == id) {
+                self.store(self.out, k, v);
+                next_store += 1;
+            }
+        }
+        debug_assert_eq!(next_store, stores.len(), "every output of chunk {chunk} is stored");
+    }
+
+    /// The value of an argument: computed in this chunk, a leaf, or loaded
+    /// from the scratch slot an earlier chunk stored it in.
+    fn operand(&mut self, id: NodeId) -> Value {
+        if let Some((stamp, v)) = self.cache.entries[id.index()] {
+            if stamp == self.stamp {
+                return v;
+            }
+        }
+        let v = if self.input.dag.op(id).is_leaf() {
+            self.lower(id)
+        } else {
+            let slot = self.input.plan.slot(id).expect("a value from an earlier chunk has a scratch slot");
+            self.load(self.scratch, slot)
+        };
+        self.cache.entries[id.index()] = Some((self.stamp, v));
+        v
+    }
+
+    /// `base[index]` as an address and a 32-bit offset.
+    fn address(&mut self, base: Value, index: usize) -> (Value, i32) {
+        let bytes = index.checked_mul(8).expect("an f64 index times 8 fits in usize");
+        match i32::try_from(bytes) {
+            Ok(offset) => (base, offset),
+            Err(_) => {
+                let bytes = i64::try_from(bytes).expect("an offset fits in i64");
+                (self.b.ins().iadd_imm_s(base, bytes), 0)
+            }
+        }
+    }
+
+    fn load(&mut self, base: Value, index: usize) -> Value {
+        let (addr, offset) = self.address(base, index);
+        self.b.ins().load(types::F64, LOAD, addr, offset)
+    }
+
+    fn store(&mut self, base: Value, index: usize, v: Value) {
+        let (addr, offset) = self.address(base, index);
+        self.b.ins().store(STORE, v, addr, offset);
+    }
+
+    fn constant(&mut self, c: f64) -> Value {
+        self.b.ins().f64const(c)
+    }
+
+    fn call(&mut self, f: Libm, args: &[Value]) -> Value {
+        debug_assert_eq!(args.len(), f.op().arity(), "{f:?}");
+        let func_ref = match self.imported[f as usize] {
+            Some(r) => r,
+            None => {
+                let r = self.module.declare_func_in_func(self.input.libm[f as usize], &mut *self.b.func);
+                self.imported[f as usize] = Some(r);
+                r
+            }
+        };
+        let call = self.b.ins().call(func_ref, args);
+        self.b.inst_results(call)[0]
+    }
+
+    /// The value of node `id`, computed from its operands.
+    fn lower(&mut self, id: NodeId) -> Value {
+        let dag = self.input.dag;
+        let mut args = [self.x; 4];
+        for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
+            *slot = self.operand(a);
+        }
+        let [a, b, x, y] = args;
+        match dag.op(id) {
+            Op::Const(c) => self.constant(c.get()),
+            Op::Input(k) => self.load(self.x, k as usize),
+            Op::Neg => self.b.ins().fneg(a),
+            Op::Add => self.b.ins().fadd(a, b),
+            Op::Sub => self.b.ins().fsub(a, b),
+            Op::Mul => self.b.ins().fmul(a, b),
+            Op::Div => self.b.ins().fdiv(a, b),
+            Op::Pow => match inline_power(dag, dag.args(id)[1]) {
+                Some(k) => self.power(a, b, k),
+                None => self.call(Libm::Pow, &[a, b]),
+            },
+            Op::Sin => self.call(Libm::Sin, &[a]),
+            Op::Cos => self.call(Libm::Cos, &[a]),
+            Op::Tan => self.call(Libm::Tan, &[a]),
+            Op::Asin => self.call(Libm::Asin, &[a]),
+            Op::Acos => self.call(Libm::Acos, &[a]),
+            Op::Atan => self.call(Libm::Atan, &[a]),
+            Op::Sinh => self.call(Libm::Sinh, &[a]),
+            Op::Cosh => self.call(Libm::Cosh, &[a]),
+            Op::Tanh => self.call(Libm::Tanh, &[a]),
+            Op::Asinh => self.call(Libm::Asinh, &[a]),
+            Op::Acosh => self.call(Libm::Acosh, &[a]),
+            Op::Atanh => self.call(Libm::Atanh, &[a]),
+            Op::Exp => self.call(Libm::Exp, &[a]),
+            Op::Log => self.call(Libm::Log, &[a]),
+            Op::Log2 => self.call(Libm::Log2, &[a]),
+            Op::Log10 => self.call(Libm::Log10, &[a]),
+            Op::Sqrt => self.b.ins().sqrt(a),
+            Op::Cbrt => self.call(Libm::Cbrt, &[a]),
+            Op::Abs => self.b.ins().fabs(a),
+            Op::Sign => self.sign(a),
+            Op::Floor => self.b.ins().floor(a),
+            Op::Ceil => self.b.ins().ceil(a),
+            Op::Erf => self.call(Libm::Erf, &[a]),
+            Op::Atan2 => self.call(Libm::Atan2, &[a, b]),
+            Op::Hypot => self.call(Libm::Hypot, &[a, b]),
+            // Cranelift's fmin/fmax are IEEE 754-2019 minimum/maximum, as `Op::eval`.
+            Op::Min => self.b.ins().fmin(a, b),
+            Op::Max => self.b.ins().fmax(a, b),
+            Op::Select(cmp) => {
+                let cond = self.b.ins().fcmp(float_cc(cmp), a, b);
+                self.b.ins().select(cond, x, y)
+            }
+        }
+    }
+
+    /// `sign(a)`: 1 if positive, -1 if negative, `a` itself for ±0 and NaN.
+    fn sign(&mut self, a: Value) -> Value {
+        let zero = self.constant(0.0);
+        let one = self.constant(1.0);
+        let minus_one = self.constant(-1.0);
+        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, a, zero);
+        let negative = self.b.ins().fcmp(FloatCC::LessThan, a, zero);
+        let rest = self.b.ins().select(negative, minus_one, a);
+        self.b.ins().select(positive, one, rest)
+    }
+
+    /// `a^k` for the constant integer exponent `k` (the node `b`).
+    fn power(&mut self, a: Value, b: Value, k: i32) -> Value {
+        match k {
+            // pow(x, ±0) = 1 and pow(x, 1) = x for every x, NaN included.
+            0 => self.constant(1.0),
+            1 => a,
+            // One correctly rounded operation: at most 1 ulp from powf.
+            2 => self.b.ins().fmul(a, a),
+            -1 => {
+                let one = self.constant(1.0);
+                self.b.ins().fdiv(one, a)
+            }
+            _ => self.compensated_power(a, b, k),
+        }
+    }
+
+    /// `a^k` in double-double arithmetic by left-to-right binary powering:
+    /// `(h, l)` holds `a^m` as `h + l`, each product's exact error is `fma(h,
+    /// a, -h*a)`. In the range checked below this is within 1 ulp of `powf`
+    /// (measured on 2e6 points per exponent); outside it a cold block calls
+    /// `pow`.
+    fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
+        let n = k.unsigned_abs();
+        let (mut h, mut l): (Value, Option<Value>) = (a, None);
+        for bit in (0..31 - n.leading_zeros()).rev() {
+            // (h + l)^2 = h*h + (2*h*l + err(h*h))
+            let p = self.b.ins().fmul(h, h);
+            let minus_p = self.b.ins().fneg(p);
+            let err = self.b.ins().fma(h, h, minus_p);
+            l = Some(match l {
+                Some(l) => {
+                    let twice = self.b.ins().fadd(h, h);
+                    self.b.ins().fma(twice, l, err)
+                }
+                None => err,
+            });
+            h = p;
+            if (n >> bit) & 1 == 1 {
+                // (h + l)*a = h*a + (l*a + err(h*a))
+                let p = self.b.ins().fmul(h, a);
+                let minus_p = self.b.ins().fneg(p);
+                let err = self.b.ins().fma(h, a, minus_p);
+                let lo = l.expect("a square precedes every multiplication");
+                l = Some(self.b.ins().fma(lo, a, err));
+                h = p;
+            }
+        }
+        let l = l.expect("|k| >= 2 squares at least once");
+        let magnitude = self.b.ins().fabs(h);
+        let low = self.constant(POWER_MIN);
+        let (fast, high) = if k > 0 {
+            (self.b.ins().fadd(h, l), self.constant(f64::MAX))
+        } else {
+            // 1/(h + l): q = 1/h, corrected by q*(1 - q*h - q*l).
+            let one = self.constant(1.0);
+            let q = self.b.ins().fdiv(one, h);
+            let minus_q = self.b.ins().fneg(q);
+            let residual = self.b.ins().fma(minus_q, h, one);
+            let ql = self.b.ins().fmul(q, l);
+            let r = self.b.ins().fsub(residual, ql);
+            (self.b.ins().fma(q, r, q), self.constant(RECIPROCAL_POWER_MAX))
+        };
+        // False for NaN, zero, infinities and magnitudes near the limits.
+        let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, low);
+        let below = self.b.ins().fcmp(FloatCC::LessThanOrEqual, magnitude, high);
+        let in_range = self.b.ins().band(above, below);
+
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let result = self.b.append_block_param(join, types::F64);
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(in_range, join, &[BlockArg::Value(fast)], slow, &[]);
+        self.b.switch_to_block(slow);
+        let exact = self.call(Libm::Pow, &[a, b]);
+        self.b.ins().jump(join, &[BlockArg::Value(exact)]);
+        self.b.switch_to_block(join);
+        result
+    }
+}
+
+/// The Cranelift condition of a comparison; `NotEqual` is true for NaN, as `!=`.
+fn float_cc(cmp: Cmp) -> FloatCC {
+    match cmp {
+        Cmp::Lt => FloatCC::LessThan,
+        Cmp::Le => FloatCC::LessThanOrEqual,
+        Cmp::Gt => FloatCC::GreaterThan,
+        Cmp::Ge => FloatCC::GreaterThanOrEqual,
+        Cmp::Eq => FloatCC::Equal,
+        Cmp::Ne => FloatCC::NotEqual,
+    }
+}

@@ -1,0 +1,155 @@
+//! The kernel's contract: checked lengths, errors at compile time, sharing
+//! across threads, batches, and chunking that changes nothing.
+
+#[allow(dead_code)]
+mod support;
+
+use backend::{CodegenError, JitCompiler, KernelError, Regalloc};
+use frontend::{ExprDag, NodeId};
+use support::{random_case, same, Rng};
+
+fn sum_and_product() -> (ExprDag, Vec<NodeId>) {
+    let program = frontend::parse_program("in x, y, z\nout x + y + z\nout x * y * z").expect("parses");
+    let outputs = program.output_nodes();
+    (program.dag, outputs)
+}
+
+#[test]
+fn wrong_lengths_are_errors_and_write_nothing() {
+    let (dag, outputs) = sum_and_product();
+    let kernel = JitCompiler::new().unwrap().compile(&dag, &outputs, 3).unwrap();
+    assert_eq!((kernel.num_inputs(), kernel.num_outputs()), (3, 2));
+    let mut out = [-1.0; 2];
+    assert_eq!(kernel.eval(&[1.0, 2.0], &mut out), Err(KernelError::InputLength { expected: 3, found: 2 }));
+    assert_eq!(kernel.eval(&[1.0; 4], &mut out), Err(KernelError::InputLength { expected: 3, found: 4 }));
+    assert_eq!(
+        kernel.eval(&[1.0; 3], &mut out[..1]),
+        Err(KernelError::OutputLength { expected: 2, found: 1 })
+    );
+    assert_eq!(
+        kernel.eval(&[1.0; 3], &mut [0.0; 3]),
+        Err(KernelError::OutputLength { expected: 2, found: 3 })
+    );
+    assert_eq!(out, [-1.0; 2]);
+    kernel.eval(&[1.0, 2.0, 3.0], &mut out).unwrap();
+    assert_eq!(out, [6.0, 6.0]);
+
+    let mut outs = [-1.0; 4];
+    let err = kernel.eval_batch(&[1.0; 7], &mut outs).unwrap_err();
+    assert!(matches!(err, KernelError::BatchShape { inputs_len: 7, outputs_len: 4, .. }), "{err}");
+    assert!(kernel.eval_batch(&[1.0; 6], &mut outs[..3]).is_err());
+    assert!(kernel.eval_batch(&[1.0; 9], &mut outs).is_err());
+    assert_eq!(outs, [-1.0; 4]);
+}
+
+#[test]
+fn bad_outputs_and_inputs_are_compile_errors() {
+    let (dag, outputs) = sum_and_product();
+    let compiler = JitCompiler::new().unwrap();
+    let err = compiler.compile(&dag, &outputs, 2).unwrap_err();
+    assert!(matches!(err, CodegenError::InputOutOfRange { index: 2, num_inputs: 2, .. }), "{err}");
+    let beyond = NodeId::from_index(dag.len());
+    let err = compiler.compile(&dag, &[outputs[0], beyond], 3).unwrap_err();
+    assert!(matches!(err, CodegenError::UnknownOutput { output: 1, .. }), "{err}");
+}
+
+#[test]
+fn degenerate_kernels_work() {
+    let mut dag = ExprDag::new();
+    let c = dag.constant(2.5);
+    let x = dag.input(0);
+    let compiler = JitCompiler::new().unwrap();
+    let constant = compiler.compile(&dag, &[c, c], 0).unwrap();
+    let mut out = [0.0; 2];
+    constant.eval(&[], &mut out).unwrap();
+    assert_eq!(out, [2.5, 2.5]);
+    let mut outs = [0.0; 6];
+    constant.eval_batch(&[], &mut outs).unwrap();
+    assert_eq!(outs, [2.5; 6]);
+    let nothing = compiler.compile(&dag, &[], 1).unwrap();
+    nothing.eval(&[1.0], &mut []).unwrap();
+    nothing.eval_batch(&[1.0, 2.0], &mut []).unwrap();
+    let identity = compiler.with_chunk_size(1).compile(&dag, &[x, c, x], 1).unwrap();
+    let mut out = [0.0; 3];
+    identity.eval(&[-0.0], &mut out).unwrap();
+    assert_eq!(out.map(f64::to_bits), [(-0.0f64).to_bits(), 2.5f64.to_bits(), (-0.0f64).to_bits()]);
+}
+
+#[test]
+fn threads_share_one_kernel() {
+    let case = random_case(1, 4, 120, false);
+    let kernel =
+        JitCompiler::new().unwrap().with_chunk_size(16).compile(&case.dag, &case.outputs, 4).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (kernel, case) = (&kernel, &case);
+            s.spawn(move || {
+                let mut rng = Rng::new(t);
+                let mut out = vec![0.0; case.outputs.len()];
+                for _ in 0..300 {
+                    let x: Vec<f64> = (0..4).map(|_| rng.uniform(-2.0, 2.0)).collect();
+                    kernel.eval(&x, &mut out).unwrap();
+                    let want = frontend::eval(&case.dag, &case.outputs, &x);
+                    assert!(out.iter().zip(&want).all(|(a, b)| same(*a, *b)), "thread {t} at {x:?}");
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn eval_batch_equals_eval_per_point() {
+    let case = random_case(2, 3, 100, true);
+    let m = case.outputs.len();
+    for chunk_size in [5, 1000] {
+        let kernel = JitCompiler::new()
+            .unwrap()
+            .with_chunk_size(chunk_size)
+            .compile(&case.dag, &case.outputs, 3)
+            .unwrap();
+        let mut rng = Rng::new(9);
+        let points = 1000;
+        let xs: Vec<f64> = (0..points * 3).map(|_| rng.uniform(-3.0, 3.0)).collect();
+        let mut outs = vec![0.0; points * m];
+        kernel.eval_batch(&xs, &mut outs).unwrap();
+        let mut out = vec![0.0; m];
+        for i in 0..points {
+            kernel.eval(&xs[i * 3..(i + 1) * 3], &mut out).unwrap();
+            let row = &outs[i * m..(i + 1) * m];
+            assert!(row.iter().zip(&out).all(|(a, b)| same(*a, *b)), "point {i}, chunk size {chunk_size}");
+        }
+    }
+}
+
+#[test]
+fn chunked_kernels_equal_unchunked_ones() {
+    let mut rng = Rng::new(4);
+    let mut cases: Vec<_> = (20..30).map(|seed| random_case(seed, 4, 150, true)).collect();
+    for (_, program) in
+        support::corpus().into_iter().filter(|(name, _)| name.starts_with("nbody_pot_5") || name == "pollu")
+    {
+        let point = support::point_of(&program);
+        let num_inputs = program.inputs.len();
+        cases.push(support::Case { outputs: program.output_nodes(), dag: program.dag, num_inputs, point });
+    }
+    for (i, case) in cases.iter().enumerate() {
+        let whole = JitCompiler::new().unwrap().compile(&case.dag, &case.outputs, case.num_inputs).unwrap();
+        let mut want = vec![0.0; case.outputs.len()];
+        let mut got = want.clone();
+        for chunk_size in [1, 2, 7, 64] {
+            for regalloc in [Regalloc::Backtracking, Regalloc::SinglePass] {
+                let compiler =
+                    JitCompiler::new().unwrap().with_chunk_size(chunk_size).with_regalloc(regalloc);
+                let chunked = compiler.compile(&case.dag, &case.outputs, case.num_inputs).unwrap();
+                for x in support::probe_points(case, &mut rng).into_iter().take(6) {
+                    whole.eval(&x, &mut want).unwrap();
+                    chunked.eval(&x, &mut got).unwrap();
+                    assert!(
+                        got.iter().zip(&want).all(|(a, b)| same(*a, *b)),
+                        "case {i}, chunk size {chunk_size}, {regalloc:?}, at {x:?}: {got:?} != {want:?}"
+                    );
+                }
+            }
+        }
+    }
+}

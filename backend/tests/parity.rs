@@ -1,0 +1,72 @@
+//! The JIT against the interpreter (`frontend::eval`): bit for bit, except
+//! inline integer powers (at most 1 ulp per node).
+
+#[allow(dead_code)]
+mod support;
+
+use backend::JitCompiler;
+use frontend::Op;
+use std::collections::HashSet;
+use support::{assert_nodewise_parity, has_inline_power, probe_points, random_case, same, ulps, Rng};
+
+#[test]
+fn corpus_matches_the_interpreter() {
+    let compiler = JitCompiler::new().expect("a supported host");
+    for (name, program) in support::corpus() {
+        let outputs = program.output_nodes();
+        let n = program.inputs.len();
+        let x = support::point_of(&program);
+        let kernel = compiler.compile(&program.dag, &outputs, n).expect("corpus compiles");
+        let mut out = vec![0.0; outputs.len()];
+        kernel.eval(&x, &mut out).expect("lengths match");
+        let want = frontend::eval(&program.dag, &outputs, &x);
+        let exact = !has_inline_power(&program.dag, &outputs);
+        for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
+            // An ulp of an inline power can grow through later arithmetic, so the
+            // node-wise check below is the precise one there.
+            let ok = if exact { same(got, want) } else { (got - want).abs() <= 1e-12 * want.abs().max(1.0) };
+            assert!(ok, "{name} output {k}: JIT {got:e}, interpreter {want:e} ({} ulps)", ulps(got, want));
+        }
+        assert_nodewise_parity(&compiler, &program.dag, &outputs, n, &x, &name);
+    }
+}
+
+#[test]
+fn random_programs_match_the_interpreter_bit_for_bit() {
+    let compiler = JitCompiler::new().expect("a supported host");
+    let mut rng = Rng::new(7);
+    let mut seen = HashSet::new();
+    for seed in 0..40 {
+        let case = random_case(seed, 4, 80, false);
+        let reach = case.dag.reachable(&case.outputs);
+        seen.extend(case.dag.ids().filter(|id| reach[id.index()]).map(|id| case.dag.op(id)));
+        let kernel = compiler.compile(&case.dag, &case.outputs, case.num_inputs).expect("compiles");
+        let mut out = vec![0.0; case.outputs.len()];
+        for x in probe_points(&case, &mut rng) {
+            kernel.eval(&x, &mut out).expect("lengths match");
+            let want = frontend::eval(&case.dag, &case.outputs, &x);
+            for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
+                assert!(
+                    same(got, want),
+                    "seed {seed} at {x:?}, output {k}: JIT {got:e}, interpreter {want:e}"
+                );
+            }
+        }
+    }
+    for op in Op::all_applied() {
+        assert!(seen.contains(&op), "no generated program reaches {op:?}");
+    }
+}
+
+#[test]
+fn random_programs_with_integer_powers_match_node_by_node() {
+    let compiler = JitCompiler::new().expect("a supported host");
+    let mut rng = Rng::new(11);
+    for seed in 100..130 {
+        let case = random_case(seed, 3, 60, true);
+        for x in probe_points(&case, &mut rng) {
+            let what = format!("seed {seed} at {x:?}");
+            assert_nodewise_parity(&compiler, &case.dag, &case.outputs, case.num_inputs, &x, &what);
+        }
+    }
+}

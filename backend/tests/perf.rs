@@ -1,0 +1,127 @@
+//! Performance reports, `#[ignore]`d: run them in release, alone,
+//!
+//! ```text
+//! cargo test --release -p dstar-backend --test perf -- --ignored --nocapture --test-threads 1
+//! ```
+//!
+//! They print what they measure and fail only on gross regressions: compile
+//! time far from linear, or a tiny kernel call far above its target.
+
+#[allow(dead_code)]
+mod support;
+
+use backend::{emit_c, JitCompiler, Regalloc};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use support::c_kernel::{c_compiler, CKernel};
+
+/// Calls per timed batch so that one batch of `f` lasts about 1 ms.
+fn batch_size(mut f: impl FnMut()) -> u64 {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed() < Duration::from_millis(1) {
+        f();
+        calls += 1;
+    }
+    calls
+}
+
+/// ns per call of `f` and of `g`, timed in alternating batches over about
+/// `budget` so both see the same machine load; the fastest batch of each
+/// counts, as interference from other processes only ever adds time.
+fn paired_ns_per_call(budget: Duration, mut f: impl FnMut(), mut g: impl FnMut()) -> (f64, f64) {
+    let (nf, ng) = (batch_size(&mut f), batch_size(&mut g));
+    let (mut best_f, mut best_g) = (f64::INFINITY, f64::INFINITY);
+    let start = Instant::now();
+    while start.elapsed() < budget {
+        let t = Instant::now();
+        for _ in 0..nf {
+            f();
+        }
+        best_f = best_f.min(t.elapsed().as_nanos() as f64 / nf as f64);
+        let t = Instant::now();
+        for _ in 0..ng {
+            g();
+        }
+        best_g = best_g.min(t.elapsed().as_nanos() as f64 / ng as f64);
+    }
+    (best_f, best_g)
+}
+
+#[test]
+#[ignore = "a report: run in release"]
+fn compile_time_is_linear() {
+    println!("{:>9} {:>13} {:>8} {:>12} {:>10}", "ops", "regalloc", "chunks", "compile ms", "us/op");
+    for regalloc in [Regalloc::Backtracking, Regalloc::SinglePass] {
+        let compiler = JitCompiler::new().unwrap().with_regalloc(regalloc);
+        let mut per_op = Vec::new();
+        for num_ops in [1_000, 10_000, 100_000, 1_000_000] {
+            let (dag, outputs, n) = support::scaling_program(num_ops, 1);
+            let start = Instant::now();
+            let kernel = compiler.compile(&dag, &outputs, n).unwrap();
+            let elapsed = start.elapsed();
+            let us = elapsed.as_secs_f64() * 1e6 / num_ops as f64;
+            println!(
+                "{num_ops:>9} {:>13} {:>8} {:>12.1} {us:>10.2}",
+                format!("{regalloc:?}"),
+                num_ops.div_ceil(JitCompiler::DEFAULT_CHUNK_SIZE),
+                elapsed.as_secs_f64() * 1e3
+            );
+            let mut out = vec![0.0; kernel.num_outputs()];
+            kernel.eval(&[0.5; 16], &mut out).unwrap();
+            per_op.push(us);
+        }
+        // Linear: the per-op cost at 1e6 stays within 3x of the one at 1e4.
+        assert!(per_op[3] < 3.0 * per_op[1], "{regalloc:?}: {per_op:?} us/op is not linear");
+    }
+}
+
+#[test]
+#[ignore = "a report: run in release"]
+fn tiny_kernel_call_is_cheap() {
+    // 3 inputs, 10 operations.
+    let program =
+        frontend::parse_program("in x, y, z\na = x*y + z\nb = a*a - x/z\nout sqrt(abs(b)) + min(a, y)*0.5")
+            .unwrap();
+    assert_eq!(program.count_ops(), 10);
+    let kernel = JitCompiler::new().unwrap().compile(&program.dag, &program.output_nodes(), 3).unwrap();
+    let x = [0.3, 1.2, -0.7];
+    let mut out = [0.0];
+    let call = || kernel.eval(black_box(&x), black_box(&mut out)).unwrap();
+    let (ns, _) = paired_ns_per_call(Duration::from_millis(500), call, || ());
+    println!("tiny kernel (3 inputs, 10 ops): {ns:.1} ns/call");
+    assert!(ns < 100.0, "a 10-op kernel call takes {ns:.1} ns");
+}
+
+#[test]
+#[ignore = "a report: run in release"]
+fn jit_against_gcc_o3() {
+    let Some(cc) = c_compiler() else { return };
+    let compiler = JitCompiler::new().unwrap();
+    println!(
+        "{:>16} {:>7} {:>10} {:>10} {:>10} {:>7}",
+        "problem", "ops", "compile ms", "JIT ns", "C ns", "JIT/C"
+    );
+    for (name, program) in support::corpus() {
+        let outputs = program.output_nodes();
+        let n = program.inputs.len();
+        let start = Instant::now();
+        let jit = compiler.compile(&program.dag, &outputs, n).unwrap();
+        let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+        let source = emit_c(&program.dag, &outputs, n, "dstar_kernel");
+        let c = CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());
+        let x = support::point_of(&program);
+        let mut out = vec![0.0; outputs.len()];
+        let mut c_out = out.clone();
+        let (jit_ns, c_ns) = paired_ns_per_call(
+            Duration::from_millis(400),
+            || jit.eval(black_box(&x), black_box(&mut out)).unwrap(),
+            || c.eval(black_box(&x), black_box(&mut c_out)),
+        );
+        println!(
+            "{name:>16} {:>7} {compile_ms:>10.2} {jit_ns:>10.1} {c_ns:>10.1} {:>7.2}",
+            program.count_ops(),
+            jit_ns / c_ns
+        );
+    }
+}
