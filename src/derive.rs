@@ -20,7 +20,7 @@ pub fn derivative(expr: &str, var: &str) -> Result<String, Error> {
 /// the D* Jacobian `order` times to the same DAG.
 ///
 /// ```
-/// assert_eq!(dstar::derivative_n("x^3", "x", 2)?, "3 * (x * 2)");
+/// assert_eq!(dstar::derivative_n("x^3", "x", 2)?, "3 * (2 * x)");
 /// # Ok::<(), dstar::Error>(())
 /// ```
 pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error> {

@@ -18,6 +18,8 @@ mod derive;
 mod dot;
 mod error;
 mod kernel;
+pub mod session;
+pub mod timing;
 
 pub use backend::{emit_c, JitCompiler, JitKernel};
 pub use derive::{derivative, derivative_n, hessian, jacobian};

@@ -112,6 +112,10 @@ pub fn format_number(v: f64) -> (String, u8) {
     }
 }
 
+fn is_number(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_digit())
+}
+
 fn paren(text: String, prec: u8, min: u8) -> String {
     if prec < min || text.starts_with('-') && min > 1 {
         format!("({text})")
@@ -123,6 +127,17 @@ fn paren(text: String, prec: u8, min: u8) -> String {
 /// The text of one node from its arguments' texts and precedences:
 /// 1 for `+ -`, 2 for `* /`, 3 for unary minus, 4 for `^`, 5 for atoms.
 fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String, u8) {
+    // Constant factors read best first (`2 * x`), constant terms last
+    // (`x + 1`); the operands commute, so the DAG is the same.
+    let number = |i: usize| args.get(i).is_some_and(|(t, p)| *p == ATOM && is_number(t));
+    let swap = match op {
+        Op::Mul => number(1) && !number(0),
+        Op::Add => number(0) && !number(1),
+        _ => false,
+    };
+    if swap {
+        args.swap(0, 1);
+    }
     let mut arg = |i: usize| std::mem::take(&mut args[i]);
     let infix = |(a, pa): (String, u8), sym: &str, (b, pb): (String, u8), prec: u8, right_min: u8| {
         (format!("{} {sym} {}", paren(a, pa, prec), paren(b, pb, right_min)), prec)

@@ -4,7 +4,7 @@ use super::{load, point, Failure};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -17,33 +17,6 @@ pub struct BenchArgs {
     /// Print {"function_ns_median":..,"jacobian_ns_median":..,"compile_ms":..,"symbolic_ms":..}.
     #[arg(long)]
     json: bool,
-}
-
-/// Median nanoseconds per call of `f`, over batches lasting at least 0.2 s in
-/// all, after a warm-up.
-pub fn median_ns(mut f: impl FnMut()) -> f64 {
-    let warm = Instant::now();
-    let mut calls_per_batch = 1usize;
-    while warm.elapsed() < Duration::from_millis(20) {
-        for _ in 0..calls_per_batch {
-            f();
-        }
-        calls_per_batch *= 2;
-    }
-    // Batches of about 1 ms each, so timer overhead is negligible.
-    let per_call = warm.elapsed().as_secs_f64() / (2 * calls_per_batch - 1) as f64;
-    let batch = ((1e-3 / per_call.max(1e-9)) as usize).max(1);
-    let mut samples = vec![];
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(200) || samples.len() < 11 {
-        let t = Instant::now();
-        for _ in 0..batch {
-            f();
-        }
-        samples.push(t.elapsed().as_secs_f64() * 1e9 / batch as f64);
-    }
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
@@ -62,10 +35,13 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut out = vec![0.0; function.num_outputs()];
-    let function_ns =
-        median_ns(|| function.eval(std::hint::black_box(&x), &mut out).expect("lengths checked"));
+    let function_ns = dstar::timing::median_ns(|| {
+        function.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
+    });
     let mut out = vec![0.0; kernel.out_len()];
-    let jacobian_ns = median_ns(|| kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths checked"));
+    let jacobian_ns = dstar::timing::median_ns(|| {
+        kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
+    });
     if args.json {
         let report = json!({
             "function_ns_median": function_ns,

@@ -5,6 +5,7 @@ mod diff;
 mod emit;
 mod eval;
 mod json;
+mod repl;
 mod stats;
 
 use clap::{Parser, Subcommand};
@@ -16,8 +17,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "dstar", version, about, long_about = None)]
 struct Cli {
+    /// What to do; without one, the REPL starts.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -38,6 +40,11 @@ enum Command {
     ///
     /// Example: dstar emit examples/lyons.dstar --target c > lyons.c
     Emit(emit::EmitArgs),
+    /// The interactive REPL for derivatives (also `dstar` alone). Reads
+    /// commands line by line when stdin is not a terminal.
+    ///
+    /// Example: echo 'diff(sin(x*y), x)' | dstar repl
+    Repl(repl::ReplArgs),
     /// Differentiate an expression and print the result.
     ///
     /// Example: dstar diff "sin(x*y)" x
@@ -96,7 +103,8 @@ fn point(at: Option<&[f64]>, program: &frontend::Program, path: &PathBuf) -> Res
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = match cli.command.unwrap_or(Command::Repl(repl::ReplArgs::default())) {
+        Command::Repl(args) => repl::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Stats(args) => stats::run(&args),
         Command::Bench(args) => bench::run(&args),
