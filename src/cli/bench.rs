@@ -1,5 +1,6 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
+use super::progress::Progress;
 use super::{load, point, Failure};
 use clap::Args;
 use serde_json::json;
@@ -20,20 +21,24 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
+    let progress = Progress::start("parsing");
     let start = Instant::now();
     let program = load(&args.file)?;
+    progress.stage("factoring the Jacobian");
     let jacobian = factor::jacobian(&program);
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     let x = match (&args.at, &program.point) {
         (None, None) => vec![0.5; program.inputs.len()],
         (at, _) => point(at.as_deref(), &program, &args.file)?,
     };
+    progress.stage("compiling");
     let compiler = backend::JitCompiler::new().map_err(Failure::internal)?;
     let n = program.inputs.len();
     let function = compiler.compile(&program.dag, &program.output_nodes(), n).map_err(Failure::internal)?;
     let start = Instant::now();
     let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+    progress.stage("timing");
     let mut out = vec![0.0; function.num_outputs()];
     let function_ns = dstar::timing::median_ns(|| {
         function.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
@@ -42,6 +47,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let jacobian_ns = dstar::timing::median_ns(|| {
         kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
     });
+    drop(progress);
     if args.json {
         let report = json!({
             "function_ns_median": function_ns,

@@ -1,5 +1,6 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
+use super::progress::Progress;
 use super::{json, load, point, Failure};
 use clap::Args;
 use frontend::Program;
@@ -29,8 +30,10 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: &EvalArgs) -> Result<(), Failure> {
+    let progress = Progress::start("parsing");
     let program = load(&args.file)?;
     let x = point(args.at.as_deref(), &program, &args.file)?;
+    progress.stage("differentiating and compiling");
     let (values, jacobian) = if args.jacobian {
         let (v, j) = eval_jacobian(&program, &x, args.interp)?;
         (v, Some(j))
@@ -38,6 +41,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         (eval_function(&program, &x, args.interp)?, None)
     };
     let hessians = if args.hessian { Some(eval_hessians(&program, &x, args.interp)?) } else { None };
+    drop(progress);
     let names = program.output_names();
     if args.json {
         let mut obj = Map::new();

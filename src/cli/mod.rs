@@ -5,6 +5,7 @@ mod diff;
 mod emit;
 mod eval;
 mod json;
+mod progress;
 mod repl;
 mod stats;
 

@@ -1,6 +1,7 @@
 //! `dstar stats`: op counts of the function, its D* Jacobian and the
 //! forward- and reverse-mode baselines.
 
+use super::progress::Progress;
 use super::{load, Failure};
 use clap::Args;
 use serde_json::json;
@@ -17,16 +18,20 @@ pub struct StatsArgs {
 }
 
 pub fn run(args: &StatsArgs) -> Result<(), Failure> {
+    let progress = Progress::start("parsing");
     let start = Instant::now();
     let program = load(&args.file)?;
+    progress.stage("factoring the Jacobian");
     let jacobian = factor::jacobian(&program);
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
+    progress.stage("counting the baselines");
     let (m, n) = jacobian.shape();
     let outputs = program.output_nodes();
     let function_ops = program.count_ops();
     let jacobian_ops = jacobian.dag.count_ops(&jacobian.kernel_roots());
     let forward = factor::forward_mode_ops(&program.dag, &outputs, n);
     let reverse = factor::reverse_mode_ops(&program.dag, &outputs, n);
+    drop(progress);
     if args.json {
         let stats = json!({
             "inputs": n,
