@@ -1,0 +1,207 @@
+//! The [`Jacobian`]: shape, structural sparsity and one node per nonzero
+//! entry, in the same DAG as the function.
+
+use crate::factorize::{factorize, Entry, Orientation, Strategy};
+use crate::graph::DerivativeGraph;
+use frontend::{ExprDag, NodeId, Program};
+
+/// Above this many derivative-graph edges, the factored strategy is used
+/// without building the plain one to compare.
+const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
+
+/// The Jacobian of some outputs with respect to inputs `0..n`.
+///
+/// `dag` holds the function and the entries together, so a kernel that
+/// computes both shares their common work. Entries absent from
+/// [`Jacobian::entries`] are structural zeros: no path joins that output to
+/// that input.
+#[derive(Clone, Debug)]
+pub struct Jacobian {
+    /// The function's DAG, extended with the derivative nodes.
+    pub dag: ExprDag,
+    outputs: Vec<NodeId>,
+    num_inputs: usize,
+    entries: Vec<Entry>,
+    strategy: Strategy,
+}
+
+/// The Jacobian of `program`'s outputs with respect to its inputs.
+pub fn jacobian(program: &Program) -> Jacobian {
+    jacobian_of(program.dag.clone(), &program.output_nodes(), program.inputs.len())
+}
+
+/// The Jacobian of `outputs` (nodes of `dag`) with respect to the inputs
+/// `0..num_inputs`; `dag` is extended with the entries.
+pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
+    jacobian_where(dag, outputs, num_inputs, &|_, _| true)
+}
+
+/// Like [`jacobian_of`], with the strategy fixed instead of chosen by cost.
+pub fn jacobian_with(dag: ExprDag, outputs: &[NodeId], num_inputs: usize, strategy: Strategy) -> Jacobian {
+    let mut dag = dag;
+    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+    let entries = factorize(&mut dag, &graph, strategy, &|_, _| true);
+    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
+}
+
+/// The entries `(row, col)` of the Jacobian that `keep` accepts; the others
+/// are left out (not built at all), as for the upper triangle of a Hessian.
+pub(crate) fn jacobian_where(
+    dag: ExprDag,
+    outputs: &[NodeId],
+    num_inputs: usize,
+    keep: &dyn Fn(usize, usize) -> bool,
+) -> Jacobian {
+    let mut dag = dag;
+    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+    let build = |mut dag: ExprDag, strategy| {
+        let entries = factorize(&mut dag, &graph, strategy, keep);
+        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
+    };
+    // Share sums across the longer side: outputs when there are more of them.
+    let orientation = if num_inputs <= outputs.len() { Orientation::Forward } else { Orientation::Reverse };
+    let factored = Strategy { orientation, factored: true };
+    if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
+        return build(dag, factored);
+    }
+    // Factoring pays where sums are reused; plain accumulation is the
+    // fallback where nothing is, so the result never costs more than it.
+    let plain = build(dag.clone(), Strategy { orientation, factored: false });
+    let factored = build(dag, factored);
+    if plain.jacobian_ops() < factored.jacobian_ops() {
+        plain
+    } else {
+        factored
+    }
+}
+
+impl Jacobian {
+    /// `(outputs, inputs)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.outputs.len(), self.num_inputs)
+    }
+
+    /// The function's output nodes, one per row.
+    pub fn outputs(&self) -> &[NodeId] {
+        &self.outputs
+    }
+
+    /// The nonzero entries in CSR order: row-major, columns ascending.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The nodes of the nonzero entries, in CSR order.
+    pub fn entry_nodes(&self) -> Vec<NodeId> {
+        self.entries.iter().map(|e| e.node).collect()
+    }
+
+    /// What a kernel computes: the outputs, then the entries in CSR order.
+    pub fn kernel_roots(&self) -> Vec<NodeId> {
+        self.outputs.iter().copied().chain(self.entries.iter().map(|e| e.node)).collect()
+    }
+
+    /// Number of structurally nonzero entries.
+    pub fn nnz(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The structurally nonzero positions `(row, col)`, in CSR order.
+    pub fn pattern(&self) -> Vec<(usize, usize)> {
+        self.entries.iter().map(|e| (e.row, e.col)).collect()
+    }
+
+    /// The node of entry `(row, col)`, or `None` for a structural zero.
+    pub fn get(&self, row: usize, col: usize) -> Option<NodeId> {
+        let at = self.entries.binary_search_by_key(&(row, col), |e| (e.row, e.col)).ok()?;
+        Some(self.entries[at].node)
+    }
+
+    /// The strategy the factorization used.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Operations the function alone needs.
+    pub fn function_ops(&self) -> usize {
+        self.dag.count_ops(&self.outputs)
+    }
+
+    /// Operations to compute the function and the Jacobian together.
+    pub fn jacobian_ops(&self) -> usize {
+        self.dag.count_ops(&self.kernel_roots())
+    }
+
+    /// The function's values and the dense Jacobian (one row per output) at
+    /// `x`, by the reference interpreter.
+    pub fn eval(&self, x: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let roots = self.kernel_roots();
+        let values = frontend::eval(&self.dag, &roots, x);
+        let (function, entries) = values.split_at(self.outputs.len());
+        let mut dense = vec![vec![0.0; self.num_inputs]; self.outputs.len()];
+        for (e, value) in self.entries.iter().zip(entries) {
+            dense[e.row][e.col] = *value;
+        }
+        (function.to_vec(), dense)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frontend::Op;
+
+    #[test]
+    fn square_has_derivative_two_x() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let square = dag.mul(x, x);
+        let jacobian = jacobian_of(dag, &[square], 1);
+        let (values, dense) = jacobian.eval(&[3.0]);
+        assert_eq!(values, vec![9.0]);
+        assert_eq!(dense, vec![vec![6.0]]);
+    }
+
+    #[test]
+    fn power_tower_uses_both_edges() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let p = dag.apply(Op::Pow, &[x, x]);
+        let jacobian = jacobian_of(dag, &[p], 1);
+        let (_, dense) = jacobian.eval(&[1.7]);
+        let exact = 1.7f64.powf(1.7) * (1.7f64.ln() + 1.0);
+        assert!((dense[0][0] - exact).abs() < 1e-12 * exact);
+    }
+
+    #[test]
+    fn structural_zeros_and_trivial_outputs() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let y = dag.input(1);
+        let c = dag.constant(2.0);
+        let s = dag.apply(Op::Sin, &[y]);
+        let jacobian = jacobian_of(dag, &[x, c, s, x], 3);
+        assert_eq!(jacobian.shape(), (4, 3));
+        assert_eq!(jacobian.pattern(), vec![(0, 0), (2, 1), (3, 0)]);
+        let (_, dense) = jacobian.eval(&[0.5, 0.25, 9.0]);
+        assert_eq!(dense[0], vec![1.0, 0.0, 0.0]);
+        assert_eq!(dense[2][1], 0.25f64.cos());
+        assert!(jacobian.get(1, 0).is_none());
+    }
+
+    #[test]
+    fn all_strategies_agree() {
+        let program = frontend::parse_program("in x, y\na = x*y\nb = sin(a) + a*x\nout b*b\nout exp(b) - y")
+            .expect("valid program");
+        let point = [0.3, -0.8];
+        let dense: Vec<Vec<Vec<f64>>> = Strategy::ALL
+            .iter()
+            .map(|&s| jacobian_with(program.dag.clone(), &program.output_nodes(), 2, s).eval(&point).1)
+            .collect();
+        for other in &dense[1..] {
+            for (a, b) in dense[0].iter().flatten().zip(other.iter().flatten()) {
+                assert!((a - b).abs() <= 1e-14 * (1.0 + a.abs()), "{a} vs {b}");
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The derivative rules: the local partial derivatives of every [`Op`], built
+//! as nodes of the function's own [`ExprDag`] so that they share work with it
+//! (`d sin(u)/du` is the node `cos(u)`, `d exp(u)/du` is the node `exp(u)`).
+//!
+//! This is the only place in dstar that knows a derivative rule. The `match`
+//! below has no `_ =>` arm, so a new operation fails to compile here.
+
+use frontend::{Cmp, ExprDag, NodeId, Op};
+
+/// The local partials of one node with respect to its argument slots, in slot
+/// order. `None` is a structural zero: the derivative graph gets no edge.
+pub type Partials = [Option<NodeId>; 4];
+
+/// The local partials of `node` with respect to each of its arguments.
+///
+/// A constant argument gets no partial (nothing flows into a constant), and a
+/// partial that folds to the constant `±0` is dropped: a zero partial means
+/// no edge. Repeated arguments (`x*x`, `pow(t, t)`) get one partial per slot.
+pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
+    let op = dag.op(node);
+    let mut args = [node; 4];
+    args[..op.arity()].copy_from_slice(dag.args(node));
+    let is_variable = |dag: &ExprDag, slot: usize| slot < op.arity() && dag.as_const(args[slot]).is_none();
+    let needs = [is_variable(dag, 0), is_variable(dag, 1), is_variable(dag, 2), is_variable(dag, 3)];
+    let [a, b, x, _] = args;
+    let f = node;
+    let mut p: Partials = [None; 4];
+    match op {
+        Op::Const(_) | Op::Input(_) => {}
+        Op::Neg => p[0] = Some(dag.constant(-1.0)),
+        Op::Add => p = [Some(dag.constant(1.0)), Some(dag.constant(1.0)), None, None],
+        Op::Sub => p = [Some(dag.constant(1.0)), Some(dag.constant(-1.0)), None, None],
+        Op::Mul => p = [Some(b), Some(a), None, None],
+        Op::Div => {
+            // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b: both reuse the quotient.
+            let inverse = reciprocal(dag, b);
+            p[0] = Some(inverse);
+            if needs[1] {
+                let q = dag.mul(f, inverse);
+                p[1] = Some(dag.neg(q));
+            }
+        }
+        Op::Pow => {
+            if needs[0] {
+                // d(a^b)/da = b * a^(b-1); a constant exponent folds b-1 and
+                // never takes a logarithm, so negative bases stay exact.
+                let one = dag.constant(1.0);
+                let lowered = dag.sub(b, one);
+                let power = dag.apply(Op::Pow, &[a, lowered]);
+                p[0] = Some(dag.mul(b, power));
+            }
+            if needs[1] {
+                // d(a^b)/db = a^b * ln(a). At a == 0 the power is locally
+                // constant in b (0^b = 0 for b > 0), so the partial is 0
+                // rather than 0 * -inf = NaN.
+                let ln = dag.apply(Op::Log, &[a]);
+                let product = dag.mul(f, ln);
+                let zero = dag.constant(0.0);
+                p[1] = Some(dag.apply(Op::Select(Cmp::Eq), &[a, zero, zero, product]));
+            }
+        }
+        Op::Sin => p[0] = Some(dag.apply(Op::Cos, &[a])),
+        Op::Cos => {
+            let sin = dag.apply(Op::Sin, &[a]);
+            p[0] = Some(dag.neg(sin));
+        }
+        Op::Tan => {
+            // 1 + tan^2, reusing the function value.
+            let square = dag.mul(f, f);
+            let one = dag.constant(1.0);
+            p[0] = Some(dag.add(one, square));
+        }
+        Op::Asin => p[0] = Some(inverse_sqrt_one_minus_square(dag, a)),
+        Op::Acos => {
+            let d = inverse_sqrt_one_minus_square(dag, a);
+            p[0] = Some(dag.neg(d));
+        }
+        Op::Atan => {
+            let square = dag.mul(a, a);
+            let one = dag.constant(1.0);
+            let denominator = dag.add(one, square);
+            p[0] = Some(reciprocal(dag, denominator));
+        }
+        Op::Sinh => p[0] = Some(dag.apply(Op::Cosh, &[a])),
+        Op::Cosh => p[0] = Some(dag.apply(Op::Sinh, &[a])),
+        Op::Tanh => {
+            // 1/cosh², not 1 - tanh²: the latter cancels to noise where
+            // tanh rounds to ±1 while its true slope is still positive.
+            let cosh = dag.apply(Op::Cosh, &[a]);
+            let square = dag.mul(cosh, cosh);
+            p[0] = Some(reciprocal(dag, square));
+        }
+        Op::Asinh => {
+            // 1/hypot(a, 1) = 1/sqrt(a² + 1) without overflowing a².
+            let one = dag.constant(1.0);
+            let norm = dag.apply(Op::Hypot, &[a, one]);
+            p[0] = Some(reciprocal(dag, norm));
+        }
+        Op::Acosh => {
+            // 1/(sqrt(a-1)·sqrt(a+1)): no overflow of a², no cancellation near 1.
+            let one = dag.constant(1.0);
+            let below = dag.sub(a, one);
+            let above = dag.add(a, one);
+            let root_below = dag.apply(Op::Sqrt, &[below]);
+            let root_above = dag.apply(Op::Sqrt, &[above]);
+            let product = dag.mul(root_below, root_above);
+            p[0] = Some(reciprocal(dag, product));
+        }
+        Op::Atanh => {
+            let square = dag.mul(a, a);
+            let one = dag.constant(1.0);
+            let difference = dag.sub(one, square);
+            p[0] = Some(reciprocal(dag, difference));
+        }
+        Op::Exp => p[0] = Some(f),
+        Op::Log => p[0] = Some(reciprocal(dag, a)),
+        Op::Log2 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG2_E, a)),
+        Op::Log10 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG10_E, a)),
+        Op::Sqrt => p[0] = Some(scaled_reciprocal(dag, 0.5, f)),
+        Op::Cbrt => {
+            let square = dag.mul(f, f);
+            p[0] = Some(scaled_reciprocal(dag, 1.0 / 3.0, square));
+        }
+        // sign(0) = ±0, so abs'(0) = 0 as the language promises.
+        Op::Abs => p[0] = Some(dag.apply(Op::Sign, &[a])),
+        // Piecewise constant: zero almost everywhere, so no edge.
+        Op::Sign | Op::Floor | Op::Ceil => {}
+        Op::Erf => {
+            let square = dag.mul(a, a);
+            let negated = dag.neg(square);
+            let gauss = dag.apply(Op::Exp, &[negated]);
+            let scale = dag.constant(std::f64::consts::FRAC_2_SQRT_PI);
+            p[0] = Some(dag.mul(scale, gauss));
+        }
+        Op::Atan2 => {
+            // atan2(a, b): d/da = b/(a²+b²), d/db = -a/(a²+b²), with the
+            // norm from hypot so that large arguments do not overflow.
+            let norm = dag.apply(Op::Hypot, &[a, b]);
+            let cos = dag.div(b, norm);
+            p[0] = Some(dag.div(cos, norm));
+            let sin = dag.div(a, norm);
+            let q = dag.div(sin, norm);
+            p[1] = Some(dag.neg(q));
+        }
+        Op::Hypot => {
+            p[0] = Some(dag.div(a, f));
+            p[1] = Some(dag.div(b, f));
+        }
+        // The derivative of the branch taken; ties (kinks) follow the second
+        // argument, so min(x, x) still has derivative 1.
+        Op::Min => p = branch_partials(dag, Cmp::Lt, a, b),
+        Op::Max => p = branch_partials(dag, Cmp::Gt, a, b),
+        Op::Select(cmp) => {
+            // The comparison operands have zero partials; x and y are the
+            // branches, each selected by the same condition as the value.
+            let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
+            p[2] = Some(dag.apply(Op::Select(cmp), &[a, b, one, zero]));
+            p[3] = Some(dag.apply(Op::Select(cmp), &[a, b, zero, one]));
+            debug_assert_ne!(x, args[3], "ifelse(c, x, x) folds to x");
+        }
+    }
+    for slot in 0..4 {
+        let is_zero = p[slot].is_some_and(|label| dag.as_const(label) == Some(0.0));
+        if !needs[slot] || is_zero {
+            p[slot] = None;
+        }
+    }
+    p
+}
+
+/// `1 / a`.
+fn reciprocal(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    scaled_reciprocal(dag, 1.0, a)
+}
+
+/// `c / a` for a constant `c`.
+fn scaled_reciprocal(dag: &mut ExprDag, c: f64, a: NodeId) -> NodeId {
+    let c = dag.constant(c);
+    dag.div(c, a)
+}
+
+/// `1 / sqrt(1 - a²)`, the derivative of `asin`.
+fn inverse_sqrt_one_minus_square(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let square = dag.mul(a, a);
+    let one = dag.constant(1.0);
+    let difference = dag.sub(one, square);
+    let root = dag.apply(Op::Sqrt, &[difference]);
+    reciprocal(dag, root)
+}
+
+/// Partials of `min` (`cmp = <`) or `max` (`cmp = >`): 1 for the argument
+/// the operation returns, 0 for the other.
+fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> Partials {
+    let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
+    let first = dag.apply(Op::Select(cmp), &[a, b, one, zero]);
+    let second = dag.apply(Op::Select(cmp), &[a, b, zero, one]);
+    [Some(first), Some(second), None, None]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Evaluates every nonzero partial of `op` applied to fresh inputs.
+    fn partial_values(op: Op, point: &[f64]) -> Vec<Option<f64>> {
+        let mut dag = ExprDag::new();
+        let args: Vec<NodeId> = (0..op.arity()).map(|k| dag.input(k)).collect();
+        let node = dag.apply(op, &args);
+        let p = partials(&mut dag, node);
+        p[..op.arity()].iter().map(|label| label.map(|l| frontend::eval(&dag, &[l], point)[0])).collect()
+    }
+
+    #[test]
+    fn every_op_matches_central_differences() {
+        for op in Op::all_applied() {
+            let mut point: Vec<f64> = [0.3, 0.55, 0.7, 0.2][..op.arity()].to_vec();
+            if op == Op::Acosh {
+                point[0] = 1.3;
+            }
+            let values = partial_values(op, &point);
+            for (slot, value) in values.iter().enumerate() {
+                let h = 1e-6;
+                let mut hi = point.clone();
+                let mut lo = point.clone();
+                hi[slot] += h;
+                lo[slot] -= h;
+                let approx = (op.eval(&hi) - op.eval(&lo)) / (2.0 * h);
+                let exact = value.unwrap_or(0.0);
+                assert!((exact - approx).abs() < 1e-6, "{op:?} slot {slot}: {exact} vs {approx}");
+            }
+        }
+    }
+
+    #[test]
+    fn piecewise_constant_ops_have_no_edges() {
+        for op in [Op::Sign, Op::Floor, Op::Ceil] {
+            assert_eq!(partial_values(op, &[0.3]), vec![None]);
+        }
+        let select = partial_values(Op::Select(Cmp::Lt), &[0.1, 0.2, 3.0, 4.0]);
+        assert_eq!(select, vec![None, None, Some(1.0), Some(0.0)]);
+    }
+
+    #[test]
+    fn abs_has_zero_slope_at_zero() {
+        assert_eq!(partial_values(Op::Abs, &[0.0]), vec![Some(0.0)]);
+        assert_eq!(partial_values(Op::Abs, &[-2.0]), vec![Some(-1.0)]);
+    }
+
+    #[test]
+    fn constant_exponent_takes_no_logarithm() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let three = dag.constant(3.0);
+        let cube = dag.apply(Op::Pow, &[x, three]);
+        let p = partials(&mut dag, cube);
+        assert!(p[1].is_none());
+        let d = p[0].expect("d x^3/dx");
+        assert_eq!(frontend::eval(&dag, &[d], &[-2.0])[0], 12.0);
+        assert!(dag.ids().all(|id| dag.op(id) != Op::Log));
+    }
+
+    #[test]
+    fn variable_exponent_at_zero_base_is_zero() {
+        let values = partial_values(Op::Pow, &[0.0, 2.5]);
+        assert_eq!(values[1], Some(0.0));
+        let values = partial_values(Op::Pow, &[2.0, 3.0]);
+        assert_eq!(values, vec![Some(12.0), Some(8.0 * 2f64.ln())]);
+    }
+}

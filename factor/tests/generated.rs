@@ -1,0 +1,98 @@
+//! The differential test: D* Jacobians of generated programs against dual
+//! numbers and central differences. 2,000 programs per run; `DSTAR_LONG=1`
+//! runs 100,000.
+
+mod support;
+
+use factor::Strategy;
+use support::check::{compare, Verdict};
+use support::gen::{random_case, random_shape, Rng};
+
+fn program_count() -> u64 {
+    if std::env::var("DSTAR_LONG").is_ok_and(|v| v == "1") {
+        100_000
+    } else {
+        2_000
+    }
+}
+
+#[test]
+fn dstar_jacobians_of_generated_programs_match_oracles() {
+    let count = program_count();
+    let mut failures = Vec::new();
+    let mut agreed = 0usize;
+    let mut skipped = std::collections::BTreeMap::<&str, usize>::new();
+    for seed in 0..count {
+        let mut rng = Rng::new(seed);
+        let shape = random_shape(&mut rng);
+        let case = random_case(&mut rng, shape);
+        // Every strategy, whichever would be chosen by cost.
+        let jacobians =
+            Strategy::ALL.map(|s| factor::jacobian_with(case.dag.clone(), &case.outputs, case.num_inputs, s));
+        for point in 0..8 {
+            let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
+            let (values, dense) = jacobians[point % 4].eval(&x);
+            match compare(&case.dag, &case.outputs, &x, &values, &dense) {
+                Verdict::Agrees => agreed += 1,
+                Verdict::Skipped(reason) => *skipped.entry(reason).or_default() += 1,
+                Verdict::Wrong(message) => {
+                    let names: Vec<String> = (0..case.num_inputs).map(|k| format!("x{k}")).collect();
+                    let outputs: Vec<String> =
+                        case.outputs.iter().map(|&o| frontend::print_expr(&case.dag, o, &names)).collect();
+                    let strategy = jacobians[point % 4].strategy();
+                    failures.push(format!(
+                        "seed {seed} ({strategy:?}) at {x:?}: {message}\n  outputs: {outputs:#?}"
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{count} programs: {agreed} points agree, skipped {skipped:?}, {} wrong programs",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} wrong Jacobians; first:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+    assert!(agreed as u64 >= count, "too few points checked: {agreed}");
+}
+
+/// Prints one generated case in detail: `DSTAR_SEED=n cargo test --test
+/// generated -- --ignored --nocapture explain_seed`.
+#[test]
+#[ignore]
+fn explain_seed() {
+    let Some(seed) = std::env::var("DSTAR_SEED").ok().and_then(|s| s.parse::<u64>().ok()) else { return };
+    let mut rng = Rng::new(seed);
+    let shape = random_shape(&mut rng);
+    let case = random_case(&mut rng, shape);
+    let jacobian = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+    for _ in 0..8 {
+        let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
+        let (values, dense) = jacobian.eval(&x);
+        eprintln!("x = {x:?}\nvalues = {values:?}");
+        for k in 0..case.num_inputs {
+            let dual = support::dual::eval_dual(&case.dag, &case.outputs, &x, k);
+            eprintln!("input {k}: kink margin {}", dual.kink_margin);
+            for (i, d) in dual.outputs.iter().enumerate() {
+                let cds: Vec<f64> = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+                    .iter()
+                    .map(|h| {
+                        let mut hi = x.clone();
+                        let mut lo = x.clone();
+                        hi[k] += h;
+                        lo[k] -= h;
+                        let a = frontend::eval(&case.dag, &[case.outputs[i]], &hi)[0];
+                        let b = frontend::eval(&case.dag, &[case.outputs[i]], &lo)[0];
+                        (a - b) / (2.0 * h)
+                    })
+                    .collect();
+                eprintln!("  out{i}: D* {:e} dual {:e} m {:e} cd {cds:?}", dense[i][k], d.d, d.m);
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Measurements for the report, not assertions on time: run with
+//! `cargo test -p dstar-factor --release --test measure -- --ignored --nocapture`.
+
+mod support;
+
+use std::time::Instant;
+use support::gen::Rng;
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
+
+#[test]
+#[ignore]
+fn corpus_operation_counts() {
+    let mut paths: Vec<_> = std::fs::read_dir(CORPUS)
+        .expect("tests/corpus exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
+        .collect();
+    paths.sort();
+    println!(
+        "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8}",
+        "problem", "n", "m", "function", "jacobian", "forward", "reverse", "ratio", "symbolic", "orient"
+    );
+    for path in paths {
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let start = Instant::now();
+        let program = frontend::parse_program(&source).expect("parses");
+        let jacobian = factor::jacobian(&program);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let outputs = program.output_nodes();
+        let forward = factor::forward_mode_ops(&program.dag, &outputs, program.inputs.len());
+        let reverse = factor::reverse_mode_ops(&program.dag, &outputs, program.inputs.len());
+        let name = path.file_stem().expect("name").to_string_lossy().to_string();
+        println!(
+            "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6.3} {:>9.2} {:>8}",
+            name,
+            program.inputs.len(),
+            outputs.len(),
+            jacobian.function_ops(),
+            jacobian.jacobian_ops(),
+            forward,
+            reverse,
+            jacobian.jacobian_ops() as f64 / forward.min(reverse) as f64,
+            ms,
+            format!(
+                "{:?}{}",
+                jacobian.strategy().orientation,
+                if jacobian.strategy().factored { "*" } else { "" }
+            ),
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn spherical_harmonics_cost_and_time() {
+    for order in [10, 20, 25] {
+        let (dag, outputs) = support::sh::spherical_harmonics(order);
+        let start = Instant::now();
+        let jacobian = factor::jacobian_of(dag.clone(), &outputs, 3);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let ratio = jacobian.jacobian_ops() as f64 / jacobian.function_ops() as f64;
+        println!(
+            "sh order {order}: function {} jacobian {} ({ratio:.3}x), forward {}, reverse {}, symbolic {ms:.2} ms",
+            jacobian.function_ops(),
+            jacobian.jacobian_ops(),
+            factor::forward_mode_ops(&dag, &outputs, 3),
+            factor::reverse_mode_ops(&dag, &outputs, 3),
+        );
+    }
+}
+
+/// A random program of `ops` operations, all reached by its 10 outputs (the
+/// last 10 nodes): each node applies a random operation to the previous node
+/// and a random earlier one. Only the symbolic work is measured, so values
+/// need not stay finite.
+fn large_random(ops: usize) {
+    use frontend::{ExprDag, Op};
+    let mut rng = Rng::new(7);
+    let mut dag = ExprDag::new();
+    let mut pool: Vec<frontend::NodeId> = (0..10).map(|k| dag.input(k)).collect();
+    let table = [Op::Add, Op::Sub, Op::Mul, Op::Mul, Op::Div, Op::Sin, Op::Exp, Op::Tanh, Op::Hypot, Op::Max];
+    loop {
+        let a = pool[pool.len() - 1];
+        let b = pool[rng.below(pool.len())];
+        let op = table[rng.below(table.len())];
+        let node = if op.arity() == 1 {
+            let t = dag.apply(op, &[a]);
+            dag.mul(t, b)
+        } else {
+            dag.apply(op, &[a, b])
+        };
+        pool.push(node);
+        if pool.len() % 10_000 == 0 && dag.count_ops(&pool[pool.len() - 10..]) >= ops {
+            break;
+        }
+    }
+    let outputs: Vec<frontend::NodeId> = pool[pool.len() - 10..].to_vec();
+    let function_ops = dag.count_ops(&outputs);
+    let start = Instant::now();
+    let jacobian = factor::jacobian_of(dag, &outputs, 10);
+    let seconds = start.elapsed().as_secs_f64();
+    let max_rss = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM")).map(str::to_owned))
+        .unwrap_or_default();
+    println!(
+        "random: function {function_ops} ops, jacobian {} ops ({} nnz, {:?}), symbolic {seconds:.2} s, dag {} nodes, {max_rss}",
+        jacobian.jacobian_ops(),
+        jacobian.nnz(),
+        jacobian.strategy(),
+        jacobian.dag.len()
+    );
+}
+
+#[test]
+#[ignore]
+fn random_100k() {
+    large_random(100_000);
+}
+
+#[test]
+#[ignore]
+fn random_1m() {
+    large_random(1_000_000);
+}
