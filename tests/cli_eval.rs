@@ -66,3 +66,40 @@ fn usage_errors_exit_2_without_panicking() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[test]
+fn jacobians_match_every_corpus_reference_through_jit_and_interpreter() {
+    for problem in support::corpus() {
+        let want = reference(&problem);
+        for mode in [None, Some("--interp")] {
+            let mut args = vec!["eval", problem.to_str().unwrap(), "--jacobian", "--json"];
+            args.extend(mode);
+            let (status, stdout, stderr) = dstar(&args);
+            assert_eq!(status, 0, "{}: {stderr}", problem.display());
+            let got: serde_json::Value = serde_json::from_str(&stdout).expect("JSON output");
+            let (rows, want_rows) =
+                (got["jacobian"].as_array().unwrap(), want["jacobian"].as_array().unwrap());
+            assert_eq!(rows.len(), want_rows.len());
+            for (i, (g, w)) in rows.iter().zip(want_rows).enumerate() {
+                for (j, (g, w)) in as_vec(g).iter().zip(as_vec(w)).enumerate() {
+                    assert!(close(*g, w, 1e-9), "{} {mode:?} J[{i}][{j}]: {g} vs {w}", problem.display());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hessians_are_symmetric_matrices_per_output() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/lyons.dstar");
+    let (status, stdout, _) = dstar(&["eval", file, "--hessian", "--json", "--at", "0.7,1.3"]);
+    assert_eq!(status, 0);
+    let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let h = got["hessian"].as_array().unwrap();
+    assert_eq!(h.len(), 2);
+    // y1 = x1*sin(x1 + x2): d2/dx2^2 = -x1*sin(x1 + x2).
+    let s = (2.0f64).sin();
+    let h1: Vec<Vec<f64>> = h[0].as_array().unwrap().iter().map(as_vec).collect();
+    assert!(close(h1[1][1], -0.7 * s, 1e-12));
+    assert_eq!(h1[0][1], h1[1][0]);
+}

@@ -10,7 +10,7 @@ mod repl;
 mod stats;
 
 use clap::{Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// dstar: exact Jacobians, Hessians and J·v of your functions, compiled to
@@ -79,7 +79,7 @@ fn load(path: &Path) -> Result<frontend::Program, Failure> {
 }
 
 /// The point to evaluate at: `--at` if given, else the file's `# @point`.
-fn point(at: Option<&[f64]>, program: &frontend::Program, path: &PathBuf) -> Result<Vec<f64>, Failure> {
+fn point(at: Option<&[f64]>, program: &frontend::Program, path: &Path) -> Result<Vec<f64>, Failure> {
     let x = match (at, &program.point) {
         (Some(at), _) => at.to_vec(),
         (None, Some(p)) => p.clone(),

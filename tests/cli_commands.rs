@@ -1,0 +1,84 @@
+//! `dstar stats`, `bench`, `emit` and `diff` from the command line.
+
+mod support;
+
+use support::dstar;
+
+fn corpus_file(name: &str) -> String {
+    format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn stats_reports_ops_and_beats_the_baselines() {
+    for problem in support::corpus() {
+        let (status, stdout, stderr) = dstar(&["stats", problem.to_str().unwrap(), "--json"]);
+        assert_eq!(status, 0, "{stderr}");
+        let s: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        for key in [
+            "inputs",
+            "outputs",
+            "function_ops",
+            "jacobian_ops",
+            "jacobian_nnz",
+            "forward_mode_ops",
+            "reverse_mode_ops",
+        ] {
+            assert!(s[key].is_u64(), "{key} in {stdout}");
+        }
+        assert!(s["symbolic_ms"].is_f64());
+        let best = s["forward_mode_ops"].as_u64().unwrap().min(s["reverse_mode_ops"].as_u64().unwrap());
+        let (n, m) = (s["inputs"].as_u64().unwrap(), s["outputs"].as_u64().unwrap());
+        if n > 1 && m > 1 {
+            assert!(s["jacobian_ops"].as_u64().unwrap() <= best, "{}: {stdout}", problem.display());
+        }
+    }
+}
+
+#[test]
+fn bench_prints_the_four_timings() {
+    let (status, stdout, stderr) = dstar(&["bench", &corpus_file("lyons.dstar"), "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let b: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for key in ["function_ns_median", "jacobian_ns_median", "compile_ms", "symbolic_ms"] {
+        assert!(b[key].as_f64().is_some_and(|v| v > 0.0), "{key} in {stdout}");
+    }
+}
+
+#[test]
+fn emit_writes_text_c_rust_and_dot() {
+    let file = corpus_file("lyons.dstar");
+    let (status, text, _) = dstar(&["emit", &file, "--target", "text"]);
+    assert_eq!(status, 0);
+    let program = dstar::parse_program(&text).expect("emitted text parses");
+    assert_eq!(program.output_names(), ["y1", "y2", "d_y1_d_x1", "d_y1_d_x2", "d_y2_d_x1", "d_y2_d_x2"]);
+    let (_, c, _) = dstar(&["emit", &file, "--target", "c", "--name", "lyons"]);
+    assert!(c.contains("void lyons(const double *x, double *out)"), "{c}");
+    let (_, rust, _) = dstar(&["emit", &file, "--target", "rust"]);
+    assert!(rust.contains("pub fn jacobian(x: &[f64], out: &mut [f64])"), "{rust}");
+    let (_, dot, _) = dstar(&["emit", &file, "--target", "dot"]);
+    assert!(dot.starts_with("digraph") && dot.contains("->"), "{dot}");
+}
+
+#[test]
+fn diff_prints_derivatives() {
+    let (status, stdout, _) = dstar(&["diff", "sin(x*y)", "x"]);
+    assert_eq!(status, 0);
+    assert_eq!(stdout.trim(), "y * cos(x * y)");
+    let (_, stdout, _) = dstar(&["diff", "x^3", "x", "3"]);
+    assert_eq!(stdout.trim(), "6");
+    let (status, _, stderr) = dstar(&["diff", "sin(x", "x"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("unclosed '('"), "{stderr}");
+}
+
+#[test]
+fn help_lists_every_subcommand_with_an_example() {
+    let (status, stdout, _) = dstar(&["--help"]);
+    assert_eq!(status, 0);
+    for command in ["eval", "stats", "bench", "emit", "repl", "diff"] {
+        assert!(stdout.contains(command), "{command} missing from --help");
+        let (status, help, _) = dstar(&[command, "--help"]);
+        assert_eq!(status, 0);
+        assert!(help.contains("Example: "), "{command} --help has no example");
+    }
+}
