@@ -1,0 +1,58 @@
+//! The whole pipeline on the corpus: symbolic D* time, Jacobian kernel
+//! compile time, and the call of function-and-Jacobian kernels.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use std::path::Path;
+
+fn corpus() -> Vec<(String, dstar::Program)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("tests/corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let program = dstar::parse_program(&std::fs::read_to_string(&p).expect("readable")).expect("parses");
+            (name, program)
+        })
+        .collect()
+}
+
+fn pipeline(c: &mut Criterion) {
+    let compiler = dstar::JitCompiler::new().expect("host supported");
+    let mut symbolic = c.benchmark_group("symbolic");
+    symbolic.sample_size(10);
+    for (name, program) in corpus() {
+        symbolic.bench_with_input(BenchmarkId::from_parameter(&name), &program, |b, p| {
+            b.iter(|| factor::jacobian(p))
+        });
+    }
+    symbolic.finish();
+    let mut compile = c.benchmark_group("compile_jacobian");
+    compile.sample_size(10);
+    for (name, program) in corpus() {
+        let jacobian = factor::jacobian(&program);
+        compile.bench_with_input(BenchmarkId::from_parameter(&name), &jacobian, |b, j| {
+            b.iter(|| dstar::JacobianKernel::compile(j, &compiler).expect("compiles"))
+        });
+    }
+    compile.finish();
+    let mut call = c.benchmark_group("call_jacobian");
+    for (name, program) in corpus() {
+        let jacobian = factor::jacobian(&program);
+        let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).expect("compiles");
+        let x = program.point.clone().unwrap_or_else(|| vec![0.5; program.inputs.len()]);
+        let mut out = vec![0.0; kernel.out_len()];
+        call.bench_function(BenchmarkId::from_parameter(&name), |b| {
+            b.iter(|| kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths"))
+        });
+    }
+    call.finish();
+}
+
+criterion_group!(benches, pipeline);
+criterion_main!(benches);
