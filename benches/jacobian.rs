@@ -16,7 +16,8 @@ fn corpus() -> Vec<(String, dstar::Program)> {
         .into_iter()
         .map(|p| {
             let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            let program = dstar::parse_program(&std::fs::read_to_string(&p).expect("readable")).expect("parses");
+            let program =
+                dstar::parse_program(&std::fs::read_to_string(&p).expect("readable")).expect("parses");
             (name, program)
         })
         .collect()

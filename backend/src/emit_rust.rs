@@ -171,7 +171,6 @@ mod dstar_erf {
         }
         if sign != 0 { -y } else { y }
     }
-    /// Is `1 - erf(x)`. Is computed directly, so that you can use it to avoid
 }
 ";
 
