@@ -85,9 +85,10 @@ impl fmt::Debug for Node {
 #[derive(Clone, Default)]
 pub struct ExprDag {
     nodes: Vec<Node>,
-    /// The hash-cons table: ids of `nodes`, each with its node's hash, so
-    /// probing and growing rarely touch `nodes` itself.
-    table: HashTable<(NodeId, u64)>,
+    /// The hash-cons table: ids of `nodes`, each with 32 bits of its node's
+    /// hash, so probing and growing rarely touch `nodes` itself. Eight bytes
+    /// a slot: on million-node DAGs interning is bound by cache misses.
+    table: HashTable<(NodeId, u32)>,
 }
 
 impl ExprDag {
@@ -99,7 +100,7 @@ impl ExprDag {
     /// Makes room for `additional` more nodes.
     pub fn reserve(&mut self, additional: usize) {
         self.nodes.reserve(additional);
-        self.table.reserve(additional, |(_, hash)| *hash);
+        self.table.reserve(additional, |(_, hash)| spread(*hash));
     }
 
     /// Number of nodes.
@@ -147,8 +148,8 @@ impl ExprDag {
 
     /// Looks up an existing node without adding it.
     pub fn find(&self, node: &Node) -> Option<NodeId> {
-        let hash = FxBuildHasher.hash_one(node);
-        self.table.find(hash, |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
+        let hash = node_hash(node);
+        self.table.find(spread(hash), |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
     }
 
     /// Adds `node` as it is (after canonical operand order), or returns the
@@ -161,14 +162,14 @@ impl ExprDag {
             node.args().iter().all(|a| a.index() < self.len()),
             "arguments must exist before their parent"
         );
-        let hash = FxBuildHasher.hash_one(node);
+        let hash = node_hash(&node);
         let nodes = &self.nodes;
-        match self.table.find(hash, |(id, _)| nodes[id.index()] == node) {
+        match self.table.find(spread(hash), |(id, h)| *h == hash && nodes[id.index()] == node) {
             Some((id, _)) => *id,
             None => {
                 let id = NodeId::from_index(self.nodes.len());
                 self.nodes.push(node);
-                self.table.insert_unique(hash, (id, hash), |(_, h)| *h);
+                self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
                 id
             }
         }
@@ -311,6 +312,19 @@ impl ExprDag {
         let reach = self.reachable(roots);
         self.ids().filter(|id| reach[id.index()] && !self.op(*id).is_leaf()).count()
     }
+}
+
+/// 32 bits of a node's hash: what the table stores.
+fn node_hash(node: &Node) -> u32 {
+    let h = FxBuildHasher.hash_one(node);
+    (h ^ (h >> 32)) as u32
+}
+
+/// The table's 64-bit hash, a function of the stored 32 bits alone so the
+/// table can grow without rehashing nodes (the multiplier spreads them over
+/// the high bits, which the table uses for its tags).
+fn spread(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl fmt::Debug for ExprDag {

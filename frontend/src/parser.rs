@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
     // Sized from the source, so big programs do not rehash as they grow.
-    let lines = source.bytes().filter(|b| *b == b'\n').count();
+    let lines: usize = source.bytes().map(|b| usize::from(b == b'\n')).sum();
     parser.names.reserve(lines);
     parser.dag.reserve(source.len() / 10);
     parser.statements()?;
@@ -104,7 +104,10 @@ pub fn parse_expr_in(
 
 /// Reads the `# @point v1 v2 ...` comment, if any.
 fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseError> {
-    for (i, line) in source.lines().enumerate() {
+    // A fast substring search first: most files have no point comment.
+    let Some(found) = source.find("@point") else { return Ok(None) };
+    let first_line = source[..found].matches('\n').count();
+    for (i, line) in source.lines().enumerate().skip(first_line) {
         let Some(rest) = line.trim_start().strip_prefix("# @point") else { continue };
         let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
         let line_no = i as u32 + 1;
@@ -139,7 +142,9 @@ enum Mode {
 #[derive(Clone, Copy)]
 struct Binding {
     node: NodeId,
-    span: Span,
+    /// Byte offset of the binding's name; its span is rebuilt only for an
+    /// error, which keeps the symbol table small on million-line programs.
+    offset: u32,
     is_input: bool,
 }
 
@@ -367,12 +372,13 @@ impl<'s> Parser<'s> {
     fn declare_input(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
         check_reserved(name, span)?;
         if let Some(b) = self.names.get(name) {
-            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first: b.span }, span);
+            let first = span_at(self.source, b.offset, name.len());
+            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
         }
         let node = self.dag.input(self.inputs.len());
         self.spans.fill(&self.dag, span);
         self.inputs.push(name.to_string());
-        self.names.insert(name, Binding { node, span, is_input: true });
+        self.names.insert(name, Binding { node, offset: span.start.offset, is_input: true });
         Ok(())
     }
 
@@ -404,13 +410,16 @@ impl<'s> Parser<'s> {
         check_reserved(name, span)?;
         match self.names.get(name) {
             Some(b) if b.is_input => err(ParseErrorKind::AssignToInput { name: name.into() }, span),
-            Some(b) => err(ParseErrorKind::DuplicateBinding { name: name.into(), first: b.span }, span),
+            Some(b) => {
+                let first = span_at(self.source, b.offset, name.len());
+                err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span)
+            }
             None => Ok((name, span)),
         }
     }
 
     fn bind(&mut self, name: &'s str, span: Span, node: NodeId) -> Result<(), ParseError> {
-        self.names.insert(name, Binding { node, span, is_input: false });
+        self.names.insert(name, Binding { node, offset: span.start.offset, is_input: false });
         Ok(())
     }
 
@@ -697,6 +706,17 @@ impl<'s> Parser<'s> {
             }
         }
     }
+}
+
+/// The span of `len` bytes at byte `offset` of `source`.
+fn span_at(source: &str, offset: u32, len: usize) -> Span {
+    let offset = (offset as usize).min(source.len());
+    let before = source.get(..offset).unwrap_or("");
+    let line = before.matches('\n').count() as u32 + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() as u32 + 1;
+    let start = crate::span::Pos { offset: offset as u32, line, column };
+    let end = crate::span::Pos { offset: (offset + len) as u32, line, column: column + len as u32 };
+    Span { start, end }
 }
 
 /// Rejects function names, constants and keywords as variable names.
