@@ -2,7 +2,7 @@
 //! signature as a [`JitKernel`](crate::JitKernel) chunk, for users who ship
 //! derivatives into C, C++ or embedded code.
 
-use frontend::{Cmp, ExprDag, NodeId, Op};
+use frontend::{ExprDag, NodeId, Op};
 use std::fmt::Write;
 
 /// The helpers whose semantics C lacks, identical to `Op::eval`: IEEE
@@ -105,7 +105,7 @@ pub fn emit_c(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: &st
             Op::Hypot => call("hypot", &a),
             Op::Min => call("dstar_min", &a),
             Op::Max => call("dstar_max", &a),
-            Op::Select(cmp) => format!("{} {} {} ? {} : {}", a[0], c_cmp(cmp), a[1], a[2], a[3]),
+            Op::Select(cmp) => format!("{} {} {} ? {} : {}", a[0], cmp.symbol(), a[1], a[2], a[3]),
         };
         let _ = writeln!(c, "    const double v{} = {expr};", id.index());
     }
@@ -139,17 +139,6 @@ fn literal(v: f64) -> String {
         format!("({v:e})")
     } else {
         format!("{v:e}")
-    }
-}
-
-fn c_cmp(cmp: Cmp) -> &'static str {
-    match cmp {
-        Cmp::Lt => "<",
-        Cmp::Le => "<=",
-        Cmp::Gt => ">",
-        Cmp::Ge => ">=",
-        Cmp::Eq => "==",
-        Cmp::Ne => "!=",
     }
 }
 

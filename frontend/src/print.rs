@@ -161,33 +161,8 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String,
             let texts: Vec<String> = (0..4).map(|i| arg(i).0).collect();
             (format!("ifelse({} {} {}, {}, {})", texts[0], cmp.symbol(), texts[1], texts[2], texts[3]), ATOM)
         }
-        Op::Sin
-        | Op::Cos
-        | Op::Tan
-        | Op::Asin
-        | Op::Acos
-        | Op::Atan
-        | Op::Sinh
-        | Op::Cosh
-        | Op::Tanh
-        | Op::Asinh
-        | Op::Acosh
-        | Op::Atanh
-        | Op::Exp
-        | Op::Log
-        | Op::Log2
-        | Op::Log10
-        | Op::Sqrt
-        | Op::Cbrt
-        | Op::Abs
-        | Op::Sign
-        | Op::Floor
-        | Op::Ceil
-        | Op::Erf
-        | Op::Atan2
-        | Op::Hypot
-        | Op::Min
-        | Op::Max => {
+        // Every other operation is a function call: `name(a, b)`.
+        _ => {
             let texts: Vec<String> = (0..op.arity()).map(|i| arg(i).0).collect();
             (format!("{}({})", op.name(), texts.join(", ")), ATOM)
         }
