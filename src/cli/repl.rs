@@ -71,9 +71,23 @@ impl Completer for LineHelper {
         let pairs = pool
             .iter()
             .filter(|n| n.starts_with(word))
-            .map(|n| Pair { display: n.clone(), replacement: n.clone() })
+            .map(|n| Pair { display: n.clone(), replacement: format!("{n}{}", suffix(n)) })
             .collect();
         Ok((start, pairs))
+    }
+}
+
+/// What completing `name` appends: a space after a command, an opening
+/// parenthesis after a built-in function, nothing after a definition.
+fn suffix(name: &str) -> &'static str {
+    let builtin = frontend::op::FUNCTIONS.iter().any(|(f, _)| *f == name)
+        || matches!(name, "diff" | "grad" | "jacobian" | "hessian");
+    if name.starts_with(':') {
+        " "
+    } else if builtin {
+        "("
+    } else {
+        ""
     }
 }
 
