@@ -75,12 +75,15 @@ impl<'s> Lexer<'s> {
         &self.src[self.pos.offset as usize..]
     }
 
-    fn peek_char(&self) -> Option<char> {
-        self.rest().chars().next()
+    fn peek_byte(&self) -> Option<u8> {
+        self.src.as_bytes().get(self.pos.offset as usize).copied()
     }
 
     fn bump(&mut self) -> Option<char> {
-        let c = self.peek_char()?;
+        let c = match self.peek_byte()? {
+            b if b.is_ascii() => char::from(b),
+            _ => self.rest().chars().next()?,
+        };
         self.pos.offset += c.len_utf8() as u32;
         if c == '\n' {
             self.pos.line += 1;
@@ -110,7 +113,7 @@ impl<'s> Lexer<'s> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
             self.bump_while(|c| c == b' ' || c == b'\t' || c == b'\r');
-            if self.peek_char() == Some('#') {
+            if self.peek_byte() == Some(b'#') {
                 self.bump_while(|c| c != b'\n');
             } else {
                 break;
@@ -124,7 +127,7 @@ impl<'s> Lexer<'s> {
             '\n' | ';' => Token::End,
             '+' => Token::Plus,
             '-' => Token::Minus,
-            '*' if self.peek_char() == Some('*') => {
+            '*' if self.peek_byte() == Some(b'*') => {
                 self.bump();
                 Token::Caret
             }
@@ -135,7 +138,7 @@ impl<'s> Lexer<'s> {
             ')' => Token::RParen,
             ',' => Token::Comma,
             '<' | '>' | '=' | '!' => {
-                let eq = self.peek_char() == Some('=');
+                let eq = self.peek_byte() == Some(b'=');
                 if eq {
                     self.bump();
                 }
@@ -162,7 +165,7 @@ impl<'s> Lexer<'s> {
 
     fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), ParseError> {
         self.bump_while(|c| c.is_ascii_digit() || c == b'.');
-        if matches!(self.peek_char(), Some('e' | 'E')) {
+        if matches!(self.peek_byte(), Some(b'e' | b'E')) {
             let mut ahead = self.rest().chars().skip(1);
             let next = ahead.next();
             let exponent = match next {
@@ -172,7 +175,7 @@ impl<'s> Lexer<'s> {
             };
             if exponent {
                 self.bump();
-                if matches!(self.peek_char(), Some('+' | '-')) {
+                if matches!(self.peek_byte(), Some(b'+' | b'-')) {
                     self.bump();
                 }
                 self.bump_while(|c| c.is_ascii_digit());

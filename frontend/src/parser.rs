@@ -11,7 +11,6 @@ use crate::op::{Cmp, Op, FUNCTIONS};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
 
 /// Parses a problem file (see `problem-format.md`).
 ///
@@ -227,7 +226,9 @@ struct Parser<'s> {
     source: &'s str,
     functions: Option<&'s dyn Functions>,
     lexer: Lexer<'s>,
-    lookahead: VecDeque<(Token<'s>, Span)>,
+    /// Up to two tokens read ahead: `lookahead[..ahead]`.
+    lookahead: [(Token<'s>, Span); 2],
+    ahead: usize,
     mode: Mode,
     dag: ExprDag,
     spans: SpanMap,
@@ -251,7 +252,8 @@ impl<'s> Parser<'s> {
             source,
             functions: None,
             lexer: Lexer::new(source),
-            lookahead: VecDeque::new(),
+            lookahead: [(Token::Eof, Span::default()); 2],
+            ahead: 0,
             mode,
             dag: ExprDag::new(),
             spans: SpanMap::default(),
@@ -270,10 +272,11 @@ impl<'s> Parser<'s> {
 
     // --- tokens -----------------------------------------------------------
 
+    /// Reads ahead until token `n` (0 or 1) is known.
     fn fill(&mut self, n: usize) -> Result<(), ParseError> {
-        while self.lookahead.len() <= n {
-            let t = self.lexer.next_token()?;
-            self.lookahead.push_back(t);
+        while self.ahead <= n {
+            self.lookahead[self.ahead] = self.lexer.next_token()?;
+            self.ahead += 1;
         }
         Ok(())
     }
@@ -296,7 +299,10 @@ impl<'s> Parser<'s> {
 
     fn next(&mut self) -> Result<(Token<'s>, Span), ParseError> {
         self.fill(0)?;
-        Ok(self.lookahead.pop_front().expect("filled"))
+        let first = self.lookahead[0];
+        self.lookahead[0] = self.lookahead[1];
+        self.ahead -= 1;
+        Ok(first)
     }
 
     fn expected<T>(&mut self, expected: &'static str) -> Result<T, ParseError> {
