@@ -21,6 +21,7 @@
 pub mod baseline;
 pub mod directional;
 pub mod dominators;
+pub mod eliminate;
 pub mod factorize;
 pub mod graph;
 pub mod hessian;

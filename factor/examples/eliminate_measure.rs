@@ -1,0 +1,186 @@
+//! Measurements for issue 7: SEU-optimal vs forward/reverse vertex
+//! elimination on random SEU graphs, scarcity hybrid vs greedy on the
+//! corpus and random graphs, separator memory, and every strategy on the
+//! corpus. `cargo run --release -p dstar-factor --example eliminate_measure [corpus|seu|scarcity|separators]`.
+
+#[path = "../tests/elimination_support/mod.rs"]
+mod support;
+
+use factor::eliminate::rng::Rng;
+use factor::eliminate::{
+    accumulate_separated, costs, min_cut_separator, natural_separator, seu_plan, strategies, Elimination,
+    LinearizedGraph,
+};
+use std::time::Instant;
+
+fn corpus() -> Vec<(String, frontend::Program)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let source = std::fs::read_to_string(&p).expect("readable");
+            let name = p.file_stem().expect("named").to_string_lossy().into_owned();
+            (name, frontend::parse_program(&source).expect("corpus parses"))
+        })
+        .collect()
+}
+
+fn graph_of(program: &frontend::Program) -> (LinearizedGraph, frontend::ExprDag) {
+    let mut dag = program.dag.clone();
+    let graph = LinearizedGraph::new(&mut dag, &program.output_nodes(), program.inputs.len());
+    (graph, dag)
+}
+
+fn all_strategies() {
+    println!(
+        "== every strategy on the corpus: mults+adds (nonunit edges); dstar = D* ops beyond the function"
+    );
+    for (name, program) in corpus() {
+        let start = Instant::now();
+        let reports = strategies(&program.dag, &program.output_nodes(), program.inputs.len());
+        let jacobian = factor::jacobian(&program);
+        let dstar = jacobian.jacobian_ops() - jacobian.function_ops();
+        let (graph, _) = graph_of(&program);
+        print!("{name} (V={} E={} dstar={dstar}):", graph.num_vertices(), graph.edges().len());
+        for r in reports {
+            match r.skipped {
+                Some(_) => print!(" {}=skip", r.name),
+                None => print!(" {}={}+{}({})", r.name, r.mults, r.adds, r.nonunit_edges),
+            }
+        }
+        println!("  [{:.2?}]", start.elapsed());
+    }
+}
+
+fn seu() {
+    println!("== random SEU graphs: mults of seu_optimal vs forward and reverse vertex elimination");
+    let mut rng = Rng::new(11);
+    for target in [50usize, 100, 150, 200] {
+        let (mut seu_sum, mut fwd_sum, mut rev_sum, mut graphs) = (0usize, 0usize, 0usize, 0usize);
+        let (mut max_fwd, mut max_rev): (f64, f64) = (1.0, 1.0);
+        let mut tries = 0;
+        while graphs < 20 && tries < 10_000 {
+            tries += 1;
+            let inputs = 4 + rng.below(12);
+            let outputs = 1 + rng.below(3);
+            let Some(case) = support::random_seu(&mut rng, inputs, target - inputs, outputs) else {
+                continue;
+            };
+            let mut dag = case.dag.clone();
+            let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+            let n = graph.num_vertices();
+            if n < target * 9 / 10 || n > target * 11 / 10 {
+                continue;
+            }
+            let plan = seu_plan(&graph).expect("SEU");
+            let seu = costs(&graph, &dag, Elimination::SeuOptimal).expect("runs").0;
+            assert_eq!(seu.mults, plan.lower_bound);
+            let fwd = costs(&graph, &dag, Elimination::ForwardVertex).expect("runs").0;
+            let rev = costs(&graph, &dag, Elimination::ReverseVertex).expect("runs").0;
+            seu_sum += seu.mults;
+            fwd_sum += fwd.mults;
+            rev_sum += rev.mults;
+            max_fwd = max_fwd.max(fwd.mults as f64 / seu.mults as f64);
+            max_rev = max_rev.max(rev.mults as f64 / seu.mults as f64);
+            graphs += 1;
+        }
+        println!(
+            "~{target} vertices, {graphs} graphs: seu {seu_sum}, forward {fwd_sum} ({:.3}x, max {max_fwd:.3}x), reverse {rev_sum} ({:.3}x, max {max_rev:.3}x)",
+            fwd_sum as f64 / seu_sum as f64,
+            rev_sum as f64 / seu_sum as f64
+        );
+    }
+}
+
+fn scarcity_line(
+    name: &str,
+    graph: &LinearizedGraph,
+    dag: &frontend::ExprDag,
+) -> (usize, usize, usize, usize) {
+    let start = Instant::now();
+    let n = |s| costs(graph, dag, s).expect("heuristics always run").1;
+    let (greedy, metropolis, hybrid) =
+        (n(Elimination::ScarcityGreedy), n(Elimination::ScarcityMetropolis), n(Elimination::ScarcityHybrid));
+    let markowitz = n(Elimination::MarkowitzVertex);
+    println!(
+        "{name}: initial {} jacobian {markowitz} greedy {greedy} metropolis {metropolis} hybrid {hybrid} ({:+.1}% vs greedy) [{:.2?}]",
+        graph.nonunit_edges(),
+        100.0 * (hybrid as f64 - greedy as f64) / greedy.max(1) as f64,
+        start.elapsed()
+    );
+    (graph.nonunit_edges(), greedy, metropolis, hybrid)
+}
+
+fn scarcity() {
+    println!("== scarcity: nonunit edges of the remainder graph");
+    let mut totals = [0usize; 4];
+    for (name, program) in corpus() {
+        let (graph, dag) = graph_of(&program);
+        let (a, b, c, d) = scarcity_line(&name, &graph, &dag);
+        for (t, v) in totals.iter_mut().zip([a, b, c, d]) {
+            *t += v;
+        }
+    }
+    println!(
+        "corpus totals: initial {} greedy {} metropolis {} hybrid {}",
+        totals[0], totals[1], totals[2], totals[3]
+    );
+    let mut rng = Rng::new(12);
+    let mut totals = [0usize; 4];
+    for round in 0..30 {
+        let case = support::random_case(&mut rng, 20 + round * 2);
+        let mut dag = case.dag.clone();
+        let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+        let (a, b, c, d) = scarcity_line(&format!("random {round}"), &graph, &dag);
+        for (t, v) in totals.iter_mut().zip([a, b, c, d]) {
+            *t += v;
+        }
+    }
+    println!(
+        "random totals: initial {} greedy {} metropolis {} hybrid {}",
+        totals[0], totals[1], totals[2], totals[3]
+    );
+}
+
+fn separators() {
+    println!("== separators: peak live values (edge values held) with / without, and cost");
+    for (name, program) in corpus() {
+        let (graph, dag) = graph_of(&program);
+        for (kind, separator) in
+            [("min_cut", min_cut_separator(&graph)), ("natural", natural_separator(&graph))]
+        {
+            let Some(separator) = separator else { continue };
+            let done = accumulate_separated(&graph, dag.clone(), &separator);
+            println!(
+                "{name} {kind}: cut {} edges, peak {} vs {} without, cost {}+{}",
+                separator.cut.len(),
+                done.peak_live,
+                done.peak_live_without,
+                done.accumulation.cost.mults,
+                done.accumulation.cost.adds
+            );
+        }
+    }
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    if which.is_empty() || which == "corpus" {
+        all_strategies();
+    }
+    if which.is_empty() || which == "seu" {
+        seu();
+    }
+    if which.is_empty() || which == "scarcity" {
+        scarcity();
+    }
+    if which.is_empty() || which == "separators" {
+        separators();
+    }
+}

@@ -1,0 +1,47 @@
+//! Jacobian accumulation by elimination on the linearized computational
+//! graph: the strategies of the automatic-differentiation literature (vertex,
+//! edge and face elimination, exact optima for small graphs, Naumann's
+//! optimal order on single-expression-use graphs, scarcity-preserving partial
+//! elimination and directed edge separators) side by side with D*.
+//!
+//! The main types are [`LinearizedGraph`] (vertices and local partials from
+//! [`crate::rules::partials`]), [`Accumulation`] (a Jacobian as nodes of the
+//! [`frontend::ExprDag`] with its exact [`Cost`]) and [`StrategyReport`].
+//!
+//! ```
+//! let program = frontend::parse_program("in x1, x2\nout x1*sin(x1)/x2")?;
+//! let reports = factor::eliminate::strategies(&program.dag, &program.output_nodes(), 2);
+//! let optimal = reports.iter().find(|r| r.name == "optimal_edge").expect("listed");
+//! assert_eq!((optimal.mults, optimal.adds), (2, 1));
+//! # Ok::<(), frontend::ParseError>(())
+//! ```
+
+pub mod accumulate;
+pub mod cost;
+mod edge;
+pub mod face;
+pub mod graph;
+pub mod matching;
+pub mod metagraph;
+mod pattern;
+pub mod report;
+pub mod rng;
+pub mod scarcity;
+pub mod separator;
+pub mod seu;
+pub mod skip;
+pub mod vertex;
+
+pub use accumulate::Accumulation;
+pub use cost::Cost;
+pub use graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
+pub use report::{
+    accumulate, accumulate_graph, cheapest, costs, scarcity_remainder, strategies, Elimination,
+    StrategyReport,
+};
+pub use scarcity::{Anneal, Remainder};
+pub use separator::{
+    accumulate_separated, min_cut_separator, natural_separator, SeparatedAccumulation, Separator,
+};
+pub use seu::{seu_plan, SeuPlan};
+pub use skip::Skip;

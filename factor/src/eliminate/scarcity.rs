@@ -1,0 +1,255 @@
+//! Scarcity (Griewank & Vogel; Lyons, Utke & Naumann): when many
+//! Jacobian-vector products `J·v` are wanted, stop eliminating early. A
+//! partial edge elimination leaves a remainder graph; applying it to a
+//! direction costs one multiplication per nonunit edge, so the goal is the
+//! remainder with the fewest nonunit edges, which is often far sparser than
+//! the accumulated Jacobian. Heuristics: greedy (the move that removes most
+//! nonunit edges, until none does), Metropolis (random moves, uphill accepted
+//! with probability `exp(-Δ/T)`) and the hybrid that interleaves Metropolis
+//! with random-walk moves, restarts, and keeps the best state seen.
+
+use crate::eliminate::accumulate::{initial_values, replay};
+use crate::eliminate::cost::Cost;
+use crate::eliminate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
+use crate::eliminate::pattern::{Move, Pattern};
+use crate::eliminate::rng::Rng;
+use frontend::ExprDag;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Parameters of the randomized searches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Anneal {
+    /// Independent runs; the first hybrid run continues from the greedy result.
+    pub restarts: usize,
+    /// Proposals per run, as a multiple of the initial edge count (plus 100).
+    pub steps_per_edge: usize,
+    /// Metropolis temperature: an uphill move of `Δ` is accepted with probability `exp(-Δ/T)`.
+    pub temperature: f64,
+    /// Probability that a step is a random-walk move, accepted whatever its `Δ`.
+    pub walk_probability: f64,
+    /// The seed: equal seeds give equal results.
+    pub seed: u64,
+}
+
+impl Anneal {
+    /// Pure Metropolis.
+    pub const METROPOLIS: Anneal =
+        Anneal { restarts: 4, steps_per_edge: 4, temperature: 0.5, walk_probability: 0.0, seed: 7 };
+    /// The hybrid of Metropolis and random walk.
+    pub const HYBRID: Anneal =
+        Anneal { restarts: 8, steps_per_edge: 4, temperature: 0.5, walk_probability: 0.01, seed: 7 };
+}
+
+/// A remainder graph with its edge values, ready to multiply directions.
+#[derive(Clone, Debug)]
+pub struct Remainder {
+    /// The function's DAG, extended with the partials and the remainder's edge values.
+    pub dag: ExprDag,
+    /// The remainder's edges, sorted by `(to, from)` (`from < to`, so in topological order).
+    pub edges: Vec<LinearizedEdge>,
+    /// The cost of the partial elimination that produced it.
+    pub cost: Cost,
+    kinds: Vec<VertexKind>,
+    inputs: Vec<Option<VertexId>>,
+    outputs: Vec<Option<VertexId>>,
+}
+
+impl Remainder {
+    /// Number of edges whose value is not `±1`: the multiplications per direction.
+    pub fn nonunit_edges(&self) -> usize {
+        self.edges.iter().filter(|e| !e.unit).count()
+    }
+
+    /// `J·v` at the point `x` for every direction `v` (each of length
+    /// `num_inputs`), by propagating tangents over the remainder graph.
+    /// Returns the products (each of length `num_outputs`) and the
+    /// multiplications spent: [`Remainder::nonunit_edges`] per direction.
+    pub fn apply(&self, x: &[f64], directions: &[Vec<f64>]) -> (Vec<Vec<f64>>, usize) {
+        let labels: Vec<_> = self.edges.iter().map(|e| e.label).collect();
+        let values = frontend::eval(&self.dag, &labels, x);
+        let mut mults = 0;
+        let mut products = Vec::with_capacity(directions.len());
+        let mut tangent = vec![0.0; self.kinds.len()];
+        for v in directions {
+            tangent.iter_mut().for_each(|t| *t = 0.0);
+            for (col, input) in self.inputs.iter().enumerate() {
+                if let Some(input) = input {
+                    tangent[input.index()] = v[col];
+                }
+            }
+            // Edges sorted by head, and every tail precedes its head: each
+            // tail's tangent is complete when first read.
+            for (e, &c) in self.edges.iter().zip(&values) {
+                let t = tangent[e.from.index()];
+                let term = if e.unit {
+                    if c < 0.0 {
+                        -t
+                    } else {
+                        t
+                    }
+                } else {
+                    mults += 1;
+                    c * t
+                };
+                tangent[e.to.index()] += term;
+            }
+            products.push(self.outputs.iter().map(|y| y.map_or(0.0, |y| tangent[y.index()])).collect());
+        }
+        (products, mults)
+    }
+}
+
+/// Builds the remainder left by `moves` (built in `dag`).
+pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move]) -> Remainder {
+    let mut pattern = Pattern::new(graph, true);
+    for &m in moves {
+        pattern.apply(m);
+    }
+    let mut values = initial_values(graph);
+    replay(&mut dag, &mut values, pattern.log());
+    let mut edges: Vec<LinearizedEdge> = pattern
+        .edge_list()
+        .iter()
+        .map(|&(from, to)| LinearizedEdge {
+            from,
+            to,
+            label: values[&(from, to)],
+            unit: pattern.unit(from, to).expect("listed edges exist"),
+        })
+        .collect();
+    edges.sort_by_key(|e| (e.to, e.from));
+    let inputs = (0..graph.num_inputs()).map(|c| graph.input(c)).collect();
+    let outputs = (0..graph.num_outputs()).map(|r| graph.output(r)).collect();
+    Remainder { dag, edges, cost: pattern.cost(), kinds: graph.kinds().to_vec(), inputs, outputs }
+}
+
+/// The greedy scarcity moves: always the move that lowers the nonunit edge
+/// count most (ties: cheapest, then lowest edge), until no move lowers it.
+pub(crate) fn greedy_moves(graph: &LinearizedGraph) -> Vec<Move> {
+    let mut pattern = Pattern::new(graph, false);
+    let mut moves = Vec::new();
+    let mut heap = BinaryHeap::new();
+    let score = |p: &Pattern, m: Move| (p.nonunit_delta(m), p.move_cost(m).total());
+    let edges: Vec<(VertexId, VertexId)> = pattern.edge_list().iter().copied().collect();
+    for (i, j) in edges {
+        for m in pattern.moves_on(i, j) {
+            heap.push(Reverse((score(&pattern, m), key(m))));
+        }
+    }
+    // Scores are pushed afresh for every move near a change, so the least
+    // current score is always in the heap; stale entries are re-checked.
+    while let Some(Reverse((stored, k))) = heap.pop() {
+        let m = from_key(k);
+        if !pattern.allows(m) {
+            continue;
+        }
+        let now = score(&pattern, m);
+        if now != stored {
+            heap.push(Reverse((now, k)));
+            continue;
+        }
+        if now.0 >= 0 {
+            break;
+        }
+        let touched = touched_by(&pattern, m);
+        pattern.apply(m);
+        moves.push(m);
+        for v in touched {
+            let near: Vec<(VertexId, VertexId)> = pattern
+                .preds(v)
+                .keys()
+                .map(|&p| (p, v))
+                .chain(pattern.succs(v).iter().map(|&s| (v, s)))
+                .collect();
+            for (i, j) in near {
+                for m in pattern.moves_on(i, j) {
+                    heap.push(Reverse((score(&pattern, m), key(m))));
+                }
+            }
+        }
+    }
+    moves
+}
+
+/// The best remainder found by Metropolis (`walk_probability == 0`) or the
+/// hybrid, as moves from the original graph. With `start`, the first run
+/// continues from those moves (the greedy result) instead of from scratch.
+pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &[Move]) -> Vec<Move> {
+    let mut rng = Rng::new(anneal.seed);
+    let initial = Pattern::new(graph, false);
+    let steps = anneal.steps_per_edge * initial.num_edges() + 100;
+    let mut best = (initial.nonunit_edges(), initial.cost().total());
+    let mut best_moves: Vec<Move> = Vec::new();
+    for run in 0..anneal.restarts {
+        let mut pattern = initial.clone();
+        let mut moves = Vec::new();
+        // The prefix of this run's moves reaching its best state, if better than `best`.
+        let mut best_here = None;
+        if run == 0 {
+            for &m in start {
+                pattern.apply(m);
+                moves.push(m);
+            }
+        }
+        let mut note = |pattern: &Pattern, len: usize, best: &mut (usize, usize)| {
+            let here = (pattern.nonunit_edges(), pattern.cost().total());
+            if here < *best {
+                *best = here;
+                best_here = Some(len);
+            }
+        };
+        note(&pattern, moves.len(), &mut best);
+        for _ in 0..steps {
+            if pattern.is_done() {
+                break;
+            }
+            let edges = pattern.edge_list();
+            let (i, j) = edges[rng.below(edges.len())];
+            let options: Vec<Move> = pattern.moves_on(i, j).collect();
+            if options.is_empty() {
+                continue;
+            }
+            let m = options[rng.below(options.len())];
+            let delta = pattern.nonunit_delta(m);
+            let accept = delta <= 0
+                || rng.unit() < anneal.walk_probability
+                || rng.unit() < (-(delta as f64) / anneal.temperature).exp();
+            if !accept {
+                continue;
+            }
+            pattern.apply(m);
+            moves.push(m);
+            note(&pattern, moves.len(), &mut best);
+        }
+        if let Some(len) = best_here {
+            moves.truncate(len);
+            best_moves = moves;
+        }
+    }
+    best_moves
+}
+
+/// The vertices whose incident moves `m` may re-score.
+fn touched_by(pattern: &Pattern, m: Move) -> Vec<VertexId> {
+    match m {
+        Move::Front(i, j) => [i, j].into_iter().chain(pattern.succs(j).iter().copied()).collect(),
+        Move::Back(i, j) => [i, j].into_iter().chain(pattern.preds(i).keys().copied()).collect(),
+    }
+}
+
+/// A totally ordered encoding of a move, for heap ties.
+fn key(m: Move) -> (VertexId, VertexId, bool) {
+    match m {
+        Move::Front(i, j) => (i, j, false),
+        Move::Back(i, j) => (i, j, true),
+    }
+}
+
+fn from_key((i, j, back): (VertexId, VertexId, bool)) -> Move {
+    if back {
+        Move::Back(i, j)
+    } else {
+        Move::Front(i, j)
+    }
+}

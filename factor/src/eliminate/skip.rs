@@ -1,0 +1,43 @@
+//! Why a strategy was not run on a graph: a size guard or a precondition.
+
+use std::fmt;
+
+/// The reason a strategy was skipped. Not an error: the other strategies
+/// still run, and the report lists this one with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// Exact vertex elimination is exponential in the intermediates.
+    TooManyIntermediates {
+        /// Intermediates of the graph.
+        count: usize,
+        /// The guard.
+        limit: usize,
+    },
+    /// The edge-elimination metagraph grew past its state budget.
+    TooManyStates {
+        /// The guard.
+        limit: usize,
+    },
+    /// The graph is too large for this heuristic's budget.
+    TooManyEdges {
+        /// Edges of the graph.
+        count: usize,
+        /// The guard.
+        limit: usize,
+    },
+    /// Some intermediate has more than one use.
+    NotSingleExpressionUse,
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::TooManyIntermediates { count, limit } => {
+                write!(f, "{count} intermediates exceed the limit of {limit}")
+            }
+            Skip::TooManyStates { limit } => write!(f, "metagraph exceeds {limit} states"),
+            Skip::TooManyEdges { count, limit } => write!(f, "{count} edges exceed the limit of {limit}"),
+            Skip::NotSingleExpressionUse => write!(f, "not a single-expression-use graph"),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Oracles over random graphs: every strategy computes the D* Jacobian, the
+//! exact optima are never beaten, and Naumann's SEU order is optimal.
+
+#[path = "elimination_support/mod.rs"]
+mod support;
+
+use factor::eliminate::rng::Rng;
+use factor::eliminate::{
+    accumulate_graph, costs, scarcity_remainder, seu_plan, Cost, Elimination, LinearizedGraph, Skip,
+};
+use support::{cases, close, point, random_case, random_seu, Case};
+
+fn dstar(case: &Case, x: &[f64]) -> Vec<Vec<f64>> {
+    factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs).eval(x).1
+}
+
+fn graph_of(case: &Case) -> (LinearizedGraph, frontend::ExprDag) {
+    let mut dag = case.dag.clone();
+    let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+    (graph, dag)
+}
+
+#[test]
+fn every_strategy_matches_dstar() {
+    let mut rng = Rng::new(1);
+    for round in 0..cases(80, 2000) {
+        let case = random_case(&mut rng, 2 + round % 10);
+        let (graph, dag) = graph_of(&case);
+        let x = point(&mut rng, case.num_inputs);
+        let expected = dstar(&case, &x);
+        for strategy in Elimination::ALL {
+            if strategy == Elimination::SeuOptimal && !graph.is_single_expression_use() {
+                continue;
+            }
+            match accumulate_graph(&graph, dag.clone(), strategy) {
+                Ok(done) => {
+                    let got = done.eval(&x);
+                    assert!(
+                        close(&got, &expected),
+                        "round {round} {strategy:?}: {got:?} vs {expected:?}\n{graph:?}"
+                    );
+                }
+                Err(Skip::TooManyStates { .. } | Skip::TooManyEdges { .. }) => {}
+                Err(skip) => panic!("round {round} {strategy:?} skipped: {skip}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn optima_are_never_beaten() {
+    let mut rng = Rng::new(2);
+    let mut face_below_optimum = 0;
+    for round in 0..cases(80, 1500) {
+        let case = random_case(&mut rng, 2 + round % 8);
+        let (graph, dag) = graph_of(&case);
+        let cost = |s: Elimination| costs(&graph, &dag, s).map(|(c, _)| c);
+        let Ok(optimal_edge) = cost(Elimination::OptimalEdge) else { continue };
+        let optimal_vertex = cost(Elimination::OptimalVertex).expect("small graphs");
+        let mut vertex =
+            vec![Elimination::ForwardVertex, Elimination::ReverseVertex, Elimination::MarkowitzVertex];
+        if graph.is_single_expression_use() {
+            vertex.push(Elimination::SeuOptimal);
+        }
+        for s in vertex {
+            assert!(optimal_vertex <= cost(s).unwrap(), "round {round}: optimal vertex above {s:?}");
+        }
+        assert!(optimal_edge <= optimal_vertex, "round {round}: vertex elimination is edge elimination");
+        for s in [
+            Elimination::ForwardEdge,
+            Elimination::BackwardEdge,
+            Elimination::SeparatorMinCut,
+            Elimination::SeparatorNatural,
+        ] {
+            assert!(optimal_edge <= cost(s).unwrap(), "round {round}: optimal edge above {s:?}");
+        }
+        // Face elimination is finer than edge elimination and may go below.
+        face_below_optimum += usize::from(cost(Elimination::Face).unwrap() < optimal_edge);
+    }
+    eprintln!("face elimination below the edge optimum on {face_below_optimum} graphs");
+}
+
+#[test]
+fn seu_order_is_optimal_on_small_seu_graphs() {
+    let mut rng = Rng::new(3);
+    let mut checked = 0;
+    for round in 0..cases(120, 3000) {
+        let Some(case) = random_seu(&mut rng, 1 + round % 4, 2 + round % 7, 1 + round % 2) else { continue };
+        let (graph, dag) = graph_of(&case);
+        let plan = seu_plan(&graph).expect("an SEU graph");
+        let seu: Cost = costs(&graph, &dag, Elimination::SeuOptimal).unwrap().0;
+        assert_eq!(seu.mults, plan.lower_bound, "round {round}: the order meets the bound");
+        let optimal_vertex = costs(&graph, &dag, Elimination::OptimalVertex).unwrap().0;
+        assert_eq!(seu, optimal_vertex, "round {round}");
+        let Ok((optimal_edge, _)) = costs(&graph, &dag, Elimination::OptimalEdge) else { continue };
+        assert_eq!(seu, optimal_edge, "round {round}: SEU vertex order vs metagraph optimum\n{graph:?}");
+        checked += 1;
+    }
+    assert!(checked >= cases(15, 300), "only {checked} SEU graphs checked");
+}
+
+#[test]
+fn remainder_graphs_multiply_directions() {
+    let mut rng = Rng::new(4);
+    for round in 0..cases(60, 600) {
+        let case = random_case(&mut rng, 3 + round % 12);
+        let (graph, _) = graph_of(&case);
+        let x = point(&mut rng, case.num_inputs);
+        let jacobian = dstar(&case, &x);
+        let directions: Vec<Vec<f64>> = (0..3).map(|_| point(&mut rng, case.num_inputs)).collect();
+        for strategy in
+            [Elimination::ScarcityGreedy, Elimination::ScarcityMetropolis, Elimination::ScarcityHybrid]
+        {
+            let remainder =
+                scarcity_remainder(&case.dag, &case.outputs, case.num_inputs, strategy).expect("partial");
+            assert!(
+                remainder.nonunit_edges() <= graph.nonunit_edges(),
+                "round {round}: {strategy:?} made it worse"
+            );
+            let (products, mults) = remainder.apply(&x, &directions);
+            assert_eq!(mults, 3 * remainder.nonunit_edges());
+            let expected: Vec<Vec<f64>> = directions
+                .iter()
+                .map(|v| jacobian.iter().map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum()).collect())
+                .collect();
+            assert!(close(&products, &expected), "round {round} {strategy:?}: {products:?} vs {expected:?}");
+        }
+    }
+}
