@@ -26,12 +26,17 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
         let mut rng = Rng::new(seed);
         let shape = random_shape(&mut rng);
         let case = random_case(&mut rng, shape);
-        // Every strategy, whichever would be chosen by cost.
-        let jacobians =
-            Strategy::ALL.map(|s| factor::jacobian_with(case.dag.clone(), &case.outputs, case.num_inputs, s));
-        for point in 0..8 {
+        // Every D* strategy, whichever would be chosen by cost, and the
+        // default (which may pick an elimination strategy instead).
+        let mut jacobians: Vec<_> = Strategy::ALL
+            .iter()
+            .map(|&s| factor::jacobian_with(case.dag.clone(), &case.outputs, case.num_inputs, s))
+            .collect();
+        jacobians.push(factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs));
+        for point in 0..10 {
             let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
-            let (values, dense) = jacobians[point % 4].eval(&x);
+            let jacobian = &jacobians[point % jacobians.len()];
+            let (values, dense) = jacobian.eval(&x);
             match compare(&case.dag, &case.outputs, &x, &values, &dense) {
                 Verdict::Agrees => agreed += 1,
                 Verdict::Skipped(reason) => *skipped.entry(reason).or_default() += 1,
@@ -39,9 +44,9 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
                     let names: Vec<String> = (0..case.num_inputs).map(|k| format!("x{k}")).collect();
                     let outputs: Vec<String> =
                         case.outputs.iter().map(|&o| frontend::print_expr(&case.dag, o, &names)).collect();
-                    let strategy = jacobians[point % 4].strategy();
+                    let method = jacobian.method();
                     failures.push(format!(
-                        "seed {seed} ({strategy:?}) at {x:?}: {message}\n  outputs: {outputs:#?}"
+                        "seed {seed} ({method:?}) at {x:?}: {message}\n  outputs: {outputs:#?}"
                     ));
                     break;
                 }

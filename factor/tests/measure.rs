@@ -42,11 +42,10 @@ fn corpus_operation_counts() {
             reverse,
             jacobian.jacobian_ops() as f64 / forward.min(reverse) as f64,
             ms,
-            format!(
-                "{:?}{}",
-                jacobian.strategy().orientation,
-                if jacobian.strategy().factored { "*" } else { "" }
-            ),
+            match jacobian.strategy() {
+                Some(s) => format!("{:?}{}", s.orientation, if s.factored { "*" } else { "" }),
+                None => jacobian.method().name().to_string(),
+            },
         );
     }
 }
