@@ -156,6 +156,19 @@ impl Jacobian {
         self.outputs.iter().copied().chain(self.entries.iter().map(|e| e.node)).collect()
     }
 
+    /// Replaces the kernel by an equivalent one: `dag` and the nodes of the
+    /// outputs then the entries, in [`Jacobian::kernel_roots`] order. Shape,
+    /// pattern and method are unchanged.
+    pub fn replace_kernel(&mut self, dag: ExprDag, roots: &[NodeId]) {
+        assert_eq!(roots.len(), self.outputs.len() + self.entries.len(), "one node per kernel root");
+        let (outputs, entries) = roots.split_at(self.outputs.len());
+        self.outputs.copy_from_slice(outputs);
+        for (entry, &node) in self.entries.iter_mut().zip(entries) {
+            entry.node = node;
+        }
+        self.dag = dag;
+    }
+
     /// Number of structurally nonzero entries.
     pub fn nnz(&self) -> usize {
         self.entries.len()

@@ -27,6 +27,7 @@ pub mod graph;
 pub mod hessian;
 pub mod jacobian;
 pub mod rules;
+pub mod simplify;
 pub mod subgraph;
 pub mod term;
 

@@ -1,0 +1,84 @@
+//! Measures the simplifier on every corpus problem (and generated spherical
+//! harmonics): ops before and after, pass time, D* time and their ratio.
+//!
+//! `cargo run --release -p dstar-factor --example simplify_measure [FILTER]`; with
+//! `TIME_MS=200` the budget is that time instead of twice the D* time.
+
+// The D* tests' generator of the corpus' spherical harmonics, for orders the
+// corpus does not hold.
+#[path = "../tests/support/sh.rs"]
+mod sh;
+
+use factor::simplify::Simplifier;
+use frontend::{ExprDag, NodeId};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let filter = std::env::args().nth(1).unwrap_or_default();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
+        .collect();
+    files.sort();
+    println!(
+        "{:16} {:>7} {:>7} {:>7} {:>7} {:>9} {:>9} {:>6}  stop",
+        "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio"
+    );
+    let mut problems: Vec<(String, ExprDag, Vec<NodeId>, usize)> = Vec::new();
+    for file in files {
+        let name = file.file_stem().expect("stem").to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&file).expect("readable");
+        let program = frontend::parse_program(&source).expect("corpus parses");
+        let outputs = program.output_nodes();
+        problems.push((name, program.dag, outputs, program.inputs.len()));
+    }
+    for order in [10, 15, 20, 25] {
+        let (dag, outputs) = sh::spherical_harmonics(order);
+        problems.push((format!("gen_sh_{order}"), dag, outputs, 3));
+    }
+    for (name, dag, outputs, num_inputs) in problems {
+        if !name.contains(&filter) {
+            continue;
+        }
+        // Best of a few runs, to measure the code rather than the machine.
+        let mut dstar = Duration::MAX;
+        let mut jacobian = None;
+        for _ in 0..5 {
+            let start = Instant::now();
+            let j = factor::jacobian_of(dag.clone(), &outputs, num_inputs);
+            dstar = dstar.min(start.elapsed());
+            jacobian = Some(j);
+        }
+        let jacobian = jacobian.expect("ran");
+        let simplifier = match std::env::var("TIME_MS") {
+            Ok(ms) => {
+                Simplifier::new().with_time_limit(Duration::from_millis(ms.parse().expect("TIME_MS in ms")))
+            }
+            Err(_) => Simplifier::new().with_symbolic_time(dstar),
+        };
+        let mut best = None;
+        for _ in 0..3 {
+            let (_, report) = simplifier.run_jacobian(&jacobian);
+            if best.as_ref().is_none_or(|b: &factor::simplify::SimplifyReport| report.elapsed < b.elapsed) {
+                best = Some(report);
+            }
+        }
+        let r = best.expect("ran");
+        println!(
+            "{:16} {:>7} {:>7} {:>7} {:>6.1}% {:>9.3} {:>9.3} {:>6.2}  {:?} ({} it, {} nodes)",
+            name,
+            jacobian.function_ops(),
+            r.ops_before,
+            r.ops_after,
+            100.0 * (r.ops_before - r.ops_after) as f64 / r.ops_before as f64,
+            dstar.as_secs_f64() * 1e3,
+            r.elapsed.as_secs_f64() * 1e3,
+            r.elapsed.as_secs_f64() / dstar.as_secs_f64(),
+            r.stop_reason,
+            r.iterations,
+            r.egraph_nodes,
+        );
+    }
+}

@@ -1,0 +1,37 @@
+//! Common subchains by e-graph rewriting: after D*, a Jacobian kernel's
+//! product and sum chains are flattened and rebuilt around their most
+//! frequent pairs ([`chains`]), then loaded into an [egg] e-graph over our own
+//! [`frontend::Op`]s, rewritten under node, iteration and time limits
+//! ([`rules`]), and extracted back with a DAG-aware cost ([`extract`]), so
+//! shared factors and sums are computed once. The result is kept only if it
+//! needs fewer ops than the input.
+//!
+//! The main types are [`Simplifier`] (limits as `with_*` builders),
+//! [`SimplifyReport`] (ops before and after, and the [`StopReason`]) and
+//! [`OpNode`] (the e-node). Rewrites preserve values for finite inputs; see
+//! [`rules`] and [`chains`] for the NaN and infinity policy.
+//!
+//! ```
+//! let program = frontend::parse_program("in x, y\nout 3*(2*x*y) + 3*(2*x*y)*x")?;
+//! let mut jacobian = factor::jacobian(&program);
+//! let before = jacobian.jacobian_ops();
+//! let report = factor::simplify::Simplifier::new().with_node_limit(10_000).run(&mut jacobian);
+//! assert_eq!(report.ops_before, before);
+//! assert_eq!(report.ops_after, jacobian.jacobian_ops());
+//! assert!(report.ops_after <= report.ops_before);
+//! # Ok::<(), frontend::ParseError>(())
+//! ```
+
+pub mod analysis;
+pub mod chains;
+pub mod convert;
+pub mod extract;
+pub mod language;
+pub mod pairs;
+pub mod rules;
+pub mod simplifier;
+
+pub use analysis::ConstantFold;
+pub use extract::DagExtractor;
+pub use language::OpNode;
+pub use simplifier::{Rewritten, Simplifier, SimplifyReport, StopReason};

@@ -1,0 +1,264 @@
+//! The [`Simplifier`]: DAG → e-graph → rewrites under limits → DAG-aware
+//! extraction → DAG, kept only if it has fewer ops.
+
+use crate::simplify::chains;
+use crate::simplify::convert::{to_egraph, Selection};
+use crate::simplify::extract::DagExtractor;
+use crate::simplify::rules;
+use egg::{Runner, SimpleScheduler};
+use frontend::{ExprDag, NodeId};
+use std::time::{Duration, Instant};
+
+/// Why the rewriting stopped. Limits are normal outcomes, not errors: the
+/// best result found so far is still extracted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StopReason {
+    /// No rewrite adds anything new.
+    Saturated,
+    /// The iteration limit (the value) was reached.
+    IterationLimit(usize),
+    /// The e-graph grew past the node limit, to the value.
+    NodeLimit(usize),
+    /// The time limit (the value) ran out.
+    TimeLimit(Duration),
+    /// egg stopped for another reason, named by the text.
+    Other(String),
+}
+
+impl From<egg::StopReason> for StopReason {
+    fn from(reason: egg::StopReason) -> StopReason {
+        match reason {
+            egg::StopReason::Saturated => StopReason::Saturated,
+            egg::StopReason::IterationLimit(n) => StopReason::IterationLimit(n),
+            egg::StopReason::NodeLimit(n) => StopReason::NodeLimit(n),
+            egg::StopReason::TimeLimit(s) => StopReason::TimeLimit(Duration::from_secs_f64(s)),
+            egg::StopReason::Other(text) => StopReason::Other(text),
+        }
+    }
+}
+
+/// What one run of the [`Simplifier`] did.
+#[derive(Clone, Debug)]
+pub struct SimplifyReport {
+    /// Ops of the outputs and entries before, as `ExprDag::count_ops` counts.
+    pub ops_before: usize,
+    /// Ops after; equal to `ops_before` when the input was kept.
+    pub ops_after: usize,
+    /// Why the rewriting stopped; `TimeLimit` also when the chains used the
+    /// budget and the e-graph did not run.
+    pub stop_reason: StopReason,
+    /// Rewrite iterations run.
+    pub iterations: usize,
+    /// E-nodes in the final e-graph.
+    pub egraph_nodes: usize,
+    /// Wall time of the whole pass, conversions and extraction included.
+    pub elapsed: Duration,
+    /// The time limit the pass ran under.
+    pub time_limit: Duration,
+}
+
+/// A rewritten kernel: a fresh DAG (inputs first) and the new node of each
+/// root, in the order the roots were given.
+#[derive(Clone, Debug)]
+pub struct Rewritten {
+    /// The new DAG.
+    pub dag: ExprDag,
+    /// The roots' nodes in `dag`.
+    pub roots: Vec<NodeId>,
+}
+
+/// Rewrites a Jacobian kernel (function outputs and entries together) in an
+/// e-graph to expose common subchains, then extracts the cheapest DAG found.
+///
+/// Limits default to a budget proportional to the input; see
+/// [`Simplifier::with_symbolic_time`] to tie the time to the D* time.
+#[derive(Clone, Debug, Default)]
+pub struct Simplifier {
+    node_limit: Option<usize>,
+    iter_limit: Option<usize>,
+    time_limit: Option<Duration>,
+    skip_chains: bool,
+}
+
+/// Iterations run unless limited otherwise: enough for a constant to float
+/// through a chain and fold, and for factoring to nest a few levels.
+const DEFAULT_ITER_LIMIT: usize = 12;
+/// Default e-node limit per input e-node, on top of [`NODE_LIMIT_BASE`].
+const NODE_LIMIT_PER_NODE: usize = 6;
+const NODE_LIMIT_BASE: usize = 2_000;
+/// Default time per input op (the D* pass takes about 0.25-2 µs per op), and
+/// the floor below which egg's fixed costs dominate.
+const TIME_PER_OP: Duration = Duration::from_nanos(500);
+const MIN_TIME_LIMIT: Duration = Duration::from_millis(1);
+/// The time limit as a multiple of the symbolic (D*) time.
+const SYMBOLIC_TIME_FACTOR: u32 = 2;
+
+impl Simplifier {
+    /// A simplifier with the default budget.
+    pub fn new() -> Simplifier {
+        Simplifier::default()
+    }
+
+    /// Stops rewriting when the e-graph holds `limit` e-nodes.
+    pub fn with_node_limit(mut self, limit: usize) -> Simplifier {
+        self.node_limit = Some(limit);
+        self
+    }
+
+    /// Stops rewriting after `limit` iterations.
+    pub fn with_iter_limit(mut self, limit: usize) -> Simplifier {
+        self.iter_limit = Some(limit);
+        self
+    }
+
+    /// Bounds the whole pass to about `limit` of wall time.
+    pub fn with_time_limit(mut self, limit: Duration) -> Simplifier {
+        self.time_limit = Some(limit);
+        self
+    }
+
+    /// Whether the chain pass ([`crate::simplify::chains`]) runs before the e-graph
+    /// (it does by default); off, the e-graph alone rewrites.
+    pub fn with_chains(mut self, on: bool) -> Simplifier {
+        self.skip_chains = !on;
+        self
+    }
+
+    /// Bounds the pass to twice `symbolic`, the time the D* pass took.
+    pub fn with_symbolic_time(self, symbolic: Duration) -> Simplifier {
+        self.with_time_limit((symbolic * SYMBOLIC_TIME_FACTOR).max(MIN_TIME_LIMIT))
+    }
+
+    /// Simplifies the kernel `roots` of `dag` (inputs `0..num_inputs`).
+    /// Returns the rewritten kernel only if it needs fewer ops than the input.
+    pub fn run_roots(
+        &self,
+        dag: &ExprDag,
+        roots: &[NodeId],
+        num_inputs: usize,
+    ) -> (Option<Rewritten>, SimplifyReport) {
+        let start = Instant::now();
+        let ops_before = dag.count_ops(roots);
+        let time_limit =
+            self.time_limit.unwrap_or_else(|| (TIME_PER_OP * ops_before as u32).max(MIN_TIME_LIMIT));
+        let mut best: Option<Rewritten> = None;
+        let mut ops_after = ops_before;
+        // Chains first: linear but for the pairing, which stops at its
+        // share of the budget, and where most of the sharing is.
+        if !self.skip_chains {
+            let (chained, chained_roots) = chains::rebuild(dag, roots, num_inputs, start + time_limit / 2);
+            let ops = chained.count_ops(&chained_roots);
+            if ops < ops_after {
+                ops_after = ops;
+                best = Some(Rewritten { dag: chained, roots: chained_roots });
+            }
+        }
+        let mut report = SimplifyReport {
+            ops_before,
+            ops_after,
+            stop_reason: StopReason::TimeLimit(time_limit),
+            iterations: 0,
+            egraph_nodes: 0,
+            elapsed: start.elapsed(),
+            time_limit,
+        };
+        // The e-graph pays for loading and extraction before it finds
+        // anything: skip it when the budget is already mostly spent.
+        let remaining = time_limit.saturating_sub(start.elapsed());
+        if remaining * MIN_EGRAPH_SHARE >= time_limit {
+            let (input_dag, input_roots) = best.as_ref().map_or((dag, roots), |b| (&b.dag, &b.roots[..]));
+            if let Some(found) =
+                self.rewrite(input_dag, input_roots, num_inputs, start, time_limit, &mut report)
+            {
+                best = Some(found);
+            }
+        }
+        report.elapsed = start.elapsed();
+        (best, report)
+    }
+
+    /// The e-graph half: load, rewrite under the limits, extract. Returns a
+    /// kernel only if it has fewer ops than `report.ops_after`, and updates
+    /// the report.
+    fn rewrite(
+        &self,
+        dag: &ExprDag,
+        roots: &[NodeId],
+        num_inputs: usize,
+        start: Instant,
+        time_limit: Duration,
+        report: &mut SimplifyReport,
+    ) -> Option<Rewritten> {
+        let (egraph, root_classes) = to_egraph(dag, roots);
+        let node_limit =
+            self.node_limit.unwrap_or(NODE_LIMIT_PER_NODE * egraph.total_number_of_nodes() + NODE_LIMIT_BASE);
+        // Leave a share of the budget for extraction.
+        let rewrite_time = time_limit.saturating_sub(start.elapsed()) * 3 / 5;
+        let runner = Runner::default()
+            .with_egraph(egraph)
+            .with_scheduler(SimpleScheduler)
+            .with_node_limit(node_limit)
+            .with_iter_limit(self.iter_limit.unwrap_or(DEFAULT_ITER_LIMIT))
+            .with_time_limit(rewrite_time)
+            .run(&rules::all());
+        report.stop_reason = runner.stop_reason.clone().map_or(StopReason::Saturated, StopReason::from);
+        report.iterations = runner.iterations.len();
+        let applied = runner.iterations.iter().any(|i| i.applied.values().any(|n| *n > 0));
+        let mut egraph = runner.egraph;
+        egraph.rebuild();
+        report.egraph_nodes = egraph.total_number_of_nodes();
+        if !applied {
+            return None; // the e-graph is the input: nothing to extract
+        }
+        let root_classes: Vec<_> = root_classes.iter().map(|r| egraph.find(*r)).collect();
+        let extractor = DagExtractor::new(&egraph);
+        let mut best: Selection = extractor.extract(&extractor.egraph_uses());
+        let mut best_ops = best.count_ops(&egraph, &root_classes);
+        for _ in 0..EXTRACTION_ROUNDS {
+            if start.elapsed() >= time_limit {
+                break;
+            }
+            let next = extractor.extract(&extractor.selection_uses(&best, &root_classes));
+            let ops = next.count_ops(&egraph, &root_classes);
+            if ops >= best_ops {
+                break;
+            }
+            (best, best_ops) = (next, ops);
+        }
+        if best_ops >= report.ops_after {
+            return None;
+        }
+        let (new_dag, new_roots) = best.to_dag(&egraph, &root_classes, num_inputs);
+        // `apply` may fold a little further; never accept more ops.
+        let ops = new_dag.count_ops(&new_roots);
+        if ops >= report.ops_after {
+            return None;
+        }
+        report.ops_after = ops;
+        Some(Rewritten { dag: new_dag, roots: new_roots })
+    }
+
+    /// Simplifies a Jacobian's kernel: its function outputs and entries, in
+    /// [`crate::Jacobian::kernel_roots`] order.
+    pub fn run_jacobian(&self, jacobian: &crate::Jacobian) -> (Option<Rewritten>, SimplifyReport) {
+        self.run_roots(&jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1)
+    }
+
+    /// Simplifies `jacobian` in place when that saves operations; hitting a
+    /// limit is a [`StopReason`] in the report, never an error.
+    pub fn run(&self, jacobian: &mut crate::Jacobian) -> SimplifyReport {
+        let (rewritten, report) = self.run_jacobian(jacobian);
+        if let Some(r) = rewritten {
+            jacobian.replace_kernel(r.dag, &r.roots);
+        }
+        report
+    }
+}
+
+/// The e-graph runs only if at least `1 / MIN_EGRAPH_SHARE` of the time
+/// limit is left after the chains.
+const MIN_EGRAPH_SHARE: u32 = 4;
+
+/// Extraction rounds after the first, each re-estimating sharing from the
+/// previous selection, while they improve.
+const EXTRACTION_ROUNDS: usize = 3;

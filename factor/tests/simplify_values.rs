@@ -1,0 +1,114 @@
+//! The simplified kernel computes the same values as D* alone, and never
+//! needs more ops: on the corpus and on random programs.
+
+#[path = "simplify_support/mod.rs"]
+mod support;
+
+use factor::simplify::{chains, Simplifier};
+use frontend::{ExprDag, NodeId};
+use std::time::Duration;
+use support::{close, random_case, Rng};
+
+/// Relative tolerance of the issue: reassociation and factoring only round
+/// differently.
+const REL: f64 = 1e-12;
+
+fn assert_same_values(
+    name: &str,
+    before: (&ExprDag, &[NodeId]),
+    after: (&ExprDag, &[NodeId]),
+    point: &[f64],
+) {
+    let expected = frontend::eval(before.0, before.1, point);
+    let actual = frontend::eval(after.0, after.1, point);
+    for (k, (e, a)) in expected.iter().zip(&actual).enumerate() {
+        assert!(close(*e, *a, REL), "{name}: root {k}: {e} before, {a} after");
+    }
+}
+
+/// The simplifiers under test: the whole pass, each half alone.
+fn simplifiers() -> [(&'static str, Simplifier); 2] {
+    let generous = Duration::from_millis(300);
+    [
+        ("pass", Simplifier::new().with_time_limit(generous)),
+        ("egg only", Simplifier::new().with_time_limit(generous).with_chains(false).with_node_limit(5_000)),
+    ]
+}
+
+fn check(name: &str, dag: &ExprDag, roots: &[NodeId], num_inputs: usize, point: &[f64]) {
+    let before = dag.count_ops(roots);
+    let (chained, chained_roots) =
+        chains::rebuild(dag, roots, num_inputs, std::time::Instant::now() + Duration::from_secs(60));
+    assert_same_values(&format!("{name} (chains)"), (dag, roots), (&chained, &chained_roots), point);
+    for (label, simplifier) in simplifiers() {
+        let (rewritten, report) = simplifier.run_roots(dag, roots, num_inputs);
+        assert_eq!(report.ops_before, before);
+        assert!(report.ops_after <= before, "{name} ({label}): {} ops became {}", before, report.ops_after);
+        match rewritten {
+            Some(r) => {
+                assert_eq!(r.dag.count_ops(&r.roots), report.ops_after);
+                assert!(report.ops_after < before);
+                assert_same_values(&format!("{name} ({label})"), (dag, roots), (&r.dag, &r.roots), point);
+            }
+            None => assert_eq!(report.ops_after, before),
+        }
+    }
+}
+
+#[test]
+fn corpus_values_are_preserved() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for file in files {
+        let name = file.file_stem().expect("stem").to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&file).expect("readable");
+        let program = frontend::parse_program(&source).expect("corpus parses");
+        let point = program.point.clone().expect("corpus problems have a # @point");
+        let jacobian = factor::jacobian(&program);
+        if jacobian.jacobian_ops() > 6_000 && cfg!(debug_assertions) {
+            continue; // the big ones are measured in release by the example
+        }
+        check(&name, &jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1, &point);
+    }
+}
+
+/// Largest intermediate magnitude of a random case that is checked: beyond
+/// it, rounding differences are amplified (`cos` of a large argument, a
+/// difference of large values) past any fixed tolerance. Such cases are
+/// skipped, not loosened.
+const MAX_MAGNITUDE: f64 = 1e3;
+
+fn well_conditioned(dag: &ExprDag, roots: &[NodeId], point: &[f64]) -> bool {
+    let reach = dag.reachable(roots);
+    let values = frontend::eval_nodes(dag, roots, point);
+    values.iter().zip(&reach).filter(|(_, r)| **r).all(|(v, _)| v.is_finite() && v.abs() <= MAX_MAGNITUDE)
+}
+
+fn random_programs(count: u64, ops: usize) {
+    let mut checked = 0;
+    for seed in 0..count {
+        let mut rng = Rng::new(seed);
+        let size = 5 + rng.below(ops);
+        let case = random_case(&mut rng, 4, size);
+        let jacobian = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+        let roots = jacobian.kernel_roots();
+        if !well_conditioned(&jacobian.dag, &roots, &case.point) {
+            continue;
+        }
+        check(&format!("seed {seed}"), &jacobian.dag, &roots, case.num_inputs, &case.point);
+        checked += 1;
+    }
+    assert!(checked * 2 >= count, "only {checked} of {count} random cases were well conditioned");
+}
+
+#[test]
+fn random_program_values_are_preserved() {
+    let long = std::env::var_os("DSTAR_LONG").is_some();
+    random_programs(if long { 3_000 } else { 150 }, if long { 120 } else { 40 });
+}
