@@ -18,6 +18,7 @@ mod derive;
 mod dot;
 mod error;
 mod kernel;
+mod pipeline;
 pub mod session;
 pub mod timing;
 
@@ -31,10 +32,7 @@ pub use frontend::{
     ExprDag, NodeId, Op, ParseError, Program,
 };
 pub use kernel::{JacobianKernel, SparsityPattern};
-
-/// How [`compile`] builds its kernel.
-#[derive(Clone, Debug, Default)]
-pub struct Options {}
+pub use pipeline::{differentiate, Differentiated, Options};
 
 /// Parses a problem file, factors its Jacobian and compiles function and
 /// Jacobian into one native kernel.
@@ -44,8 +42,8 @@ pub fn compile(source: &str, options: &Options) -> Result<JacobianKernel, Error>
 }
 
 /// [`compile`] for a parsed program.
-pub fn compile_program(program: &Program, _options: &Options) -> Result<JacobianKernel, Error> {
-    let jacobian = factor::jacobian(program);
+pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianKernel, Error> {
+    let jacobian = differentiate(program, options).jacobian;
     JacobianKernel::compile(&jacobian, &JitCompiler::new()?)
 }
 

@@ -82,3 +82,58 @@ fn help_lists_every_subcommand_with_an_example() {
         assert!(help.contains("Example: "), "{command} --help has no example");
     }
 }
+
+#[test]
+fn elim_lists_every_strategy_beside_dstar() {
+    let (status, stdout, stderr) = dstar(&["elim", &corpus_file("lyons.dstar"), "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let e: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = e["strategies"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for name in [
+        "forward_vertex",
+        "reverse_vertex",
+        "markowitz_vertex",
+        "optimal_vertex",
+        "forward_edge",
+        "backward_edge",
+        "optimal_edge",
+        "face",
+        "scarcity_greedy",
+        "scarcity_hybrid",
+        "dstar",
+    ] {
+        assert!(names.contains(&name), "{name} missing: {names:?}");
+    }
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
+    // The published optimum for y1 = x1*sin(x1 + x2)-like graphs: never above a heuristic.
+    let cost = |name: &str| row(name)["mults"].as_u64().unwrap() + row(name)["adds"].as_u64().unwrap();
+    for heuristic in ["forward_vertex", "reverse_vertex", "markowitz_vertex", "forward_edge", "backward_edge"]
+    {
+        assert!(cost("optimal_edge") <= cost(heuristic), "{heuristic}");
+    }
+    // An exact strategy over its size guard says why it was skipped.
+    let (_, stdout, _) = dstar(&["elim", &corpus_file("sh_5.dstar"), "--json"]);
+    let e: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let optimal = e["strategies"].as_array().unwrap().iter().find(|r| r["name"] == "optimal_edge").unwrap();
+    assert!(optimal["skipped"].is_string(), "{optimal}");
+}
+
+#[test]
+fn subchains_are_on_by_default_and_can_be_turned_off() {
+    let file = corpus_file("sh_10.dstar");
+    let stats = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["stats", file.as_str(), "--json"];
+        args.extend(extra);
+        let (status, stdout, stderr) = dstar(&args);
+        assert_eq!(status, 0, "{stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let on = stats(&[]);
+    let off = stats(&["--no-simplify"]);
+    assert_eq!(on["strategy"], "dstar");
+    assert!(on["simplify_stop_reason"].is_string());
+    assert!(off.get("simplify_stop_reason").is_none());
+    assert_eq!(on["ops_before_simplify"], off["jacobian_ops"]);
+    assert!(on["jacobian_ops"].as_u64() < off["jacobian_ops"].as_u64(), "{on} vs {off}");
+}

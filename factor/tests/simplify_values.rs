@@ -55,6 +55,24 @@ fn check(name: &str, dag: &ExprDag, roots: &[NodeId], num_inputs: usize, point: 
     }
 }
 
+/// The default path, `Simplifier::run`: the function is frozen, so its values
+/// stay bit for bit; the entries agree to `REL`; ops never increase.
+fn check_run(name: &str, jacobian: &factor::Jacobian, point: &[f64]) {
+    let mut simplified = jacobian.clone();
+    let report = Simplifier::new().with_time_limit(Duration::from_millis(300)).run(&mut simplified);
+    assert_eq!(report.ops_before, jacobian.jacobian_ops());
+    assert_eq!(report.ops_after, simplified.jacobian_ops());
+    assert!(report.ops_after <= report.ops_before, "{name}: {report:?}");
+    let (values, dense) = jacobian.eval(point);
+    let (new_values, new_dense) = simplified.eval(point);
+    for (a, b) in values.iter().zip(&new_values) {
+        assert!(a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan(), "{name}: function {a} became {b}");
+    }
+    for (a, b) in dense.iter().flatten().zip(new_dense.iter().flatten()) {
+        assert!(close(*a, *b, REL), "{name} (run): entry {a} became {b}");
+    }
+}
+
 #[test]
 fn corpus_values_are_preserved() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
@@ -75,6 +93,7 @@ fn corpus_values_are_preserved() {
             continue; // the big ones are measured in release by the example
         }
         check(&name, &jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1, &point);
+        check_run(&name, &jacobian, &point);
     }
 }
 
@@ -102,6 +121,7 @@ fn random_programs(count: u64, ops: usize) {
             continue;
         }
         check(&format!("seed {seed}"), &jacobian.dag, &roots, case.num_inputs, &case.point);
+        check_run(&format!("seed {seed}"), &jacobian, &case.point);
         checked += 1;
     }
     assert!(checked * 2 >= count, "only {checked} of {count} random cases were well conditioned");

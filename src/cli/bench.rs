@@ -1,7 +1,7 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
 use super::progress::Progress;
-use super::{load, point, Failure};
+use super::{load, point, Failure, PipelineArgs};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -15,6 +15,8 @@ pub struct BenchArgs {
     /// 0.5 for every input).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
     /// Print {"function_ns_median":..,"jacobian_ns_median":..,"compile_ms":..,"symbolic_ms":..}.
     #[arg(long)]
     json: bool,
@@ -25,7 +27,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let program = load(&args.file)?;
     progress.stage("factoring the Jacobian");
-    let jacobian = factor::jacobian(&program);
+    let jacobian = dstar::differentiate(&program, &args.pipeline.options()).jacobian;
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     let x = match (&args.at, &program.point) {
         (None, None) => vec![0.5; program.inputs.len()],

@@ -1,6 +1,6 @@
 //! `dstar emit`: the Jacobian program as text, C, Rust or Graphviz.
 
-use super::{load, Failure};
+use super::{load, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -23,6 +23,8 @@ pub struct EmitArgs {
     /// What to write. Example: dstar emit examples/lyons.dstar --target c
     #[arg(long, value_enum, default_value = "text")]
     target: Target,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
     /// The name of the emitted function (C and Rust).
     #[arg(long, default_value = "jacobian")]
     name: String,
@@ -37,7 +39,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             dstar::jacobian(&source).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
-            let jacobian = factor::jacobian(&program);
+            let jacobian = dstar::differentiate(&program, &args.pipeline.options()).jacobian;
             let roots = jacobian.kernel_roots();
             let layout = layout_comment(&program, &jacobian);
             let code = match args.target {

@@ -1,7 +1,7 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{json, load, point, Failure};
+use super::{json, load, point, Failure, PipelineArgs};
 use clap::Args;
 use frontend::Program;
 use serde_json::{Map, Value};
@@ -24,6 +24,8 @@ pub struct EvalArgs {
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
     interp: bool,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
     /// Print {"inputs":[..],"outputs":[..],"values":[..],"jacobian":[[..]],..}.
     #[arg(long)]
     json: bool,
@@ -35,7 +37,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let x = point(args.at.as_deref(), &program, &args.file)?;
     progress.stage("differentiating and compiling");
     let (values, jacobian) = if args.jacobian {
-        let (v, j) = eval_jacobian(&program, &x, args.interp)?;
+        let (v, j) = eval_jacobian(&program, &x, args.interp, &args.pipeline.options())?;
         (v, Some(j))
     } else {
         (eval_function(&program, &x, args.interp)?, None)
@@ -91,8 +93,13 @@ fn eval_function(program: &Program, x: &[f64], interp: bool) -> Result<Vec<f64>,
 
 type Matrix = Vec<Vec<f64>>;
 
-fn eval_jacobian(program: &Program, x: &[f64], interp: bool) -> Result<(Vec<f64>, Matrix), Failure> {
-    let jacobian = factor::jacobian(program);
+fn eval_jacobian(
+    program: &Program,
+    x: &[f64],
+    interp: bool,
+    options: &dstar::Options,
+) -> Result<(Vec<f64>, Matrix), Failure> {
+    let jacobian = dstar::differentiate(program, options).jacobian;
     if interp {
         return Ok(jacobian.eval(x));
     }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod diff;
+mod elim;
 mod emit;
 mod eval;
 mod json;
@@ -9,7 +10,7 @@ mod progress;
 mod repl;
 mod stats;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -33,6 +34,11 @@ enum Command {
     ///
     /// Example: dstar stats tests/corpus/sh_10.dstar --json
     Stats(stats::StatsArgs),
+    /// Every elimination strategy's cost (vertex, edge, face, optimal, SEU,
+    /// scarcity) beside D*'s.
+    ///
+    /// Example: dstar elim tests/corpus/lyons.dstar --json
+    Elim(elim::ElimArgs),
     /// Time the compiled function and Jacobian kernels.
     ///
     /// Example: dstar bench tests/corpus/nbody_acc_5.dstar --json
@@ -50,6 +56,21 @@ enum Command {
     ///
     /// Example: dstar diff "sin(x*y)" x
     Diff(diff::DiffArgs),
+}
+
+/// Options of the derivative pipeline shared by the subcommands.
+#[derive(Args, Clone, Copy, Default)]
+pub struct PipelineArgs {
+    /// Skip the common-subchain pass (e-graph rewriting) after D*.
+    #[arg(long)]
+    no_simplify: bool,
+}
+
+impl PipelineArgs {
+    /// The library options these flags ask for.
+    pub fn options(&self) -> dstar::Options {
+        dstar::Options { simplify: !self.no_simplify }
+    }
 }
 
 /// A failure to report: the message is printed to stderr as is.
@@ -108,6 +129,7 @@ pub fn main() -> ExitCode {
         Command::Repl(args) => repl::run(&args),
         Command::Eval(args) => eval::run(&args),
         Command::Stats(args) => stats::run(&args),
+        Command::Elim(args) => elim::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Emit(args) => emit::run(&args),
         Command::Diff(args) => diff::run(&args),

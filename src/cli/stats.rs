@@ -1,8 +1,8 @@
-//! `dstar stats`: op counts of the function, its D* Jacobian and the
+//! `dstar stats`: op counts of the function, its Jacobian and the
 //! forward- and reverse-mode baselines.
 
 use super::progress::Progress;
-use super::{load, Failure};
+use super::{load, Failure, PipelineArgs};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -12,6 +12,8 @@ use std::time::Instant;
 pub struct StatsArgs {
     /// The problem file (.dstar).
     file: PathBuf,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
     /// Print {"inputs":..,"outputs":..,"function_ops":..,"jacobian_ops":..,...}.
     #[arg(long)]
     json: bool,
@@ -21,19 +23,22 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let progress = Progress::start("parsing");
     let start = Instant::now();
     let program = load(&args.file)?;
-    progress.stage("factoring the Jacobian");
-    let jacobian = factor::jacobian(&program);
+    progress.stage("differentiating");
+    let derived = dstar::differentiate(&program, &args.pipeline.options());
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("counting the baselines");
+    let jacobian = &derived.jacobian;
     let (m, n) = jacobian.shape();
     let outputs = program.output_nodes();
     let function_ops = program.count_ops();
-    let jacobian_ops = jacobian.dag.count_ops(&jacobian.kernel_roots());
+    let jacobian_ops = jacobian.jacobian_ops();
     let forward = factor::forward_mode_ops(&program.dag, &outputs, n);
     let reverse = factor::reverse_mode_ops(&program.dag, &outputs, n);
     drop(progress);
+    let strategy = jacobian.method().name();
+    let simplify = derived.simplify.as_ref();
     if args.json {
-        let stats = json!({
+        let mut stats = json!({
             "inputs": n,
             "outputs": m,
             "function_ops": function_ops,
@@ -42,16 +47,31 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             "forward_mode_ops": forward,
             "reverse_mode_ops": reverse,
             "symbolic_ms": symbolic_ms,
+            "strategy": strategy,
+            "ops_before_simplify": derived.ops_before_simplify,
         });
+        if let Some(report) = simplify {
+            stats["simplify_stop_reason"] = json!(report.stop_reason.name());
+            stats["simplify_ms"] = json!(report.elapsed.as_secs_f64() * 1e3);
+        }
         println!("{stats}");
     } else {
         println!("{}: {n} inputs, {m} outputs", args.file.display());
         println!("function ops         {function_ops:>10}");
-        println!("jacobian ops (D*)    {jacobian_ops:>10}   function and Jacobian together");
+        println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
+        println!("  accumulated by     {strategy:>10}   the cheapest of D* and the elimination heuristics");
+        println!("  before subchains   {:>10}", derived.ops_before_simplify);
+        if let Some(r) = simplify {
+            println!(
+                "  subchain pass      {:>10.2} ms, stopped: {}",
+                r.elapsed.as_secs_f64() * 1e3,
+                r.stop_reason
+            );
+        }
         println!("jacobian nonzeros    {:>10}   of {}", jacobian.nnz(), m * n);
         println!("forward-mode ops     {forward:>10}   {n} tangent sweeps");
         println!("reverse-mode ops     {reverse:>10}   {m} adjoint sweeps");
-        println!("symbolic time        {symbolic_ms:>10.2} ms");
+        println!("symbolic time        {symbolic_ms:>10.2} ms   parse to finished Jacobian");
     }
     Ok(())
 }

@@ -290,9 +290,10 @@ impl Session {
                 let program = self.function_of(arg, offset)?;
                 let jacobian = factor::jacobian(&program);
                 Ok(format!(
-                    "function: {} ops; function and Jacobian (D*): {} ops, {} nonzero entries",
+                    "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
                     program.count_ops(),
-                    jacobian.dag.count_ops(&jacobian.kernel_roots()),
+                    jacobian.jacobian_ops(),
+                    jacobian.method().name(),
                     jacobian.nnz()
                 ))
             }

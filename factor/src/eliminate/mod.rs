@@ -36,7 +36,7 @@ pub use accumulate::Accumulation;
 pub use cost::Cost;
 pub use graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 pub use report::{
-    accumulate, accumulate_graph, cheapest, costs, scarcity_remainder, strategies, Elimination,
+    accumulate, accumulate_graph, cheapest, costs, dstar_report, scarcity_remainder, strategies, Elimination,
     StrategyReport,
 };
 pub use scarcity::{Anneal, Remainder};

@@ -13,7 +13,7 @@ use crate::eliminate::separator::{accumulate_separated, min_cut_separator, natur
 use crate::eliminate::seu::seu_plan;
 use crate::eliminate::skip::Skip;
 use crate::eliminate::vertex::{eliminate_markowitz, forward_order, optimal_order, reverse_order, run_order};
-use frontend::{ExprDag, NodeId};
+use frontend::{ExprDag, NodeId, Op};
 
 /// An elimination strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -147,7 +147,34 @@ pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<S
         };
         reports.push(report);
     }
+    reports.push(dstar_report(&dag, outputs, num_inputs));
     reports
+}
+
+/// D*'s accumulation counted like the eliminations: the multiplications
+/// and additions its entries need beyond the function and the local
+/// partials (negations are free, as multiplications by -1 are), and its
+/// nonunit entries.
+pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
+    let jacobian = crate::dstar_jacobian_of(dag.clone(), outputs, num_inputs);
+    let mut dag = jacobian.dag.clone();
+    // The partials are already in the DAG: this only finds them again.
+    let graph = crate::DerivativeGraph::new(&mut dag, outputs, num_inputs);
+    let mut given = outputs.to_vec();
+    given.extend(graph.edges().iter().map(|e| e.label));
+    let given = dag.reachable(&given);
+    let needed = dag.reachable(&jacobian.entry_nodes());
+    let (mut mults, mut adds) = (0, 0);
+    for id in dag.ids().filter(|id| needed[id.index()] && !given[id.index()]) {
+        match dag.op(id) {
+            Op::Mul | Op::Div => mults += 1,
+            Op::Add | Op::Sub => adds += 1,
+            _ => {}
+        }
+    }
+    let unit = |node| dag.is_const(node, 1.0) || dag.is_const(node, -1.0);
+    let nonunit_edges = jacobian.entries().iter().filter(|e| !unit(e.node)).count();
+    StrategyReport { name: "dstar", mults, adds, nonunit_edges, skipped: None }
 }
 
 /// The strategy the default picks: the full accumulation with the fewest

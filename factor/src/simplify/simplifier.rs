@@ -6,7 +6,7 @@ use crate::simplify::convert::{to_egraph, Selection};
 use crate::simplify::extract::DagExtractor;
 use crate::simplify::rules;
 use egg::{Runner, SimpleScheduler};
-use frontend::{ExprDag, NodeId};
+use frontend::{ExprDag, Node, NodeId};
 use std::time::{Duration, Instant};
 
 /// Why the rewriting stopped. Limits are normal outcomes, not errors: the
@@ -23,6 +23,32 @@ pub enum StopReason {
     TimeLimit(Duration),
     /// egg stopped for another reason, named by the text.
     Other(String),
+}
+
+impl StopReason {
+    /// A short machine-readable name: `saturated`, `iteration_limit`,
+    /// `node_limit`, `time_limit` or `other`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StopReason::Saturated => "saturated",
+            StopReason::IterationLimit(_) => "iteration_limit",
+            StopReason::NodeLimit(_) => "node_limit",
+            StopReason::TimeLimit(_) => "time_limit",
+            StopReason::Other(_) => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::Saturated => write!(f, "saturated"),
+            StopReason::IterationLimit(n) => write!(f, "the iteration limit ({n})"),
+            StopReason::NodeLimit(n) => write!(f, "the node limit (e-graph at {n} nodes)"),
+            StopReason::TimeLimit(d) => write!(f, "the time limit ({:.2} ms)", d.as_secs_f64() * 1e3),
+            StopReason::Other(text) => write!(f, "{text}"),
+        }
+    }
 }
 
 impl From<egg::StopReason> for StopReason {
@@ -244,15 +270,71 @@ impl Simplifier {
         self.run_roots(&jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1)
     }
 
-    /// Simplifies `jacobian` in place when that saves operations; hitting a
-    /// limit is a [`StopReason`] in the report, never an error.
+    /// Simplifies `jacobian`'s entries in place when that saves operations;
+    /// hitting a limit is a [`StopReason`] in the report, never an error.
+    ///
+    /// The function's own nodes are frozen: the entries see each function
+    /// node they read as an extra input, so rewriting can share work among
+    /// the entries but never changes how the function is computed, and its
+    /// values stay bit for bit those of the plain function.
     pub fn run(&self, jacobian: &mut crate::Jacobian) -> SimplifyReport {
-        let (rewritten, report) = self.run_jacobian(jacobian);
+        let before = jacobian.jacobian_ops();
+        let (part, roots, frozen) = entries_over_frozen(jacobian);
+        let num_inputs = jacobian.shape().1;
+        let (rewritten, mut report) = self.run_roots(&part, &roots, num_inputs + frozen.len());
         if let Some(r) = rewritten {
-            jacobian.replace_kernel(r.dag, &r.roots);
+            let mut dag = jacobian.dag.clone();
+            let inputs: Vec<NodeId> =
+                (0..num_inputs).map(|k| dag.input(k)).chain(frozen.iter().copied()).collect();
+            let mut kernel = jacobian.outputs().to_vec();
+            kernel.extend(dag.import(&r.dag, &r.roots, Some(&inputs)));
+            if dag.count_ops(&kernel) < before {
+                jacobian.replace_kernel(dag, &kernel);
+            }
         }
+        report.ops_before = before;
+        report.ops_after = jacobian.jacobian_ops();
         report
     }
+}
+
+/// The entries of `jacobian` as a DAG of their own whose inputs are the
+/// function's inputs `0..n`, then one extra input per function node the
+/// entries read (`frozen[j]` is input `n + j`); and the entries' roots.
+fn entries_over_frozen(jacobian: &crate::Jacobian) -> (ExprDag, Vec<NodeId>, Vec<NodeId>) {
+    let dag = &jacobian.dag;
+    let n = jacobian.shape().1;
+    let function = dag.reachable(jacobian.outputs());
+    let is_frozen = |id: NodeId| function[id.index()] && !dag.op(id).is_leaf();
+    let entries = jacobian.entry_nodes();
+    // What the entries read, not looking inside frozen nodes.
+    let mut needed = vec![false; dag.len()];
+    for e in &entries {
+        needed[e.index()] = true;
+    }
+    for id in dag.ids().rev() {
+        if needed[id.index()] && !is_frozen(id) {
+            for a in dag.args(id) {
+                needed[a.index()] = true;
+            }
+        }
+    }
+    let mut part = ExprDag::new();
+    let mut frozen = Vec::new();
+    let mut map: Vec<Option<NodeId>> = vec![None; dag.len()];
+    for id in dag.ids().filter(|id| needed[id.index()]) {
+        let node = dag.node(id);
+        map[id.index()] = Some(if is_frozen(id) {
+            frozen.push(id);
+            part.input(n + frozen.len() - 1)
+        } else {
+            let args: Vec<NodeId> =
+                node.args().iter().map(|a| map[a.index()].expect("arguments come first")).collect();
+            part.intern(Node::new(node.op, &args))
+        });
+    }
+    let roots = entries.iter().map(|e| map[e.index()].expect("entries are needed")).collect();
+    (part, roots, frozen)
 }
 
 /// The e-graph runs only if at least `1 / MIN_EGRAPH_SHARE` of the time

@@ -1,0 +1,44 @@
+//! The default derivative pipeline: the cheapest Jacobian accumulation (D*
+//! unless an elimination strategy needs fewer ops), then common subchains
+//! (`factor::simplify`) within a budget tied to the symbolic time.
+
+use factor::simplify::{Simplifier, SimplifyReport};
+use factor::Jacobian;
+use frontend::Program;
+use std::time::{Duration, Instant};
+
+/// How [`crate::compile`] and the command line build a Jacobian.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Extract common subchains after accumulation (on by default).
+    pub simplify: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { simplify: true }
+    }
+}
+
+/// A Jacobian and what building it took.
+pub struct Differentiated {
+    /// The Jacobian, in the same DAG as the function.
+    pub jacobian: Jacobian,
+    /// Operations of function and Jacobian before simplification.
+    pub ops_before_simplify: usize,
+    /// What simplification did, if it ran.
+    pub simplify: Option<SimplifyReport>,
+    /// Time spent differentiating, simplification included.
+    pub elapsed: Duration,
+}
+
+/// Differentiates `program` the default way.
+pub fn differentiate(program: &Program, options: &Options) -> Differentiated {
+    let start = Instant::now();
+    let mut jacobian = factor::jacobian(program);
+    let accumulation = start.elapsed();
+    let ops_before_simplify = jacobian.jacobian_ops();
+    let simplify =
+        options.simplify.then(|| Simplifier::new().with_symbolic_time(accumulation).run(&mut jacobian));
+    Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() }
+}
