@@ -5,7 +5,7 @@ use crate::eliminate::accumulate::{finish, Accumulation};
 use crate::eliminate::cost::Cost;
 use crate::eliminate::edge::{backward_edge, forward_edge};
 use crate::eliminate::face::face_elimination;
-use crate::eliminate::graph::LinearizedGraph;
+use crate::eliminate::graph::{is_unit, LinearizedGraph};
 use crate::eliminate::metagraph::{optimal_moves, run_moves};
 use crate::eliminate::pattern::Pattern;
 use crate::eliminate::scarcity::{greedy_moves, randomized_moves, remainder, Anneal, Remainder};
@@ -172,8 +172,7 @@ pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Str
             _ => {}
         }
     }
-    let unit = |node| dag.is_const(node, 1.0) || dag.is_const(node, -1.0);
-    let nonunit_edges = jacobian.entries().iter().filter(|e| !unit(e.node)).count();
+    let nonunit_edges = jacobian.entries().iter().filter(|e| !is_unit(&dag, e.node)).count();
     StrategyReport { name: "dstar", mults, adds, nonunit_edges, skipped: None }
 }
 
