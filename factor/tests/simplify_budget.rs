@@ -48,3 +48,14 @@ fn random_100k_program_keeps_its_budget() {
         report.time_limit
     );
 }
+
+#[test]
+fn kernels_over_the_size_limit_are_left_alone() {
+    let program = frontend::parse_program("in x, y\nt = x*y\nout sin(t)*t + 3*t*x").expect("valid");
+    let mut jacobian = factor::jacobian(&program);
+    let before = jacobian.jacobian_ops();
+    let report = Simplifier::new().with_max_ops(before - 1).run(&mut jacobian);
+    assert_eq!(report.stop_reason.name(), "too_large");
+    assert_eq!((report.ops_before, report.ops_after), (before, before));
+    assert_eq!(jacobian.jacobian_ops(), before);
+}

@@ -34,4 +34,4 @@ pub mod simplifier;
 pub use analysis::ConstantFold;
 pub use extract::DagExtractor;
 pub use language::OpNode;
-pub use simplifier::{Rewritten, Simplifier, SimplifyReport, StopReason};
+pub use simplifier::{Rewritten, Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS};

@@ -21,6 +21,9 @@ pub enum StopReason {
     NodeLimit(usize),
     /// The time limit (the value) ran out.
     TimeLimit(Duration),
+    /// The kernel had more ops (the value) than the pass takes on: its
+    /// stages that a time limit cannot interrupt would overrun the budget.
+    TooLarge(usize),
     /// egg stopped for another reason, named by the text.
     Other(String),
 }
@@ -34,6 +37,7 @@ impl StopReason {
             StopReason::IterationLimit(_) => "iteration_limit",
             StopReason::NodeLimit(_) => "node_limit",
             StopReason::TimeLimit(_) => "time_limit",
+            StopReason::TooLarge(_) => "too_large",
             StopReason::Other(_) => "other",
         }
     }
@@ -46,6 +50,7 @@ impl std::fmt::Display for StopReason {
             StopReason::IterationLimit(n) => write!(f, "the iteration limit ({n})"),
             StopReason::NodeLimit(n) => write!(f, "the node limit (e-graph at {n} nodes)"),
             StopReason::TimeLimit(d) => write!(f, "the time limit ({:.2} ms)", d.as_secs_f64() * 1e3),
+            StopReason::TooLarge(ops) => write!(f, "not run: {ops} ops is over the pass's size limit"),
             StopReason::Other(text) => write!(f, "{text}"),
         }
     }
@@ -98,12 +103,25 @@ pub struct Rewritten {
 ///
 /// Limits default to a budget proportional to the input; see
 /// [`Simplifier::with_symbolic_time`] to tie the time to the D* time.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Simplifier {
+    max_ops: usize,
     node_limit: Option<usize>,
     iter_limit: Option<usize>,
     time_limit: Option<Duration>,
     skip_chains: bool,
+}
+
+impl Default for Simplifier {
+    fn default() -> Simplifier {
+        Simplifier {
+            max_ops: DEFAULT_MAX_OPS,
+            node_limit: None,
+            iter_limit: None,
+            time_limit: None,
+            skip_chains: false,
+        }
+    }
 }
 
 /// Iterations run unless limited otherwise: enough for a constant to float
@@ -116,6 +134,10 @@ const NODE_LIMIT_BASE: usize = 2_000;
 /// the floor below which egg's fixed costs dominate.
 const TIME_PER_OP: Duration = Duration::from_nanos(500);
 const MIN_TIME_LIMIT: Duration = Duration::from_millis(1);
+/// Kernels above this many ops are left alone by default: flattening,
+/// rebuilding and loading them (which a time limit cannot interrupt) take
+/// seconds, more than the budget the D* time allows.
+pub const DEFAULT_MAX_OPS: usize = 500_000;
 /// The time limit as a multiple of the symbolic (D*) time.
 const SYMBOLIC_TIME_FACTOR: u32 = 2;
 
@@ -123,6 +145,13 @@ impl Simplifier {
     /// A simplifier with the default budget.
     pub fn new() -> Simplifier {
         Simplifier::default()
+    }
+
+    /// Leaves kernels of more than `ops` ops alone (the report says
+    /// [`StopReason::TooLarge`]); [`DEFAULT_MAX_OPS`] unless set.
+    pub fn with_max_ops(mut self, ops: usize) -> Simplifier {
+        self.max_ops = ops;
+        self
     }
 
     /// Stops rewriting when the e-graph holds `limit` e-nodes.
@@ -167,6 +196,9 @@ impl Simplifier {
         let ops_before = dag.count_ops(roots);
         let time_limit =
             self.time_limit.unwrap_or_else(|| (TIME_PER_OP * ops_before as u32).max(MIN_TIME_LIMIT));
+        if ops_before > self.max_ops {
+            return (None, too_large(ops_before, start, time_limit));
+        }
         let mut best: Option<Rewritten> = None;
         let mut ops_after = ops_before;
         // Chains first: linear but for the pairing, which stops at its
@@ -279,6 +311,9 @@ impl Simplifier {
     /// values stay bit for bit those of the plain function.
     pub fn run(&self, jacobian: &mut crate::Jacobian) -> SimplifyReport {
         let before = jacobian.jacobian_ops();
+        if before > self.max_ops {
+            return too_large(before, Instant::now(), self.time_limit.unwrap_or(MIN_TIME_LIMIT));
+        }
         let (part, roots, frozen) = entries_over_frozen(jacobian);
         let num_inputs = jacobian.shape().1;
         let (rewritten, mut report) = self.run_roots(&part, &roots, num_inputs + frozen.len());
@@ -295,6 +330,19 @@ impl Simplifier {
         report.ops_before = before;
         report.ops_after = jacobian.jacobian_ops();
         report
+    }
+}
+
+/// The report of a pass that did not start: `ops` is over the size limit.
+fn too_large(ops: usize, start: Instant, time_limit: Duration) -> SimplifyReport {
+    SimplifyReport {
+        ops_before: ops,
+        ops_after: ops,
+        stop_reason: StopReason::TooLarge(ops),
+        iterations: 0,
+        egraph_nodes: 0,
+        elapsed: start.elapsed(),
+        time_limit,
     }
 }
 
