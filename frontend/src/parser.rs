@@ -25,7 +25,7 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     // Sized from the source, so big programs do not rehash as they grow.
     let lines: usize = source.bytes().map(|b| usize::from(b == b'\n')).sum();
     parser.names.reserve(lines);
-    parser.dag.reserve(source.len() / 10);
+    parser.dag.reserve(source.len() / 8);
     parser.statements()?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {
