@@ -54,6 +54,17 @@ pub struct Strategy {
 }
 
 impl Strategy {
+    /// `dstar_forward` or `dstar_reverse`, with `_plain` when nothing is
+    /// factored (plain forward or reverse accumulation).
+    pub fn name(self) -> &'static str {
+        match (self.orientation, self.factored) {
+            (Orientation::Forward, true) => "dstar_forward",
+            (Orientation::Reverse, true) => "dstar_reverse",
+            (Orientation::Forward, false) => "dstar_forward_plain",
+            (Orientation::Reverse, false) => "dstar_reverse_plain",
+        }
+    }
+
     /// Every strategy, D* first.
     pub const ALL: [Strategy; 4] = [
         Strategy { orientation: Orientation::Forward, factored: true },

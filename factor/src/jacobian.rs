@@ -1,7 +1,6 @@
 //! The [`Jacobian`]: shape, structural sparsity and one node per nonzero
 //! entry, in the same DAG as the function.
 
-use crate::eliminate::{accumulate, Elimination};
 use crate::factorize::{factorize, Entry, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
 use frontend::{ExprDag, NodeId, Program};
@@ -9,34 +8,6 @@ use frontend::{ExprDag, NodeId, Program};
 /// Above this many derivative-graph edges, the factored strategy is used
 /// without building the plain one to compare.
 const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
-
-/// Above this many DAG nodes the elimination heuristics are not tried: their
-/// fill-in can grow faster than D*'s linear cost.
-const TRY_ELIMINATION_NODE_LIMIT: usize = 20_000;
-
-/// The elimination strategies the default tries beside D*: the heuristics
-/// whose cost is comparable to D*'s (the exact ones are exponential, scarcity
-/// and separators serve other goals).
-const TRIED_ELIMINATIONS: [Elimination; 2] = [Elimination::MarkowitzVertex, Elimination::SeuOptimal];
-
-/// How a [`Jacobian`] was accumulated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// D* factorization with this strategy.
-    DStar(Strategy),
-    /// An elimination strategy of the literature ([`crate::eliminate`]).
-    Eliminated(Elimination),
-}
-
-impl Method {
-    /// `"dstar"` or the elimination strategy's name (`"markowitz_vertex"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::DStar(_) => "dstar",
-            Method::Eliminated(e) => e.name(),
-        }
-    }
-}
 
 /// The Jacobian of some outputs with respect to inputs `0..n`.
 ///
@@ -51,7 +22,7 @@ pub struct Jacobian {
     outputs: Vec<NodeId>,
     num_inputs: usize,
     entries: Vec<Entry>,
-    method: Method,
+    strategy: Strategy,
 }
 
 /// The Jacobian of `program`'s outputs with respect to its inputs.
@@ -62,32 +33,11 @@ pub fn jacobian(program: &Program) -> Jacobian {
 /// The Jacobian of `outputs` (nodes of `dag`) with respect to the inputs
 /// `0..num_inputs`; `dag` is extended with the entries.
 ///
-/// D* gives it, unless an elimination heuristic (Markowitz vertex
-/// elimination, or Naumann's optimal order on a single-expression-use graph)
-/// needs fewer operations on this graph: the cheapest wins, D* on ties.
+/// Always D*: the elimination strategies of [`crate::eliminate`] reach the
+/// same values only up to rounding and overflow, and on random programs a
+/// Markowitz order overflowed to NaN where D* gave the finite derivative, so
+/// they are offered beside D* (`dstar elim`), never chosen silently.
 pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
-    let mut best = jacobian_where(dag.clone(), outputs, num_inputs, &|_, _| true);
-    if dag.len() > TRY_ELIMINATION_NODE_LIMIT {
-        return best;
-    }
-    for elimination in TRIED_ELIMINATIONS {
-        let Ok(accumulation) = accumulate(&dag, outputs, num_inputs, elimination) else { continue };
-        let candidate = Jacobian {
-            entries: accumulation.entries().to_vec(),
-            dag: accumulation.dag,
-            outputs: outputs.to_vec(),
-            num_inputs,
-            method: Method::Eliminated(elimination),
-        };
-        if candidate.jacobian_ops() < best.jacobian_ops() {
-            best = candidate;
-        }
-    }
-    best
-}
-
-/// The D* Jacobian alone, its strategy chosen by cost.
-pub fn dstar_jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
     jacobian_where(dag, outputs, num_inputs, &|_, _| true)
 }
 
@@ -96,7 +46,7 @@ pub fn jacobian_with(dag: ExprDag, outputs: &[NodeId], num_inputs: usize, strate
     let mut dag = dag;
     let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
     let entries = factorize(&mut dag, &graph, strategy, &|_, _| true);
-    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::DStar(strategy) }
+    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
 }
 
 /// The entries `(row, col)` of the Jacobian that `keep` accepts; the others
@@ -111,7 +61,7 @@ pub(crate) fn jacobian_where(
     let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
     let build = |mut dag: ExprDag, strategy| {
         let entries = factorize(&mut dag, &graph, strategy, keep);
-        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::DStar(strategy) }
+        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
     };
     // Share sums across the longer side: outputs when there are more of them.
     let orientation = if num_inputs <= outputs.len() { Orientation::Forward } else { Orientation::Reverse };
@@ -185,17 +135,9 @@ impl Jacobian {
         Some(self.entries[at].node)
     }
 
-    /// How the Jacobian was accumulated.
-    pub fn method(&self) -> Method {
-        self.method
-    }
-
-    /// The D* strategy, if D* built this Jacobian.
-    pub fn strategy(&self) -> Option<Strategy> {
-        match self.method {
-            Method::DStar(s) => Some(s),
-            Method::Eliminated(_) => None,
-        }
+    /// The D* strategy the factorization used.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     /// Operations the function alone needs.

@@ -37,5 +37,5 @@ pub use dominators::{DominatorTree, PostDominatorTree};
 pub use factorize::{factorize, Entry, Orientation, Strategy};
 pub use graph::{DerivativeGraph, Edge, EdgeId};
 pub use hessian::{hessian, Hessian};
-pub use jacobian::{dstar_jacobian_of, jacobian, jacobian_of, jacobian_with, Jacobian, Method};
+pub use jacobian::{jacobian, jacobian_of, jacobian_with, Jacobian};
 pub use subgraph::{FactorableSubgraph, LeafMasks};

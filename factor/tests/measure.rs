@@ -42,10 +42,7 @@ fn corpus_operation_counts() {
             reverse,
             jacobian.jacobian_ops() as f64 / forward.min(reverse) as f64,
             ms,
-            match jacobian.strategy() {
-                Some(s) => format!("{:?}{}", s.orientation, if s.factored { "*" } else { "" }),
-                None => jacobian.method().name().to_string(),
-            },
+            jacobian.strategy().name(),
         );
     }
 }

@@ -35,7 +35,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let forward = factor::forward_mode_ops(&program.dag, &outputs, n);
     let reverse = factor::reverse_mode_ops(&program.dag, &outputs, n);
     drop(progress);
-    let strategy = jacobian.method().name();
+    let strategy = jacobian.strategy().name();
     let simplify = derived.simplify.as_ref();
     if args.json {
         let mut stats = json!({
@@ -59,7 +59,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         println!("{}: {n} inputs, {m} outputs", args.file.display());
         println!("function ops         {function_ops:>10}");
         println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
-        println!("  accumulated by     {strategy:>10}   the cheapest of D* and the elimination heuristics");
+        println!("  accumulated by     {strategy:>10}   the cheaper D* orientation, factored or plain");
         println!("  before subchains   {:>10}", derived.ops_before_simplify);
         if let Some(r) = simplify {
             println!(

@@ -293,7 +293,7 @@ impl Session {
                     "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
                     program.count_ops(),
                     jacobian.jacobian_ops(),
-                    jacobian.method().name(),
+                    jacobian.strategy().name(),
                     jacobian.nnz()
                 ))
             }

@@ -156,7 +156,7 @@ pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<S
 /// partials (negations are free, as multiplications by -1 are), and its
 /// nonunit entries.
 pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    let jacobian = crate::dstar_jacobian_of(dag.clone(), outputs, num_inputs);
+    let jacobian = crate::jacobian_of(dag.clone(), outputs, num_inputs);
     let mut dag = jacobian.dag.clone();
     // The partials are already in the DAG: this only finds them again.
     let graph = crate::DerivativeGraph::new(&mut dag, outputs, num_inputs);
