@@ -131,9 +131,10 @@ const DEFAULT_ITER_LIMIT: usize = 12;
 const NODE_LIMIT_PER_NODE: usize = 6;
 const NODE_LIMIT_BASE: usize = 2_000;
 /// Default time per input op (the D* pass takes about 0.25-2 µs per op), and
-/// the floor below which egg's fixed costs dominate.
+/// the floor below which the pass's fixed costs (flattening, loading the
+/// e-graph) leave it no time to find anything: 5 ms, unnoticeable by hand.
 const TIME_PER_OP: Duration = Duration::from_nanos(500);
-const MIN_TIME_LIMIT: Duration = Duration::from_millis(1);
+const MIN_TIME_LIMIT: Duration = Duration::from_millis(5);
 /// Kernels above this many ops are left alone by default: flattening,
 /// rebuilding and loading them (which a time limit cannot interrupt) take
 /// seconds, more than the budget the D* time allows.
@@ -179,7 +180,8 @@ impl Simplifier {
         self
     }
 
-    /// Bounds the pass to twice `symbolic`, the time the D* pass took.
+    /// Bounds the pass to twice `symbolic`, the time the D* pass took, but
+    /// at least 5 ms.
     pub fn with_symbolic_time(self, symbolic: Duration) -> Simplifier {
         self.with_time_limit((symbolic * SYMBOLIC_TIME_FACTOR).max(MIN_TIME_LIMIT))
     }
