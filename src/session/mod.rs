@@ -89,13 +89,10 @@ impl Functions for Definitions<'_> {
 #[derive(Default)]
 pub struct Session {
     defs: IndexMap<String, Definition>,
-    /// Kernels by what they compute (a canonical key), reused across calls.
-    kernels: HashMap<String, Kernel>,
+    /// Kernels by what they compute (a canonical key), reused across calls
+    /// until any definition changes.
+    kernels: HashMap<String, JitKernel>,
     compiler: Option<JitCompiler>,
-}
-
-enum Kernel {
-    Plain(JitKernel),
 }
 
 /// Every command, with its help text.
@@ -188,7 +185,8 @@ impl Session {
         let mut program = program;
         program.outputs[0].name = name.to_string();
         let shown = signature(name, &program) + " = " + &show_program(&program);
-        self.kernels.retain(|key, _| !key.starts_with(&format!("{name}(")));
+        // Kernels of other forms may have inlined the old definition.
+        self.kernels.clear();
         self.defs.insert(name.to_string(), Definition { program });
         Ok(shown)
     }
@@ -221,12 +219,10 @@ impl Session {
 
     /// Parses comma-separated constant expressions, `count` of them.
     fn numbers(&self, args: &str, offset: usize, count: usize) -> Result<Vec<f64>, SessionError> {
-        let parts = line::split_top_level(args, ',');
+        // `f()` has no arguments, not one empty one.
+        let parts = if args.trim().is_empty() { vec![] } else { line::split_top_level(args, ',') };
         let mut values = vec![];
         for (part, at) in &parts {
-            if part.trim().is_empty() && parts.len() == 1 && count == 0 {
-                break;
-            }
             let program = self.expression(part, Some(&[]), offset + at)?;
             match program.dag.as_const(program.outputs[0].node) {
                 Some(v) => values.push(v),
@@ -258,9 +254,9 @@ impl Session {
             let kernel = compiler
                 .compile(&program.dag, &program.output_nodes(), program.inputs.len())
                 .map_err(|e| internal(&e))?;
-            self.kernels.insert(key.to_string(), Kernel::Plain(kernel));
+            self.kernels.insert(key.to_string(), kernel);
         }
-        let Kernel::Plain(kernel) = &self.kernels[key];
+        let kernel = &self.kernels[key];
         let mut out = vec![0.0; kernel.num_outputs()];
         kernel.eval(x, &mut out).map_err(|e| internal(&e))?;
         Ok(out)
@@ -382,7 +378,7 @@ impl Session {
             let outputs = vec![frontend::Output { name: output.name.clone(), node: root }];
             let function = Program::new(dag, program.inputs.clone(), outputs);
             names.push(signature(&output.name, &function));
-            self.kernels.retain(|key, _| !key.starts_with(&format!("{}(", output.name)));
+            self.kernels.clear();
             self.defs.insert(output.name.clone(), Definition { program: function });
         }
         Ok(format!("loaded {}", names.join(", ")))

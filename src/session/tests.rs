@@ -27,9 +27,10 @@ fn evaluates_through_cached_kernels() {
     assert_eq!(run(&mut s, "jacobian(f)(2, 3)"), "[[3, 2]]");
     assert_eq!(run(&mut s, "grad(f)(1, 5)"), "[5, 1]");
     assert_eq!(s.cached_kernels(), 3);
-    // Redefinition replaces the function and drops its kernel.
+    // Redefinition replaces the function and drops the kernels built on it.
     run(&mut s, "f(x, y) = x - y");
     assert_eq!(run(&mut s, "f(2, 3)"), "-1");
+    assert_eq!(run(&mut s, "jacobian(f)(2, 3)"), "[[1, -1]]");
     assert_eq!(run(&mut s, "2^10 + pi*0"), "1024");
 }
 
