@@ -63,21 +63,75 @@ pub(crate) fn jacobian_where(
         let entries = factorize(&mut dag, &graph, strategy, keep);
         Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
     };
-    // Share sums across the longer side: outputs when there are more of them.
-    let orientation = if num_inputs <= outputs.len() { Orientation::Forward } else { Orientation::Reverse };
-    let factored = Strategy { orientation, factored: true };
+    let (forward, reverse) = sweep_components(&graph);
     if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
-        return build(dag, factored);
+        // Too big to build several times: the factored build of the
+        // orientation whose sweeps carry fewer components.
+        let orientation = if forward <= reverse { Orientation::Forward } else { Orientation::Reverse };
+        return build(dag, Strategy { orientation, factored: true });
     }
-    // Factoring pays where sums are reused; plain accumulation is the
-    // fallback where nothing is, so the result never costs more than it.
-    let plain = build(dag.clone(), Strategy { orientation, factored: false });
-    let factored = build(dag, factored);
-    if plain.jacobian_ops() < factored.jacobian_ops() {
-        plain
-    } else {
-        factored
+    // Share sums across the longer side first (outputs when there are more
+    // of them), then try the other side; factoring pays where sums are
+    // reused, and plain accumulation is the fallback where nothing is. The
+    // cheapest build wins, the earlier one on ties, so the result never costs
+    // more than plain forward or reverse accumulation.
+    let first = if num_inputs <= outputs.len() { Orientation::Forward } else { Orientation::Reverse };
+    let second = match first {
+        Orientation::Forward => Orientation::Reverse,
+        Orientation::Reverse => Orientation::Forward,
+    };
+    // The other side is tried unless its sweeps carry far more components
+    // (3 inputs and 625 outputs: reverse mode is 11x the work, not worth
+    // building).
+    let (first_cost, second_cost) = match first {
+        Orientation::Forward => (forward, reverse),
+        Orientation::Reverse => (reverse, forward),
+    };
+    let orientations: &[Orientation] =
+        if second_cost <= 2 * first_cost { &[first, second] } else { &[first] };
+    let mut best: Option<Jacobian> = None;
+    for &orientation in orientations {
+        for factored in [true, false] {
+            let candidate = build(dag.clone(), Strategy { orientation, factored });
+            if best.as_ref().is_none_or(|b| candidate.jacobian_ops() < b.jacobian_ops()) {
+                best = Some(candidate);
+            }
+        }
     }
+    best.expect("four candidates were built")
+}
+
+/// How many nonzero components forward and reverse sweeps carry: forward
+/// mode carries, along each edge, one component per input reaching its
+/// child; reverse mode one per output its parent reaches. Counted with
+/// 64-bit masks (input and output indices taken mod 64, so an estimate past
+/// 64 of them), in one pass over the edges each way.
+fn sweep_components(graph: &DerivativeGraph) -> (u64, u64) {
+    let size = graph.node_bound();
+    let mut inputs = vec![0u64; size];
+    for k in 0..graph.num_leaves() {
+        if let Some(leaf) = graph.leaf(k) {
+            inputs[leaf.index()] |= 1 << (k % 64);
+        }
+    }
+    let mut outputs = vec![0u64; size];
+    for (k, root) in graph.roots().iter().enumerate() {
+        outputs[root.index()] |= 1 << (k % 64);
+    }
+    // Edges are sorted by parent and a child's id is below its parent's, so
+    // a child's mask is complete before it flows up (and a parent's before
+    // it flows down, walking backwards).
+    let mut forward = 0u64;
+    for e in graph.edges() {
+        inputs[e.parent.index()] |= inputs[e.child.index()];
+        forward += u64::from(inputs[e.child.index()].count_ones());
+    }
+    let mut reverse = 0u64;
+    for e in graph.edges().iter().rev() {
+        outputs[e.child.index()] |= outputs[e.parent.index()];
+        reverse += u64::from(outputs[e.parent.index()].count_ones());
+    }
+    (forward, reverse)
 }
 
 impl Jacobian {
