@@ -1,13 +1,19 @@
 //! The [`Jacobian`]: shape, structural sparsity and one node per nonzero
 //! entry, in the same DAG as the function.
 
+use crate::eliminate::{accumulate_graph, cheapest_elimination, LinearizedGraph};
 use crate::factorize::{factorize, Entry, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
+use crate::method::Method;
 use frontend::{ExprDag, NodeId, Program};
 
 /// Above this many derivative-graph edges, the factored strategy is used
 /// without building the plain one to compare.
 const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
+
+/// Up to this many linearized edges, the eliminations compete with D* for
+/// the default Jacobian.
+pub const ELIMINATION_EDGE_LIMIT: usize = 1 << 14;
 
 /// The Jacobian of some outputs with respect to inputs `0..n`.
 ///
@@ -22,7 +28,7 @@ pub struct Jacobian {
     outputs: Vec<NodeId>,
     num_inputs: usize,
     entries: Vec<Entry>,
-    strategy: Strategy,
+    method: Method,
 }
 
 /// The Jacobian of `program`'s outputs with respect to its inputs.
@@ -33,11 +39,38 @@ pub fn jacobian(program: &Program) -> Jacobian {
 /// The Jacobian of `outputs` (nodes of `dag`) with respect to the inputs
 /// `0..num_inputs`; `dag` is extended with the entries.
 ///
-/// Always D*: the elimination strategies of [`crate::eliminate`] reach the
-/// same values only up to rounding and overflow, and on random programs a
-/// Markowitz order overflowed to NaN where D* gave the finite derivative, so
-/// they are offered beside D* (`dstar elim`), never chosen silently.
+/// The cheapest accumulation wins, counted as the operations of the kernel
+/// (function and entries together): D* in its four variants, against the
+/// cheapest elimination of [`crate::eliminate`] on graphs of up to
+/// [`ELIMINATION_EDGE_LIMIT`] edges. D* wins ties.
 pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
+    let dstar = dstar_jacobian(dag.clone(), outputs, num_inputs);
+    match cheapest_elimination_jacobian(dag, outputs, num_inputs) {
+        Some(elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => elimination,
+        _ => dstar,
+    }
+}
+
+/// The Jacobian by the elimination with the fewest multiplications and
+/// additions, or `None` above the size guard.
+fn cheapest_elimination_jacobian(
+    mut dag: ExprDag,
+    outputs: &[NodeId],
+    num_inputs: usize,
+) -> Option<Jacobian> {
+    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
+    if graph.edges().len() > ELIMINATION_EDGE_LIMIT {
+        return None;
+    }
+    let (elimination, _) = cheapest_elimination(&graph, &dag);
+    let accumulation = accumulate_graph(&graph, dag, elimination).ok()?;
+    let (dag, entries) = accumulation.into_parts();
+    let method = Method::Elimination(elimination);
+    Some(Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method })
+}
+
+/// Like [`jacobian_of`], by D* alone: the cheapest of its four variants.
+pub fn dstar_jacobian(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
     jacobian_where(dag, outputs, num_inputs, &|_, _| true)
 }
 
@@ -46,7 +79,7 @@ pub fn jacobian_with(dag: ExprDag, outputs: &[NodeId], num_inputs: usize, strate
     let mut dag = dag;
     let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
     let entries = factorize(&mut dag, &graph, strategy, &|_, _| true);
-    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
+    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
 }
 
 /// The entries `(row, col)` of the Jacobian that `keep` accepts; the others
@@ -61,7 +94,7 @@ pub(crate) fn jacobian_where(
     let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
     let build = |mut dag: ExprDag, strategy| {
         let entries = factorize(&mut dag, &graph, strategy, keep);
-        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, strategy }
+        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
     };
     let (forward, reverse) = sweep_components(&graph);
     if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
@@ -189,9 +222,9 @@ impl Jacobian {
         Some(self.entries[at].node)
     }
 
-    /// The D* strategy the factorization used.
-    pub fn strategy(&self) -> Strategy {
-        self.strategy
+    /// How the entries were accumulated.
+    pub fn method(&self) -> Method {
+        self.method
     }
 
     /// Operations the function alone needs.

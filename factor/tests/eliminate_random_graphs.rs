@@ -11,7 +11,7 @@ use factor::eliminate::{
 use support::{cases, close, point, random_case, random_seu, Case};
 
 fn dstar(case: &Case, x: &[f64]) -> Vec<Vec<f64>> {
-    factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs).eval(x).1
+    factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs).eval(x).1
 }
 
 fn graph_of(case: &Case) -> (LinearizedGraph, frontend::ExprDag) {
@@ -126,4 +126,46 @@ fn remainder_graphs_multiply_directions() {
             assert!(close(&products, &expected), "round {round} {strategy:?}: {products:?} vs {expected:?}");
         }
     }
+}
+
+#[test]
+fn seu_subgraph_order_is_seu_optimal_on_seu_graphs_and_meets_its_bound_elsewhere() {
+    let mut rng = Rng::new(5);
+    for round in 0..cases(120, 3000) {
+        // On SEU graphs the trees are the whole graph: the same cost as seu_optimal.
+        if let Some(case) = random_seu(&mut rng, 1 + round % 4, 3 + round % 40, 1 + round % 3) {
+            let (graph, dag) = graph_of(&case);
+            let cost = |s| costs(&graph, &dag, s).expect("runs on SEU graphs").0;
+            assert_eq!(cost(Elimination::SeuSubgraphs), cost(Elimination::SeuOptimal), "round {round}");
+        }
+        // Elsewhere the trees of single-use intermediates are eliminated at
+        // their lower bound (no nonunit product is spent beyond it).
+        let case = random_case(&mut rng, 3 + round % 30);
+        let (graph, _) = graph_of(&case);
+        let plan = factor::eliminate::seu_subgraph_plan(&graph).expect("small graphs");
+        let trees = factor::eliminate::vertex::order_cost(&graph, &plan.order);
+        assert!(trees.mults <= plan.lower_bound, "round {round}: {trees:?} above {}", plan.lower_bound);
+    }
+}
+
+#[test]
+fn the_default_jacobian_is_the_cheapest_of_dstar_and_the_eliminations() {
+    let mut rng = Rng::new(6);
+    let mut eliminations_won = 0;
+    for round in 0..cases(80, 1500) {
+        let case = random_case(&mut rng, 3 + round % 40);
+        let default = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+        let dstar = factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs);
+        let (graph, dag) = graph_of(&case);
+        let (best, _) = factor::eliminate::cheapest_elimination(&graph, &dag);
+        let elimination = accumulate_graph(&graph, dag, best).expect("the cheapest one runs");
+        let kernel: Vec<_> =
+            case.outputs.iter().copied().chain(elimination.entries().iter().map(|e| e.node)).collect();
+        let expected = dstar.jacobian_ops().min(elimination.dag.count_ops(&kernel));
+        assert_eq!(default.jacobian_ops(), expected, "round {round}: {:?}", default.method());
+        eliminations_won += usize::from(matches!(default.method(), factor::Method::Elimination(_)));
+        let x = point(&mut rng, case.num_inputs);
+        assert!(close(&default.eval(&x).1, &dstar.eval(&x).1), "round {round}");
+    }
+    assert!(eliminations_won > 0, "some random graph is cheaper by elimination");
 }

@@ -42,7 +42,7 @@ fn corpus_operation_counts() {
             reverse,
             jacobian.jacobian_ops() as f64 / forward.min(reverse) as f64,
             ms,
-            jacobian.strategy().name(),
+            jacobian.method().name(),
         );
     }
 }
@@ -104,7 +104,7 @@ fn large_random(ops: usize) {
         "random: function {function_ops} ops, jacobian {} ops ({} nnz, {:?}), symbolic {seconds:.2} s, dag {} nodes, {max_rss}",
         jacobian.jacobian_ops(),
         jacobian.nnz(),
-        jacobian.strategy(),
+        jacobian.method(),
         jacobian.dag.len()
     );
 }

@@ -20,7 +20,9 @@ fn every_order_matches_oracles() {
                 // differences resolve at some entries; the dual check still ran.
                 Verdict::Agrees | Verdict::Skipped("ill-conditioned") => {}
                 Verdict::Skipped(reason) => panic!("order {order} at {x:?} skipped: {reason}"),
-                Verdict::Wrong(message) => panic!("order {order} at {x:?}: {message}"),
+                Verdict::Wrong(message) | Verdict::NonFinite(message) => {
+                    panic!("order {order} at {x:?}: {message}")
+                }
             }
         }
     }

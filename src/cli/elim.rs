@@ -22,7 +22,7 @@ pub fn run(args: &ElimArgs) -> Result<(), Failure> {
     let reports = factor::eliminate::strategies(&program.dag, &outputs, n);
     let default = factor::jacobian(&program);
     drop(progress);
-    let picked = default.strategy().name();
+    let picked = default.method().name();
     if args.json {
         let strategies: Vec<Value> = reports
             .iter()

@@ -35,7 +35,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let forward = factor::forward_mode_ops(&program.dag, &outputs, n);
     let reverse = factor::reverse_mode_ops(&program.dag, &outputs, n);
     drop(progress);
-    let strategy = jacobian.strategy().name();
+    let strategy = jacobian.method().name();
     let simplify = derived.simplify.as_ref();
     if args.json {
         let mut stats = json!({

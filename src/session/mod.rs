@@ -289,7 +289,7 @@ impl Session {
                     "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
                     program.count_ops(),
                     jacobian.jacobian_ops(),
-                    jacobian.strategy().name(),
+                    jacobian.method().name(),
                     jacobian.nnz()
                 ))
             }

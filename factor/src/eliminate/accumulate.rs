@@ -40,6 +40,11 @@ impl Accumulation {
         &self.entries
     }
 
+    /// The DAG and the entries (CSR order).
+    pub(crate) fn into_parts(self) -> (ExprDag, Vec<Entry>) {
+        (self.dag, self.entries)
+    }
+
     /// `(outputs, inputs)`.
     pub fn shape(&self) -> (usize, usize) {
         self.shape

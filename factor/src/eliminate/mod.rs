@@ -36,12 +36,12 @@ pub use accumulate::Accumulation;
 pub use cost::Cost;
 pub use graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 pub use report::{
-    accumulate, accumulate_graph, cheapest, costs, dstar_report, scarcity_remainder, strategies, Elimination,
-    StrategyReport,
+    accumulate, accumulate_graph, cheapest, cheapest_elimination, costs, dstar_report, scarcity_remainder,
+    strategies, Elimination, StrategyReport,
 };
 pub use scarcity::{Anneal, Remainder};
 pub use separator::{
     accumulate_separated, min_cut_separator, natural_separator, SeparatedAccumulation, Separator,
 };
-pub use seu::{seu_plan, SeuPlan};
+pub use seu::{seu_plan, seu_subgraph_plan, SeuPlan};
 pub use skip::Skip;

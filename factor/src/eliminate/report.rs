@@ -10,7 +10,7 @@ use crate::eliminate::metagraph::{optimal_moves, run_moves};
 use crate::eliminate::pattern::Pattern;
 use crate::eliminate::scarcity::{greedy_moves, randomized_moves, remainder, Anneal, Remainder};
 use crate::eliminate::separator::{accumulate_separated, min_cut_separator, natural_separator};
-use crate::eliminate::seu::seu_plan;
+use crate::eliminate::seu::{seu_plan, seu_subgraph_plan};
 use crate::eliminate::skip::Skip;
 use crate::eliminate::vertex::{eliminate_markowitz, forward_order, optimal_order, reverse_order, run_order};
 use frontend::{ExprDag, NodeId, Op};
@@ -36,6 +36,9 @@ pub enum Elimination {
     Face,
     /// Naumann's optimal vertex elimination of single-expression-use graphs.
     SeuOptimal,
+    /// Naumann's optimal order inside every SEU subgraph (the trees of
+    /// single-use intermediates), then the rest least Markowitz degree first.
+    SeuSubgraphs,
     /// Scarcity: greedy partial elimination minimizing nonunit edges.
     ScarcityGreedy,
     /// Scarcity: Metropolis search.
@@ -50,7 +53,7 @@ pub enum Elimination {
 
 impl Elimination {
     /// Every strategy, in report order.
-    pub const ALL: [Elimination; 14] = [
+    pub const ALL: [Elimination; 15] = [
         Elimination::ForwardVertex,
         Elimination::ReverseVertex,
         Elimination::MarkowitzVertex,
@@ -60,6 +63,7 @@ impl Elimination {
         Elimination::OptimalEdge,
         Elimination::Face,
         Elimination::SeuOptimal,
+        Elimination::SeuSubgraphs,
         Elimination::ScarcityGreedy,
         Elimination::ScarcityMetropolis,
         Elimination::ScarcityHybrid,
@@ -79,6 +83,7 @@ impl Elimination {
             Elimination::OptimalEdge => "optimal_edge",
             Elimination::Face => "face",
             Elimination::SeuOptimal => "seu_optimal",
+            Elimination::SeuSubgraphs => "seu_subgraphs",
             Elimination::ScarcityGreedy => "scarcity_greedy",
             Elimination::ScarcityMetropolis => "scarcity_metropolis",
             Elimination::ScarcityHybrid => "scarcity_hybrid",
@@ -156,7 +161,7 @@ pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<S
 /// partials (negations are free, as multiplications by -1 are), and its
 /// nonunit entries.
 pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    let jacobian = crate::jacobian_of(dag.clone(), outputs, num_inputs);
+    let jacobian = crate::dstar_jacobian(dag.clone(), outputs, num_inputs);
     let mut dag = jacobian.dag.clone();
     // The partials are already in the DAG: this only finds them again.
     let graph = crate::DerivativeGraph::new(&mut dag, outputs, num_inputs);
@@ -176,10 +181,9 @@ pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Str
     StrategyReport { name: "dstar", mults, adds, nonunit_edges, skipped: None }
 }
 
-/// The strategy the default picks: the full accumulation with the fewest
-/// multiplications plus additions (earlier in report order on ties). On
-/// single-expression-use graphs this includes `seu_optimal`, the best
-/// vertex elimination.
+/// The full accumulation with the fewest multiplications plus additions
+/// (earlier in report order on ties). On single-expression-use graphs this
+/// includes `seu_optimal`, the best vertex elimination.
 pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
     strategies(dag, outputs, num_inputs)
         .into_iter()
@@ -188,6 +192,35 @@ pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Strateg
         })
         .min_by_key(|r| r.mults + r.adds)
         .expect("the forward vertex elimination always runs")
+}
+
+/// The exact vertex optimum competes for the default Jacobian only up to
+/// this many intermediates (`2^10` subsets).
+pub const DEFAULT_OPTIMAL_VERTEX_LIMIT: usize = 10;
+
+/// The vertex elimination with the fewest multiplications plus additions
+/// on `graph` (built in `dag`), with that count: forward, reverse,
+/// Markowitz, Naumann's order on SEU graphs and on SEU subgraphs, and the
+/// exact optimum up to [`DEFAULT_OPTIMAL_VERTEX_LIMIT`] intermediates
+/// (earlier in report order on ties). These are the ones that compete with
+/// D* for the default Jacobian: each costs about as much time as D* itself.
+/// Edge and face elimination and the separators, slower to plan, are
+/// compared in [`strategies`].
+pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> (Elimination, usize) {
+    let small = graph.intermediates().count() <= DEFAULT_OPTIMAL_VERTEX_LIMIT;
+    [
+        Elimination::ForwardVertex,
+        Elimination::ReverseVertex,
+        Elimination::MarkowitzVertex,
+        Elimination::OptimalVertex,
+        Elimination::SeuOptimal,
+        Elimination::SeuSubgraphs,
+    ]
+    .into_iter()
+    .filter(|&s| s != Elimination::OptimalVertex || small)
+    .filter_map(|s| costs(graph, dag, s).ok().map(|(cost, _)| (s, cost.mults + cost.adds)))
+    .min_by_key(|&(_, ops)| ops)
+    .expect("the forward vertex elimination always runs")
 }
 
 /// The Jacobian of `outputs` by `strategy`, as nodes of a copy of `dag`. A
@@ -264,6 +297,11 @@ fn full_pattern(graph: &LinearizedGraph, strategy: Elimination, log: bool) -> Re
         }
         Elimination::OptimalVertex => run_order(graph, &optimal_order(graph)?, log),
         Elimination::SeuOptimal => run_order(graph, &seu_plan(graph)?.order, log),
+        Elimination::SeuSubgraphs => {
+            let mut pattern = run_order(graph, &seu_subgraph_plan(graph)?.order, log);
+            eliminate_markowitz(&mut pattern, |_| true);
+            pattern
+        }
         Elimination::ForwardEdge => forward_edge(graph, log),
         Elimination::BackwardEdge => backward_edge(graph, log),
         Elimination::OptimalEdge => run_moves(graph, &optimal_moves(graph)?, log),

@@ -24,47 +24,78 @@ use std::collections::BinaryHeap;
 /// An optimal SEU elimination order and the lower bound it meets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeuPlan {
-    /// The intermediates, in elimination order.
+    /// The intermediates planned, in elimination order.
     pub order: Vec<VertexId>,
     /// `Σ_j c_j`: the multiplications of any vertex elimination are at least
     /// this (counting products with unit edges too), and `order` spends exactly this.
     pub lower_bound: usize,
 }
 
+/// Above this many entries in the reach sets, the SEU planner gives up: the
+/// sets (and the ordering constraints) can grow quadratically in the
+/// vertices of a tree.
+pub const SEU_REACH_LIMIT: usize = 1 << 22;
+
 /// The optimal vertex elimination order of an SEU graph.
 pub fn seu_plan(graph: &LinearizedGraph) -> Result<SeuPlan, Skip> {
     if !graph.is_single_expression_use() {
         return Err(Skip::NotSingleExpressionUse);
     }
+    let tree_members: Vec<bool> = graph.kinds().iter().map(|&k| k == VertexKind::Intermediate).collect();
+    plan(graph, &tree_members)
+}
+
+/// Optimal orders for the SEU subgraphs of any graph: the intermediates
+/// with exactly one successor form trees, each hanging from a root (an
+/// output, or an intermediate with several uses) and fed by leaves (inputs,
+/// or intermediates with several uses). Eliminating a tree's members sees
+/// only the tree, its leaves and its root, exactly like an SEU graph whose
+/// inputs are the leaves and whose output is the root, so Naumann's order
+/// is optimal for them. The order lists only these members; the rest of the
+/// graph is left to another strategy. On an SEU graph it is [`seu_plan`].
+pub fn seu_subgraph_plan(graph: &LinearizedGraph) -> Result<SeuPlan, Skip> {
+    let mut out_degree = vec![0usize; graph.num_vertices()];
+    for e in graph.edges() {
+        out_degree[e.from.index()] += 1;
+    }
+    let tree_members: Vec<bool> = graph
+        .vertices()
+        .map(|v| graph.kind(v) == VertexKind::Intermediate && out_degree[v.index()] == 1)
+        .collect();
+    plan(graph, &tree_members)
+}
+
+/// The optimal order of the `tree_members` (intermediates with one
+/// successor each); every other vertex acts as a leaf (an input) of the
+/// trees it feeds.
+fn plan(graph: &LinearizedGraph, tree_members: &[bool]) -> Result<SeuPlan, Skip> {
     let n = graph.num_vertices();
+    let member = |v: VertexId| tree_members[v.index()];
     let mut preds: Vec<Vec<VertexId>> = vec![Vec::new(); n];
     for e in graph.edges() {
         preds[e.to.index()].push(e.from);
     }
-    // Dense numbering of the input vertices for the right side.
-    let mut input_slot = vec![usize::MAX; n];
-    let mut num_slots = 0;
-    for v in graph.vertices() {
-        if matches!(graph.kind(v), VertexKind::Input(_)) {
-            input_slot[v.index()] = num_slots;
-            num_slots += 1;
-        }
-    }
-    // The inputs each vertex reaches, as sorted slot lists (ids are topological).
+    // The leaves each member reaches within its tree, as sorted vertex
+    // indices (ids are topological, so predecessors come first).
     let mut reach: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for v in graph.vertices() {
+    let mut reach_size = 0usize;
+    for v in graph.vertices().filter(|&v| member(v)) {
         let mut set: Vec<usize> = Vec::new();
         for &p in &preds[v.index()] {
-            match graph.kind(p) {
-                VertexKind::Input(_) => set.push(input_slot[p.index()]),
-                _ => set.extend_from_slice(&reach[p.index()]),
+            if member(p) {
+                set.extend_from_slice(&reach[p.index()]);
+            } else {
+                set.push(p.index());
             }
         }
         set.sort_unstable();
         set.dedup();
+        reach_size += set.len();
+        if reach_size > SEU_REACH_LIMIT {
+            return Err(Skip::TooManyReachEntries { limit: SEU_REACH_LIMIT });
+        }
         reach[v.index()] = set;
     }
-    let is_intermediate = |v: VertexId| graph.kind(v) == VertexKind::Intermediate;
     let mut before: Vec<Vec<VertexId>> = vec![Vec::new(); n]; // before[a] = vertices after a
     let mut in_degree = vec![0usize; n];
     let mut lower_bound = 0;
@@ -72,34 +103,47 @@ pub fn seu_plan(graph: &LinearizedGraph) -> Result<SeuPlan, Skip> {
         before[a.index()].push(b);
         in_degree[b.index()] += 1;
     };
-    for j in graph.intermediates() {
+    let mut num_constraints = 0usize;
+    for j in graph.vertices().filter(|&v| member(v)) {
         let left = &preds[j.index()];
-        let adjacency: Vec<Vec<usize>> = left
-            .iter()
-            .map(|&p| if is_intermediate(p) { reach[p.index()].clone() } else { vec![input_slot[p.index()]] })
-            .collect();
-        let matching = hopcroft_karp(&adjacency, num_slots);
+        let leaves = |p: VertexId| if member(p) { reach[p.index()].clone() } else { vec![p.index()] };
+        let mut adjacency: Vec<Vec<usize>> = left.iter().map(|&p| leaves(p)).collect();
+        // Number the leaves seen from j densely for the right side.
+        let mut right: Vec<usize> = adjacency.concat();
+        right.sort_unstable();
+        right.dedup();
+        for list in &mut adjacency {
+            for leaf in list.iter_mut() {
+                *leaf = right.binary_search(leaf).expect("listed");
+            }
+        }
+        let matching = hopcroft_karp(&adjacency, right.len());
         lower_bound += matching.size();
         let (cover, _) = min_vertex_cover(&adjacency, &matching);
         for (&p, covered) in left.iter().zip(cover) {
-            if !is_intermediate(p) {
+            if !member(p) {
                 continue;
             }
             if covered {
                 constrain(j, p, &mut before);
+                num_constraints += 1;
             } else {
-                // The whole in-tree of p goes first, leaving p's inputs as j's predecessors.
+                // The whole in-tree of p goes first, leaving p's leaves as j's predecessors.
                 let mut stack = vec![p];
                 while let Some(d) = stack.pop() {
                     constrain(d, j, &mut before);
-                    stack.extend(preds[d.index()].iter().copied().filter(|&q| is_intermediate(q)));
+                    num_constraints += 1;
+                    stack.extend(preds[d.index()].iter().copied().filter(|&q| member(q)));
                 }
             }
+        }
+        if num_constraints > SEU_REACH_LIMIT {
+            return Err(Skip::TooManyReachEntries { limit: SEU_REACH_LIMIT });
         }
     }
     // Kahn's algorithm, lowest id first among the ready vertices.
     let mut ready: BinaryHeap<Reverse<VertexId>> =
-        graph.intermediates().filter(|v| in_degree[v.index()] == 0).map(Reverse).collect();
+        graph.vertices().filter(|&v| member(v) && in_degree[v.index()] == 0).map(Reverse).collect();
     let mut order = Vec::new();
     while let Some(Reverse(v)) = ready.pop() {
         order.push(v);
@@ -110,7 +154,8 @@ pub fn seu_plan(graph: &LinearizedGraph) -> Result<SeuPlan, Skip> {
             }
         }
     }
-    assert_eq!(order.len(), graph.intermediates().count(), "the cut constraints of an SEU graph are acyclic");
+    let members = tree_members.iter().filter(|&&m| m).count();
+    assert_eq!(order.len(), members, "the cut constraints of SEU trees are acyclic");
     Ok(SeuPlan { order, lower_bound })
 }
 

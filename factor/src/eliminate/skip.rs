@@ -25,6 +25,11 @@ pub enum Skip {
         /// The guard.
         limit: usize,
     },
+    /// The SEU planner's reach sets and ordering constraints grew past their budget.
+    TooManyReachEntries {
+        /// The guard.
+        limit: usize,
+    },
     /// Some intermediate has more than one use.
     NotSingleExpressionUse,
 }
@@ -37,6 +42,7 @@ impl fmt::Display for Skip {
             }
             Skip::TooManyStates { limit } => write!(f, "metagraph exceeds {limit} states"),
             Skip::TooManyEdges { count, limit } => write!(f, "{count} edges exceed the limit of {limit}"),
+            Skip::TooManyReachEntries { limit } => write!(f, "SEU reach sets exceed {limit} entries"),
             Skip::NotSingleExpressionUse => write!(f, "not a single-expression-use graph"),
         }
     }

@@ -60,7 +60,7 @@ pub(crate) fn eliminate_markowitz(pattern: &mut Pattern, among: impl Fn(VertexId
     order
 }
 
-/// Eliminates `order` (every intermediate once) on a fresh pattern.
+/// Eliminates the intermediates of `order`, in that order, on a fresh pattern.
 pub(crate) fn run_order(graph: &LinearizedGraph, order: &[VertexId], log: bool) -> Pattern {
     let mut pattern = Pattern::new(graph, log);
     for &j in order {

@@ -180,7 +180,7 @@ impl Simplifier {
         self
     }
 
-    /// Bounds the pass to twice `symbolic`, the time the D* pass took, but
+    /// Bounds the pass to twice `symbolic`, the time the accumulation took, but
     /// at least 5 ms.
     pub fn with_symbolic_time(self, symbolic: Duration) -> Simplifier {
         self.with_time_limit((symbolic * SYMBOLIC_TIME_FACTOR).max(MIN_TIME_LIMIT))

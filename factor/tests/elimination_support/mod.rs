@@ -108,7 +108,8 @@ pub fn random_seu(rng: &mut Rng, num_inputs: usize, size: usize, outputs: usize)
             let b = open.swap_remove(rng.below(open.len()));
             open.push(dag.mul(a, b));
         }
-        roots.push(open[0]);
+        // Every attempt repeated an earlier subtree: no tree to root here.
+        roots.push(*open.first()?);
     }
     let case = Case { dag, outputs: roots, num_inputs };
     let mut dag = case.dag.clone();

@@ -14,6 +14,9 @@ pub enum Verdict {
     Skipped(&'static str),
     /// A disagreement, described.
     Wrong(String),
+    /// A non-finite derivative where the dual number is finite, described:
+    /// wrong unless the caller finds the overflow that explains it.
+    NonFinite(String),
 }
 
 /// Central differences of `outputs` along input `k` at `x`, each with the
@@ -64,6 +67,12 @@ pub fn compare(
             let tolerance = 1e-9 * d.d.abs() + 1e-11 * d.m + 1e-13;
             // Written so that a NaN from D* counts as a disagreement.
             let agrees = (exact - d.d).abs() <= tolerance;
+            if !agrees && !exact.is_finite() {
+                return Verdict::NonFinite(format!(
+                    "d out{i}/d x{k}: D* {exact} vs dual {} (magnitude {})",
+                    d.d, d.m
+                ));
+            }
             if !agrees {
                 return Verdict::Wrong(format!(
                     "d out{i}/d x{k}: D* {exact} vs dual {} (magnitude {})",
