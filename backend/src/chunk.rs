@@ -2,7 +2,11 @@
 //! Cranelift function, because register allocation is superlinear in the
 //! size of a function. Values one chunk hands to a later one travel through
 //! a scratch buffer; a slot is reused once its last reader has run.
+//!
+//! Operations run in id order, except that `sin(a)` and `cos(a)` sit next
+//! to each other in one chunk, so one `sincos` call computes both.
 
+use crate::sincos;
 use frontend::{ExprDag, NodeId};
 use std::ops::Range;
 
@@ -12,7 +16,8 @@ const NONE: u32 = u32::MAX;
 /// the values crossing chunk boundaries live.
 #[derive(Debug)]
 pub(crate) struct ChunkPlan {
-    /// The operations (non-leaf nodes) the outputs reach, in id order.
+    /// The operations (non-leaf nodes) the outputs reach, in id order but
+    /// for sin/cos partners, the later one moved up next to the earlier.
     ops: Vec<NodeId>,
     /// `chunks[c]` is the range of `ops` chunk `c` computes; never empty of chunks.
     chunks: Vec<Range<usize>>,
@@ -27,13 +32,22 @@ pub(crate) struct ChunkPlan {
 }
 
 impl ChunkPlan {
-    /// Plans chunks of at most `chunk_size` operations (at least 1) for `outputs`.
+    /// Plans chunks of `chunk_size` operations (at least 1; one more where a
+    /// chunk would end between sin/cos partners) for `outputs`.
     pub(crate) fn new(dag: &ExprDag, outputs: &[NodeId], chunk_size: usize) -> ChunkPlan {
         let chunk_size = chunk_size.max(1);
         let reach = dag.reachable(outputs);
-        let ops: Vec<NodeId> = dag.ids().filter(|id| reach[id.index()] && !dag.op(*id).is_leaf()).collect();
-        let mut chunks: Vec<Range<usize>> =
-            (0..ops.len()).step_by(chunk_size).map(|s| s..(s + chunk_size).min(ops.len())).collect();
+        let ops = operations(dag, &reach);
+        let mut chunks: Vec<Range<usize>> = Vec::new();
+        let mut start = 0;
+        while start < ops.len() {
+            let mut end = (start + chunk_size).min(ops.len());
+            if end < ops.len() && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
+                end += 1;
+            }
+            chunks.push(start..end);
+            start = end;
+        }
         if chunks.is_empty() {
             chunks.push(0..0);
         }
@@ -92,7 +106,7 @@ impl ChunkPlan {
         self.chunks.len()
     }
 
-    /// The operations chunk `c` computes, in id order.
+    /// The operations chunk `c` computes, in a topological order.
     pub(crate) fn ops(&self, c: usize) -> &[NodeId] {
         &self.ops[self.chunks[c].clone()]
     }
@@ -100,6 +114,15 @@ impl ChunkPlan {
     /// The `(node, output index)` pairs chunk `c` stores, leaves first, then by node.
     pub(crate) fn stores(&self, c: usize) -> &[(NodeId, usize)] {
         &self.stores[c]
+    }
+
+    /// The `(id, output index)` pairs chunk `c` stores for operation `id`.
+    pub(crate) fn stores_of(&self, c: usize, id: NodeId) -> &[(NodeId, usize)] {
+        let stores = &self.stores[c];
+        let key = |&(node, _): &(NodeId, usize)| (self.chunk_of[node.index()] != NONE, node);
+        let start = stores.partition_point(|s| key(s) < (true, id));
+        let end = stores.partition_point(|s| key(s) <= (true, id));
+        &stores[start..end]
     }
 
     /// The scratch slot holding `id` for later chunks, if any reads it.
@@ -122,6 +145,25 @@ impl ChunkPlan {
     pub(crate) fn scratch_len(&self) -> usize {
         self.scratch_len
     }
+}
+
+/// The operations `reach` marks, in id order, except that where `sincos`
+/// is available, the later of each reached sin/cos pair follows the earlier.
+fn operations(dag: &ExprDag, reach: &[bool]) -> Vec<NodeId> {
+    let is_op = |id: NodeId| reach[id.index()] && !dag.op(id).is_leaf();
+    let mut ops = Vec::new();
+    let mut moved_up = vec![false; dag.len()];
+    for id in dag.ids() {
+        if !is_op(id) || moved_up[id.index()] {
+            continue;
+        }
+        ops.push(id);
+        if let Some(later) = sincos::partner(dag, id).filter(|&p| sincos::AVAILABLE && p > id && is_op(p)) {
+            ops.push(later);
+            moved_up[later.index()] = true;
+        }
+    }
+    ops
 }
 
 #[cfg(test)]
@@ -178,5 +220,27 @@ mod tests {
         let plan = ChunkPlan::new(&dag, &[c, x, x], 4);
         assert_eq!(plan.num_chunks(), 1);
         assert_eq!(plan.stores(0), &[(x, 1), (x, 2), (c, 0)]);
+    }
+
+    #[test]
+    fn sine_and_cosine_of_one_argument_are_neighbours_in_one_chunk() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let sin = dag.apply(frontend::Op::Sin, &[x]);
+        let t = dag.mul(sin, x);
+        let u = dag.mul(t, x);
+        let cos = dag.apply(frontend::Op::Cos, &[x]);
+        let out = dag.add(u, cos);
+        for chunk_size in 1..=5 {
+            let plan = ChunkPlan::new(&dag, &[out], chunk_size);
+            let ops: Vec<NodeId> = (0..plan.num_chunks()).flat_map(|c| plan.ops(c).to_vec()).collect();
+            if sincos::AVAILABLE {
+                assert_eq!(ops, [sin, cos, t, u, out], "chunk size {chunk_size}");
+                assert_eq!(plan.chunk_of(sin), plan.chunk_of(cos), "chunk size {chunk_size}");
+            } else {
+                assert_eq!(ops, [sin, t, u, cos, out]);
+            }
+            assert_eq!(plan.stores_of(plan.num_chunks() - 1, out), &[(out, 0)]);
+        }
     }
 }

@@ -6,6 +6,7 @@ use crate::error::CodegenError;
 use crate::kernel::{JitKernel, OwnedModule};
 use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
+use crate::sincos;
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
@@ -107,7 +108,13 @@ impl JitCompiler {
             let sig = libm_signature(module, f.function().arity());
             libm.push(module.declare_function(f.symbol(), Linkage::Import, &sig)?);
         }
-        let input = LowerInput { dag, plan: &plan, libm: &libm };
+        let sincos = if sincos::AVAILABLE {
+            let sig = sincos::signature(module);
+            Some(module.declare_function(sincos::SYMBOL, Linkage::Import, &sig)?)
+        } else {
+            None
+        };
+        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos };
 
         let signature = chunk_signature(module);
         let mut ctx = module.make_context();

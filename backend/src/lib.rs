@@ -8,7 +8,8 @@
 //! operations, each its own Cranelift function, so compile time stays linear.
 //! Elementary functions call the exact functions the interpreter
 //! ([`frontend::eval()`]) calls, so results agree bit for bit, except integer
-//! powers `x^k`, `|k| <= 16`, which are inlined within 1 ulp of `powf`.
+//! powers `x^k`, `|k| <= 16`, which are inlined within 1 ulp of `powf`;
+//! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`.
 //! [`emit_c()`] writes the kernel as a self-contained C99 file.
 //!
 //! ```
@@ -30,6 +31,7 @@ pub mod error;
 pub mod kernel;
 mod libm;
 mod lower;
+mod sincos;
 
 pub use compiler::{JitCompiler, Regalloc};
 pub use emit_c::emit_c;

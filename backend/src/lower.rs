@@ -11,9 +11,11 @@
 
 use crate::chunk::ChunkPlan;
 use crate::libm::Libm;
+use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, Value,
+    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
@@ -73,6 +75,8 @@ pub(crate) struct LowerInput<'a> {
     pub plan: &'a ChunkPlan,
     /// The module's declaration of each libm function, indexed by `Libm as usize`.
     pub libm: &'a [FuncId],
+    /// The declaration of [`sincos`], if kernels call it.
+    pub sincos: Option<FuncId>,
 }
 
 /// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
@@ -95,8 +99,9 @@ pub(crate) fn lower_chunk<M: Module>(
         module,
         input,
         imported: [None; Libm::ALL.len()],
+        sincos: None,
         cache,
-        stamp: chunk as u32,
+        chunk,
         x,
         out,
         scratch,
@@ -114,8 +119,10 @@ struct ChunkLowering<'f, 'c, M: Module> {
     module: &'c mut M,
     input: &'c LowerInput<'c>,
     imported: [Option<FuncRef>; Libm::ALL.len()],
+    /// `sincos` and the 16 bytes it writes to, once a call needs them.
+    sincos: Option<(FuncRef, StackSlot)>,
     cache: &'c mut ValueCache,
-    stamp: u32,
+    chunk: usize,
     x: Value,
     out: Value,
     scratch: Value,
@@ -132,37 +139,44 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
     fn run(&mut self, chunk: usize) {
         let plan = self.input.plan;
         let stores = plan.stores(chunk);
-        let mut next_store = 0;
-        // Leaf outputs come first in the list; the rest follow the ops' id order.
-        while let Some(&(id, k)) = stores.get(next_store) {
-            if plan.chunk_of(id).is_some() {
-                break;
-            }
+        let mut stored = 0;
+        // Leaf outputs come first in the list.
+        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
             let v = self.operand(id);
             self.store(self.out, k, v);
-            next_store += 1;
+            stored += 1;
         }
         for &id in plan.ops(chunk) {
-            let v = self.lower(id);
-            self.cache.entries[id.index()] = Some((self.stamp, v));
+            // Computed already if it is the second of a sin/cos pair.
+            let v = match self.cached(id) {
+                Some(v) => v,
+                None => self.lower(id),
+            };
+            self.cache.entries[id.index()] = Some((self.chunk as u32, v));
             if let Some(slot) = plan.slot(id) {
                 self.store(self.scratch, slot, v);
             }
-            while let Some(&(_, k)) = stores.get(next_store).filter(|(node, _)| *node == id) {
+            for &(_, k) in plan.stores_of(chunk, id) {
                 self.store(self.out, k, v);
-                next_store += 1;
+                stored += 1;
             }
         }
-        debug_assert_eq!(next_store, stores.len(), "every output of chunk {chunk} is stored");
+        debug_assert_eq!(stored, stores.len(), "every output of chunk {chunk} is stored");
+    }
+
+    /// The value of `id` if this chunk has computed it.
+    fn cached(&self, id: NodeId) -> Option<Value> {
+        match self.cache.entries[id.index()] {
+            Some((stamp, v)) if stamp == self.chunk as u32 => Some(v),
+            _ => None,
+        }
     }
 
     /// The value of an argument: computed in this chunk, a leaf, or loaded
     /// from the scratch slot an earlier chunk stored it in.
     fn operand(&mut self, id: NodeId) -> Value {
-        if let Some((stamp, v)) = self.cache.entries[id.index()] {
-            if stamp == self.stamp {
-                return v;
-            }
+        if let Some(v) = self.cached(id) {
+            return v;
         }
         let v = if self.input.dag.op(id).is_leaf() {
             self.lower(id)
@@ -170,7 +184,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             let slot = self.input.plan.slot(id).expect("a value from an earlier chunk has a scratch slot");
             self.load(self.scratch, slot)
         };
-        self.cache.entries[id.index()] = Some((self.stamp, v));
+        self.cache.entries[id.index()] = Some((self.chunk as u32, v));
         v
     }
 
@@ -234,8 +248,8 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 Some(k) => self.power(a, b, k),
                 None => self.call(Libm::Pow, &[a, b]),
             },
-            Op::Sin => self.call(Libm::Sin, &[a]),
-            Op::Cos => self.call(Libm::Cos, &[a]),
+            Op::Sin => self.sin_or_cos(id, Libm::Sin, a),
+            Op::Cos => self.sin_or_cos(id, Libm::Cos, a),
             Op::Tan => self.call(Libm::Tan, &[a]),
             Op::Asin => self.call(Libm::Asin, &[a]),
             Op::Acos => self.call(Libm::Acos, &[a]),
@@ -267,6 +281,35 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 self.b.ins().select(cond, x, y)
             }
         }
+    }
+
+    /// `f(a)` for `f` sine or cosine. If the other of the two is an
+    /// operation of this chunk too, one `sincos` call computes both, and the
+    /// other is cached for when the chunk reaches it (right after `id`).
+    fn sin_or_cos(&mut self, id: NodeId, f: Libm, a: Value) -> Value {
+        let plan = self.input.plan;
+        let partner = sincos::partner(self.input.dag, id).filter(|&p| plan.chunk_of(p) == Some(self.chunk));
+        let (Some(partner), Some(declared)) = (partner, self.input.sincos) else {
+            return self.call(f, &[a]);
+        };
+        let (func_ref, slot) = match self.sincos {
+            Some(imported) => imported,
+            None => {
+                let func_ref = self.module.declare_func_in_func(declared, &mut *self.b.func);
+                let slot =
+                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                *self.sincos.insert((func_ref, slot))
+            }
+        };
+        let ptr = self.module.target_config().pointer_type();
+        let sin_addr = self.b.ins().stack_addr(ptr, slot, 0);
+        let cos_addr = self.b.ins().stack_addr(ptr, slot, 8);
+        self.b.ins().call(func_ref, &[a, sin_addr, cos_addr]);
+        let sin = self.b.ins().stack_load(ptr, types::F64, slot, 0);
+        let cos = self.b.ins().stack_load(ptr, types::F64, slot, 8);
+        let (value, other) = if f == Libm::Sin { (sin, cos) } else { (cos, sin) };
+        self.cache.entries[partner.index()] = Some((self.chunk as u32, other));
+        value
     }
 
     /// `sign(a)`: 1 if positive, -1 if negative, `a` itself for ±0 and NaN.
