@@ -1,7 +1,7 @@
 //! Measurements for issue 7: SEU-optimal vs forward/reverse vertex
 //! elimination on random SEU graphs, scarcity hybrid vs greedy on the
-//! corpus and random graphs, separator memory, and every strategy on the
-//! corpus. `cargo run --release -p dstar-factor --example eliminate_measure [corpus|seu|scarcity|separators]`.
+//! corpus and random graphs, separator memory, every strategy on the
+//! corpus, and what the default Jacobian picks. `cargo run --release -p dstar-factor --example eliminate_measure [corpus|seu|default|scarcity|separators]`.
 
 #[path = "../tests/elimination_support/mod.rs"]
 mod support;
@@ -169,6 +169,38 @@ fn separators() {
     }
 }
 
+/// What the default Jacobian picks on random graphs, and what it saves
+/// against D* alone; Naumann's order on SEU subgraphs against Markowitz.
+fn default_choice() {
+    println!(
+        "== the default on random graphs: kernel ops against D* alone; seu_subgraphs vs markowitz_vertex"
+    );
+    let mut rng = Rng::new(11);
+    for ops in [10, 50, 200] {
+        let mut picks = std::collections::BTreeMap::<&str, usize>::new();
+        let (mut default_ops, mut dstar_ops, mut seu_sub, mut markowitz) = (0, 0, 0, 0);
+        for _ in 0..200 {
+            let case = support::random_case(&mut rng, ops);
+            let default = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+            let dstar = factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs);
+            *picks.entry(default.method().name()).or_default() += 1;
+            default_ops += default.jacobian_ops();
+            dstar_ops += dstar.jacobian_ops();
+            let mut dag = case.dag.clone();
+            let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+            let cost = |s| costs(&graph, &dag, s).map(|(c, _)| c.mults + c.adds).expect("runs");
+            seu_sub += cost(Elimination::SeuSubgraphs);
+            markowitz += cost(Elimination::MarkowitzVertex);
+        }
+        println!(
+            "{ops} ops, 200 graphs: kernel ops {default_ops} vs D* {dstar_ops} ({:.3}x); \
+             seu_subgraphs {seu_sub} vs markowitz {markowitz} ({:.3}x); picks {picks:?}",
+            default_ops as f64 / dstar_ops as f64,
+            seu_sub as f64 / markowitz as f64
+        );
+    }
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
     if which.is_empty() || which == "corpus" {
@@ -176,6 +208,9 @@ fn main() {
     }
     if which.is_empty() || which == "seu" {
         seu();
+    }
+    if which.is_empty() || which == "default" {
+        default_choice();
     }
     if which.is_empty() || which == "scarcity" {
         scarcity();

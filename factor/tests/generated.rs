@@ -23,6 +23,7 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
     let mut agreed = 0usize;
     let mut skipped = std::collections::BTreeMap::<&str, usize>::new();
     let mut methods = std::collections::BTreeMap::<&str, usize>::new();
+    let (mut default_ops, mut dstar_ops) = (0usize, 0usize);
     for seed in 0..count {
         let mut rng = Rng::new(seed);
         let shape = random_shape(&mut rng);
@@ -35,6 +36,8 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
             .iter()
             .map(|&s| factor::jacobian_with(case.dag.clone(), &case.outputs, case.num_inputs, s))
             .collect();
+        default_ops += default.jacobian_ops();
+        dstar_ops += jacobians.iter().map(factor::Jacobian::jacobian_ops).min().expect("four");
         for point in 0..10 {
             let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
             let jacobian = if point % 2 == 0 { &default } else { &jacobians[point / 2 % jacobians.len()] };
@@ -59,7 +62,8 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
         }
     }
     eprintln!(
-        "{count} programs: {agreed} points agree, skipped {skipped:?}, {} wrong programs; default methods {methods:?}",
+        "{count} programs: {agreed} points agree, skipped {skipped:?}, {} wrong programs; default methods {methods:?}, \
+         kernel ops {default_ops} (D* alone {dstar_ops})",
         failures.len()
     );
     assert!(

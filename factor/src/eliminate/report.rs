@@ -198,26 +198,38 @@ pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Strateg
 /// this many intermediates (`2^10` subsets).
 pub const DEFAULT_OPTIMAL_VERTEX_LIMIT: usize = 10;
 
-/// The vertex elimination with the fewest multiplications plus additions
-/// on `graph` (built in `dag`), with that count: forward, reverse,
-/// Markowitz, Naumann's order on SEU graphs and on SEU subgraphs, and the
-/// exact optimum up to [`DEFAULT_OPTIMAL_VERTEX_LIMIT`] intermediates
-/// (earlier in report order on ties). These are the ones that compete with
-/// D* for the default Jacobian: each costs about as much time as D* itself.
-/// Edge and face elimination and the separators, slower to plan, are
-/// compared in [`strategies`].
+/// Face elimination (on the line graph, slower to plan) competes for the
+/// default Jacobian only up to this many edges.
+pub const DEFAULT_FACE_EDGE_LIMIT: usize = 1 << 10;
+
+/// The elimination with the fewest multiplications plus additions on
+/// `graph` (built in `dag`), with that count, among those that compete with
+/// D* for the default Jacobian (earlier in report order on ties): forward,
+/// reverse and Markowitz vertex elimination, Naumann's order on SEU graphs
+/// and on SEU subgraphs, and on small graphs the exact vertex optimum (up to
+/// [`DEFAULT_OPTIMAL_VERTEX_LIMIT`] intermediates) and face elimination (up
+/// to [`DEFAULT_FACE_EDGE_LIMIT`] edges). Each plans in about the time D*
+/// takes. Left to [`strategies`]: edge elimination (the forward and backward
+/// sweeps cost what the vertex orders do), the edge-elimination metagraph
+/// (exponential) and the separators (they save memory, not operations).
 pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> (Elimination, usize) {
-    let small = graph.intermediates().count() <= DEFAULT_OPTIMAL_VERTEX_LIMIT;
+    let intermediates = graph.intermediates().count();
+    let edges = graph.edges().len();
     [
         Elimination::ForwardVertex,
         Elimination::ReverseVertex,
         Elimination::MarkowitzVertex,
         Elimination::OptimalVertex,
+        Elimination::Face,
         Elimination::SeuOptimal,
         Elimination::SeuSubgraphs,
     ]
     .into_iter()
-    .filter(|&s| s != Elimination::OptimalVertex || small)
+    .filter(|&s| match s {
+        Elimination::OptimalVertex => intermediates <= DEFAULT_OPTIMAL_VERTEX_LIMIT,
+        Elimination::Face => edges <= DEFAULT_FACE_EDGE_LIMIT,
+        _ => true,
+    })
     .filter_map(|s| costs(graph, dag, s).ok().map(|(cost, _)| (s, cost.mults + cost.adds)))
     .min_by_key(|&(_, ops)| ops)
     .expect("the forward vertex elimination always runs")
