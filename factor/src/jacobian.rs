@@ -58,6 +58,10 @@ fn cheapest_elimination_jacobian(
     outputs: &[NodeId],
     num_inputs: usize,
 ) -> Option<Jacobian> {
+    // Nearly every operation has an edge: don't build the graph of a huge function.
+    if dag.count_ops(outputs) > 2 * ELIMINATION_EDGE_LIMIT {
+        return None;
+    }
     let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
     if graph.edges().len() > ELIMINATION_EDGE_LIMIT {
         return None;

@@ -59,7 +59,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         println!("{}: {n} inputs, {m} outputs", args.file.display());
         println!("function ops         {function_ops:>10}");
         println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
-        println!("  accumulated by     {strategy:>10}   the cheaper D* orientation, factored or plain");
+        println!("  accumulated by     {strategy:>10}   the cheapest of D* and the vertex eliminations");
         println!("  before subchains   {:>10}", derived.ops_before_simplify);
         if let Some(r) = simplify {
             println!(
