@@ -15,6 +15,7 @@
 //! ```
 
 mod derive;
+mod directions;
 mod dot;
 mod error;
 mod kernel;
@@ -24,6 +25,7 @@ pub mod timing;
 
 pub use backend::{emit_c, JitCompiler, JitKernel};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
+pub use directions::DirectionsKernel;
 pub use dot::derivative_graph_dot;
 pub use error::Error;
 pub use factor::Jacobian;

@@ -124,6 +124,20 @@ fn remainder_graphs_multiply_directions() {
                 .map(|v| jacobian.iter().map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum()).collect())
                 .collect();
             assert!(close(&products, &expected), "round {round} {strategy:?}: {products:?} vs {expected:?}");
+            // The same products as DAG nodes, with one multiplication per
+            // nonunit edge and direction at most.
+            let (dag, nodes) = remainder.directions_dag(directions.len());
+            let mut inputs = x.clone();
+            directions.iter().for_each(|v| inputs.extend(v));
+            let values = frontend::eval(&dag, &nodes, &inputs);
+            let symbolic: Vec<Vec<f64>> = values.chunks(case.outputs.len()).map(<[f64]>::to_vec).collect();
+            assert!(close(&symbolic, &expected), "round {round} {strategy:?}: {symbolic:?} vs {expected:?}");
+            let reached = dag.reachable(&nodes);
+            let new_mults = (remainder.dag.len()..dag.len())
+                .map(frontend::NodeId::from_index)
+                .filter(|&id| reached[id.index()] && dag.op(id) == frontend::Op::Mul)
+                .count();
+            assert!(new_mults <= 3 * remainder.nonunit_edges(), "round {round}: {new_mults} multiplications");
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::eliminate::cost::Cost;
 use crate::eliminate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 use crate::eliminate::pattern::{Move, Pattern};
 use crate::eliminate::rng::Rng;
-use frontend::ExprDag;
+use frontend::{ExprDag, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -97,6 +97,57 @@ impl Remainder {
             products.push(self.outputs.iter().map(|y| y.map_or(0.0, |y| tangent[y.index()])).collect());
         }
         (products, mults)
+    }
+}
+
+impl Remainder {
+    /// Number of inputs `n` (the length of `x` and of each direction).
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Number of outputs `m` (the length of each product).
+    pub fn num_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// `J·V` for `num_directions` directions as nodes of a copy of the DAG,
+    /// ready to compile: inputs `0..n` are `x`, and input `n + d·n + j` is
+    /// component `j` of direction `d`. Returns the DAG and the `d·m + i`
+    /// ordered products. The same propagation as [`Remainder::apply`]: one
+    /// multiplication per nonunit edge and direction, unit edges add or
+    /// subtract.
+    pub fn directions_dag(&self, num_directions: usize) -> (ExprDag, Vec<NodeId>) {
+        let mut dag = self.dag.clone();
+        let n = self.num_inputs();
+        let mut products = Vec::with_capacity(num_directions * self.num_outputs());
+        for d in 0..num_directions {
+            let mut tangent: Vec<Option<NodeId>> = vec![None; self.kinds.len()];
+            for (col, input) in self.inputs.iter().enumerate() {
+                if let Some(input) = input {
+                    tangent[input.index()] = Some(dag.input(n + d * n + col));
+                }
+            }
+            // Edges sorted by head, tails first: as in `apply`.
+            for e in &self.edges {
+                let Some(t) = tangent[e.from.index()] else { continue };
+                let term = match dag.as_const(e.label) {
+                    Some(c) if e.unit && c < 0.0 => dag.neg(t),
+                    Some(_) if e.unit => t,
+                    _ => dag.mul(e.label, t),
+                };
+                let sum = match tangent[e.to.index()] {
+                    Some(partial) => dag.add(partial, term),
+                    None => term,
+                };
+                tangent[e.to.index()] = Some(sum);
+            }
+            for y in &self.outputs {
+                let product = y.and_then(|y| tangent[y.index()]).unwrap_or_else(|| dag.constant(0.0));
+                products.push(product);
+            }
+        }
+        (dag, products)
     }
 }
 

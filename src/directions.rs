@@ -1,0 +1,94 @@
+//! J·V for a batch of directions through a scarcity remainder graph: the
+//! partial elimination that leaves the fewest nonunit edges (the hybrid
+//! heuristic of `factor::eliminate`), compiled so that each direction costs
+//! one multiplication per nonunit edge.
+
+use crate::Error;
+use backend::{JitCompiler, JitKernel};
+use factor::eliminate::{scarcity_remainder, Elimination};
+use frontend::Program;
+
+/// A native kernel computing `J·v` for `k` directions `v` at a point `x`,
+/// without forming `J`.
+///
+/// Input layout (`input_len() = n + k·n` doubles): `x`, then the directions
+/// one after another. Output layout (`out_len() = k·m`): the products, one
+/// after another.
+///
+/// ```
+/// let program = dstar::parse_program("in x, y\nout sin(x*y)\nout x*y*y")?;
+/// let jv = dstar::DirectionsKernel::compile(&program, 2, &dstar::JitCompiler::new()?)?;
+/// let mut out = vec![0.0; jv.out_len()]; // J·v1, then J·v2
+/// jv.eval(&[1.0, 2.0, /* v1 */ 1.0, 0.0, /* v2 */ 0.0, 1.0], &mut out)?;
+/// // J = [[y cos(xy), x cos(xy)], [y², 2xy]] at (1, 2).
+/// assert!((out[0] - 2.0 * 2f64.cos()).abs() < 1e-15 && out[1] == 4.0);
+/// assert!((out[2] - 2f64.cos()).abs() < 1e-15 && out[3] == 4.0);
+/// # Ok::<(), dstar::Error>(())
+/// ```
+pub struct DirectionsKernel {
+    kernel: JitKernel,
+    num_inputs: usize,
+    num_outputs: usize,
+    num_directions: usize,
+    nonunit_edges: usize,
+}
+
+impl DirectionsKernel {
+    /// Eliminates `program`'s graph down to its scarcest remainder and
+    /// compiles the products with `num_directions` directions.
+    pub fn compile(
+        program: &Program,
+        num_directions: usize,
+        compiler: &JitCompiler,
+    ) -> Result<DirectionsKernel, Error> {
+        let n = program.inputs.len();
+        let remainder =
+            scarcity_remainder(&program.dag, &program.output_nodes(), n, Elimination::ScarcityHybrid)
+                .expect("scarcity_hybrid is a partial elimination");
+        let (dag, products) = remainder.directions_dag(num_directions);
+        let kernel = compiler.compile(&dag, &products, n + num_directions * n)?;
+        Ok(DirectionsKernel {
+            kernel,
+            num_inputs: n,
+            num_outputs: remainder.num_outputs(),
+            num_directions,
+            nonunit_edges: remainder.nonunit_edges(),
+        })
+    }
+
+    /// Number of inputs `n`.
+    pub fn num_inputs(&self) -> usize {
+        self.num_inputs
+    }
+
+    /// Number of outputs `m`.
+    pub fn num_outputs(&self) -> usize {
+        self.num_outputs
+    }
+
+    /// Number of directions `k` per call.
+    pub fn num_directions(&self) -> usize {
+        self.num_directions
+    }
+
+    /// Nonunit edges of the remainder graph: the multiplications each
+    /// direction costs.
+    pub fn nonunit_edges(&self) -> usize {
+        self.nonunit_edges
+    }
+
+    /// Length of the input buffer: `n + k·n`.
+    pub fn input_len(&self) -> usize {
+        self.num_inputs * (1 + self.num_directions)
+    }
+
+    /// Length of the output buffer: `k·m`.
+    pub fn out_len(&self) -> usize {
+        self.num_outputs * self.num_directions
+    }
+
+    /// Evaluates the products (layouts above); allocates nothing.
+    pub fn eval(&self, input: &[f64], out: &mut [f64]) -> Result<(), Error> {
+        Ok(self.kernel.eval(input, out)?)
+    }
+}

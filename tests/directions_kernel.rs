@@ -1,0 +1,41 @@
+//! `DirectionsKernel`: J·V through the scarcity remainder graph, compiled,
+//! against the JIT Jacobian times V on every corpus problem.
+
+mod support;
+
+use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
+
+#[test]
+fn products_match_the_jacobian_times_the_directions_on_the_corpus() {
+    let compiler = JitCompiler::new().expect("host ISA");
+    for path in support::corpus() {
+        let (_, program) = dstar::load_program(&path).expect("corpus parses");
+        let n = program.inputs.len();
+        let k = 3;
+        let directions = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");
+        assert_eq!((directions.num_inputs(), directions.num_directions()), (n, k));
+        let jacobian = compile_program(&program, &Options::default()).expect("compiles");
+        let x: Vec<f64> = (0..n).map(|j| 0.3 + 0.1 * (j as f64 * 1.7).sin()).collect();
+        let (_, dense) = jacobian.eval_dense(&x).expect("lengths match");
+        let mut input = x.clone();
+        for d in 0..k {
+            input.extend((0..n).map(|j| ((d * n + j) as f64 * 0.61).cos()));
+        }
+        let mut out = vec![0.0; directions.out_len()];
+        directions.eval(&input, &mut out).expect("lengths match");
+        for d in 0..k {
+            let v = &input[n + d * n..n + (d + 1) * n];
+            for (i, row) in dense.iter().enumerate() {
+                let want: f64 = row.iter().zip(v).map(|(a, b)| a * b).sum();
+                let scale: f64 = row.iter().zip(v).map(|(a, b)| (a * b).abs()).sum();
+                let got = out[d * dense.len() + i];
+                assert!(
+                    (got - want).abs() <= 1e-12 * scale.max(1e-300),
+                    "{}: direction {d}, output {i}: {got} vs {want}",
+                    path.display()
+                );
+            }
+        }
+        assert!(directions.eval(&input[1..], &mut out).is_err(), "a short input is an error");
+    }
+}
