@@ -10,7 +10,9 @@ use crate::lexer::{Lexer, Token};
 use crate::op::{Cmp, Op, FUNCTIONS};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+use std::hash::BuildHasher;
 
 /// Parses a problem file (see `problem-format.md`).
 ///
@@ -22,10 +24,13 @@ use rustc_hash::FxHashMap;
 /// ```
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
-    // Sized from the source, so big programs do not rehash as they grow.
-    let lines: usize = source.bytes().map(|b| usize::from(b == b'\n')).sum();
+    // Sized from the source, so big programs rarely rehash as they grow: a
+    // name per line, a node per 16 bytes (the bench's programs have 14). A
+    // low guess costs one growth, from stored hashes; a high one doubles the
+    // table, and with it the cache misses of every lookup.
+    let lines = source.bytes().filter(|&b| b == b'\n').count();
     parser.names.reserve(lines);
-    parser.dag.reserve(source.len() / 8);
+    parser.dag.reserve(source.len() / 16);
     parser.statements()?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {
@@ -147,6 +152,45 @@ struct Binding {
     is_input: bool,
 }
 
+/// The symbol table: the bindings in the order they were made, and a hash
+/// table of their indices. Four-byte slots keep the table small enough to
+/// stay in cache on million-name programs; a binding is read only when the
+/// table finds a likely match.
+#[derive(Default)]
+struct Names<'s> {
+    bindings: Vec<(&'s str, Binding)>,
+    table: HashTable<u32>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
+impl<'s> Names<'s> {
+    fn reserve(&mut self, additional: usize) {
+        let Names { bindings, table } = self;
+        bindings.reserve(additional);
+        table.reserve(additional, |&i| name_hash(bindings[i as usize].0));
+    }
+
+    fn get(&self, name: &str) -> Option<&Binding> {
+        let i = self.table.find(name_hash(name), |&i| self.bindings[i as usize].0 == name)?;
+        Some(&self.bindings[*i as usize].1)
+    }
+
+    /// Binds `name`, which callers have checked is not bound yet.
+    fn insert(&mut self, name: &'s str, binding: Binding) {
+        let Names { bindings, table } = self;
+        let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
+        table.insert_unique(name_hash(name), index, |&i| name_hash(bindings[i as usize].0));
+        bindings.push((name, binding));
+    }
+
+    fn names(&self) -> impl Iterator<Item = &'s str> + '_ {
+        self.bindings.iter().map(|(name, _)| *name)
+    }
+}
+
 /// A value on the operand stack: a node, or a comparison waiting to become
 /// the condition of an `ifelse`.
 #[derive(Clone, Copy)]
@@ -232,7 +276,7 @@ struct Parser<'s> {
     mode: Mode,
     dag: ExprDag,
     spans: SpanMap,
-    names: FxHashMap<&'s str, Binding>,
+    names: Names<'s>,
     inputs: Vec<String>,
     outputs: Vec<Output>,
     values: Vec<Value>,
@@ -257,7 +301,7 @@ impl<'s> Parser<'s> {
             mode,
             dag: ExprDag::new(),
             spans: SpanMap::default(),
-            names: FxHashMap::default(),
+            names: Names::default(),
             inputs: vec![],
             outputs: vec![],
             values: vec![],
@@ -375,7 +419,8 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn declare_input(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
+    /// Declares the next input, `name`, and returns its node.
+    fn declare_input(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         check_reserved(name, span)?;
         if let Some(b) = self.names.get(name) {
             let first = span_at(self.source, b.offset, name.len());
@@ -385,7 +430,7 @@ impl<'s> Parser<'s> {
         self.spans.fill(&self.dag, span);
         self.inputs.push(name.to_string());
         self.names.insert(name, Binding { node, offset: span.start.offset, is_input: true });
-        Ok(())
+        Ok(node)
     }
 
     fn output(&mut self) -> Result<(), ParseError> {
@@ -698,16 +743,13 @@ impl<'s> Parser<'s> {
             return Ok(b.node);
         }
         match self.mode {
-            Mode::Discover => {
-                self.declare_input(name, span)?;
-                Ok(self.names[name].node)
-            }
+            Mode::Discover => self.declare_input(name, span),
             Mode::Given => err(ParseErrorKind::NotAVariable { name: name.into() }, span),
             Mode::Program => {
                 if let Some(line) = bound_later(self.source, span.end.offset as usize, name) {
                     return err(ParseErrorKind::UsedBeforeBound { name: name.into(), line }, span);
                 }
-                let hint = DidYouMean::closest(name, self.names.keys().copied());
+                let hint = DidYouMean::closest(name, self.names.names());
                 err(ParseErrorKind::UnknownName { name: name.into(), hint }, span)
             }
         }
