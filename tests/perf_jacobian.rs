@@ -5,6 +5,8 @@
 //! ```text
 //! cargo test --release -p dstar --test perf_jacobian -- --ignored --nocapture
 //! ```
+//!
+//! `ONLY=lyons,matmul_4` limits the report to those problems.
 
 #[allow(dead_code)]
 #[path = "../backend/tests/support/mod.rs"]
@@ -23,6 +25,9 @@ fn jacobian_kernels_against_gcc_o3() {
     let mut worst: f64 = 0.0;
     for path in support::corpus() {
         let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        if std::env::var("ONLY").is_ok_and(|o| !o.split(',').any(|o| o == name)) {
+            continue;
+        }
         let program = dstar::parse_program(&std::fs::read_to_string(&path).expect("corpus")).expect("parses");
         let jacobian = dstar::differentiate(&program, &dstar::Options::default()).jacobian;
         let (roots, n) = (jacobian.kernel_roots(), program.inputs.len());

@@ -6,6 +6,7 @@ use crate::error::CodegenError;
 use crate::kernel::{JitKernel, OwnedModule};
 use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
+use crate::pairs;
 use crate::sincos;
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
@@ -114,7 +115,8 @@ impl JitCompiler {
         } else {
             None
         };
-        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos };
+        let op_uses = pairs::op_uses(dag, outputs);
+        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses };
 
         let signature = chunk_signature(module);
         let mut ctx = module.make_context();

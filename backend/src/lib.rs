@@ -9,7 +9,8 @@
 //! Elementary functions call the exact functions the interpreter
 //! ([`frontend::eval()`]) calls, so results agree bit for bit, except integer
 //! powers `x^k`, `|k| <= 16`, which are inlined within 1 ulp of `powf`;
-//! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`.
+//! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`,
+//! and like operations stored side by side run two at a time in `f64x2`.
 //! [`emit_c()`] writes the kernel as a self-contained C99 file.
 //!
 //! ```
@@ -31,6 +32,7 @@ pub mod error;
 pub mod kernel;
 mod libm;
 mod lower;
+mod pairs;
 mod sincos;
 
 pub use compiler::{JitCompiler, Regalloc};

@@ -11,6 +11,7 @@
 
 use crate::chunk::ChunkPlan;
 use crate::libm::Libm;
+use crate::pairs::{ChunkPairs, Lanes};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -77,6 +78,8 @@ pub(crate) struct LowerInput<'a> {
     pub libm: &'a [FuncId],
     /// The declaration of [`sincos`], if kernels call it.
     pub sincos: Option<FuncId>,
+    /// How many operations read each node, for [`ChunkPairs::find`].
+    pub op_uses: &'a [u32],
 }
 
 /// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
@@ -94,7 +97,10 @@ pub(crate) fn lower_chunk<M: Module>(
     b.switch_to_block(entry);
     let params = b.block_params(entry);
     let (x, out, scratch) = (params[0], params[1], params[2]);
+    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, chunk);
     let mut lowering = ChunkLowering {
+        vectors: vec![None; pairs.len()],
+        pairs,
         b,
         module,
         input,
@@ -122,6 +128,9 @@ struct ChunkLowering<'f, 'c, M: Module> {
     /// `sincos` and the 16 bytes it writes to, once a call needs them.
     sincos: Option<(FuncRef, StackSlot)>,
     cache: &'c mut ValueCache,
+    /// Operations computed two at a time, and each pair's vector once computed.
+    pairs: ChunkPairs,
+    vectors: Vec<Option<Value>>,
     chunk: usize,
     x: Value,
     out: Value,
@@ -134,6 +143,9 @@ const STORE: MemFlagsData = MemFlagsData::trusted();
 /// reused only after the chunks reading it ran), so loads are pure: the
 /// mid-end may place them next to their uses, which keeps register pressure low.
 const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+/// `f64x2` loads and stores: as above, but only 8-byte aligned.
+const VECTOR_LOAD: MemFlagsData = MemFlagsData::new().with_notrap().with_readonly().with_can_move();
+const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
 
 impl<M: Module> ChunkLowering<'_, '_, M> {
     fn run(&mut self, chunk: usize) {
@@ -147,6 +159,14 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             stored += 1;
         }
         for &id in plan.ops(chunk) {
+            if let Some((p, _)) = self.pairs.lane_of(id) {
+                // A pair runs where its later operation would, once both lanes' operands exist.
+                let [u, v] = self.pairs.pair(p).nodes;
+                if id == u.max(v) {
+                    stored += self.lower_pair(p);
+                }
+                continue;
+            }
             // Computed already if it is the second of a sin/cos pair.
             let v = match self.cached(id) {
                 Some(v) => v,
@@ -162,6 +182,65 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             }
         }
         debug_assert_eq!(stored, stores.len(), "every output of chunk {chunk} is stored");
+    }
+
+    /// Computes pair `p` and stores its lanes' outputs; returns how many.
+    fn lower_pair(&mut self, p: usize) -> usize {
+        let pair = self.pairs.pair(p);
+        let a = self.vector(pair.args[0]);
+        let b = self.vector(pair.args[1]);
+        let v = match pair.op {
+            Op::Add => self.b.ins().fadd(a, b),
+            Op::Sub => self.b.ins().fsub(a, b),
+            Op::Mul => self.b.ins().fmul(a, b),
+            Op::Div => self.b.ins().fdiv(a, b),
+            op => unreachable!("{op:?} is not paired"),
+        };
+        self.vectors[p] = Some(v);
+        let plan = self.input.plan;
+        let [u, w] = pair.nodes;
+        debug_assert!(plan.slot(u).is_none() && plan.slot(w).is_none(), "paired values stay in their chunk");
+        let (first, second) = (plan.stores_of(self.chunk, u), plan.stores_of(self.chunk, w));
+        let mut together = Vec::new();
+        for &(_, k) in first {
+            if second.iter().any(|&(_, l)| l == k + 1) {
+                self.vector_store(k, v);
+                together.push(k + 1);
+            } else {
+                let lane = self.b.ins().extractlane(v, 0);
+                self.store(self.out, k, lane);
+            }
+        }
+        for &(_, k) in second.iter().filter(|(_, k)| !together.contains(k)) {
+            let lane = self.b.ins().extractlane(v, 1);
+            self.store(self.out, k, lane);
+        }
+        first.len() + second.len()
+    }
+
+    /// An operand vector of a pair.
+    fn vector(&mut self, lanes: Lanes) -> Value {
+        match lanes {
+            Lanes::Splat(id) => {
+                let s = self.operand(id);
+                self.b.ins().splat(types::F64X2, s)
+            }
+            Lanes::Inputs(i) => {
+                let (addr, offset) = self.address(self.x, i as usize);
+                self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
+            }
+            Lanes::Pair(p) => self.vectors[p].expect("a pair's operand pairs come before it"),
+            Lanes::Scalars(p, q) => {
+                let (lo, hi) = (self.operand(p), self.operand(q));
+                let v = self.b.ins().scalar_to_vector(types::F64X2, lo);
+                self.b.ins().insertlane(v, hi, 1)
+            }
+        }
+    }
+
+    fn vector_store(&mut self, index: usize, v: Value) {
+        let (addr, offset) = self.address(self.out, index);
+        self.b.ins().store(VECTOR_STORE, v, addr, offset);
     }
 
     /// The value of `id` if this chunk has computed it.
