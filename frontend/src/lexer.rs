@@ -60,6 +60,7 @@ impl Token<'_> {
 }
 
 /// A streaming lexer.
+#[derive(Clone, Copy)]
 pub struct Lexer<'s> {
     src: &'s str,
     pos: Pos,
@@ -75,10 +76,12 @@ impl<'s> Lexer<'s> {
         &self.src[self.pos.offset as usize..]
     }
 
+    #[inline(always)]
     fn peek_byte(&self) -> Option<u8> {
         self.src.as_bytes().get(self.pos.offset as usize).copied()
     }
 
+    #[inline(always)]
     fn bump(&mut self) -> Option<char> {
         let c = match self.peek_byte()? {
             b if b.is_ascii() => char::from(b),
@@ -97,6 +100,7 @@ impl<'s> Lexer<'s> {
     /// Advances over bytes while `f` accepts them. `f` must reject `\n` (so
     /// the line stays the same) and may accept non-ASCII bytes only as a
     /// whole char; columns count chars, so UTF-8 continuation bytes add none.
+    #[inline(always)]
     fn bump_while(&mut self, f: impl Fn(u8) -> bool) {
         let bytes = self.src.as_bytes();
         let (mut i, mut column) = (self.pos.offset as usize, self.pos.column);
@@ -110,6 +114,26 @@ impl<'s> Lexer<'s> {
 
     /// The next token and its span.
     pub fn next_token(&mut self) -> Result<(Token<'s>, Span), ParseError> {
+        let mut slot = (Token::Eof, Span::default());
+        self.next_token_into(&mut slot)?;
+        Ok(slot)
+    }
+
+    /// Like [`Lexer::next_token`], writing the token and its span into
+    /// `slot` (the parser's lookahead) instead of returning them.
+    pub fn next_token_into(&mut self, slot: &mut (Token<'s>, Span)) -> Result<(), ParseError> {
+        // Scanning a local copy keeps the position in registers, and the
+        // token is written where it is read: a position written field by
+        // field and then read back whole (through `self`, or a returned
+        // tuple) stalled store forwarding on every token.
+        let mut lexer = *self;
+        let result = lexer.scan();
+        *self = lexer;
+        *slot = result?;
+        Ok(())
+    }
+
+    fn scan(&mut self) -> Result<(Token<'s>, Span), ParseError> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
             self.bump_while(|c| c == b' ' || c == b'\t' || c == b'\r');
@@ -194,6 +218,58 @@ impl<'s> Lexer<'s> {
     }
 }
 
+/// Tokens read ahead in batches, for the parser: the lexer fills a small
+/// buffer and the parser reads it a token at a time. A token is written
+/// well before it is read, which keeps the processor from stalling on
+/// reading back a span the lexer has just written field by field. A lexing
+/// error is kept and returned when the parser reaches its position.
+pub struct TokenStream<'s> {
+    lexer: Lexer<'s>,
+    tokens: Vec<(Token<'s>, Span)>,
+    next: usize,
+    error: Option<ParseError>,
+}
+
+impl<'s> TokenStream<'s> {
+    /// Tokens read per batch.
+    const BATCH: usize = 64;
+
+    /// The tokens of `src`.
+    pub fn new(src: &'s str) -> TokenStream<'s> {
+        TokenStream { lexer: Lexer::new(src), tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None }
+    }
+
+    /// Token `n` ahead (0 is the next one) and its span, or the lexing
+    /// error met before it.
+    pub fn peek(&mut self, n: usize) -> Result<&(Token<'s>, Span), ParseError> {
+        if self.next + n >= self.tokens.len() {
+            self.refill();
+        }
+        match self.tokens.get(self.next + n) {
+            Some(token) => Ok(token),
+            None => Err(self.error.clone().expect("a batch stops early only at an error")),
+        }
+    }
+
+    /// Moves past the next token (which [`TokenStream::peek`] returned).
+    pub fn advance(&mut self) {
+        self.next += 1;
+    }
+
+    fn refill(&mut self) {
+        self.tokens.drain(..self.next);
+        self.next = 0;
+        while self.tokens.len() < Self::BATCH && self.error.is_none() {
+            self.tokens.push((Token::Eof, Span::default()));
+            let slot = self.tokens.last_mut().expect("just pushed");
+            if let Err(e) = self.lexer.next_token_into(slot) {
+                self.tokens.pop();
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +310,24 @@ mod tests {
         );
         // `2e` is the number 2 followed by the name e.
         assert_eq!(tokens("2e"), vec![Number(2.0), Ident("e"), Eof]);
+    }
+
+    #[test]
+    fn stream_matches_the_lexer_across_batches_and_defers_errors() {
+        // 201 tokens before the bad character: several batches of 64.
+        let src: String = (0..100).map(|i| format!("a{i}\n")).collect::<String>() + "x $ y";
+        let mut stream = TokenStream::new(&src);
+        let mut lexer = Lexer::new(&src);
+        for _ in 0..201 {
+            let expected = lexer.next_token().unwrap();
+            assert_eq!(stream.peek(1).map(|t| t.0), lexer.clone().next_token().map(|t| t.0));
+            assert_eq!(*stream.peek(0).unwrap(), expected);
+            stream.advance();
+        }
+        // The bad character is reported only when reached, with its span.
+        let err = stream.peek(0).unwrap_err();
+        assert_eq!(err.to_string(), "101:3: unexpected character '$'");
+        assert_eq!(stream.peek(0).unwrap_err(), err, "and again when asked again");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{DidYouMean, ParseError, ParseErrorKind};
-use crate::lexer::{Lexer, Token};
+use crate::lexer::{Lexer, Token, TokenStream};
 use crate::op::{Cmp, Op, FUNCTIONS};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
@@ -269,10 +269,7 @@ impl Frame<'_> {
 struct Parser<'s> {
     source: &'s str,
     functions: Option<&'s dyn Functions>,
-    lexer: Lexer<'s>,
-    /// Up to two tokens read ahead: `lookahead[..ahead]`.
-    lookahead: [(Token<'s>, Span); 2],
-    ahead: usize,
+    tokens: TokenStream<'s>,
     mode: Mode,
     dag: ExprDag,
     spans: SpanMap,
@@ -295,9 +292,7 @@ impl<'s> Parser<'s> {
         Parser {
             source,
             functions: None,
-            lexer: Lexer::new(source),
-            lookahead: [(Token::Eof, Span::default()); 2],
-            ahead: 0,
+            tokens: TokenStream::new(source),
             mode,
             dag: ExprDag::new(),
             spans: SpanMap::default(),
@@ -316,18 +311,8 @@ impl<'s> Parser<'s> {
 
     // --- tokens -----------------------------------------------------------
 
-    /// Reads ahead until token `n` (0 or 1) is known.
-    fn fill(&mut self, n: usize) -> Result<(), ParseError> {
-        while self.ahead <= n {
-            self.lookahead[self.ahead] = self.lexer.next_token()?;
-            self.ahead += 1;
-        }
-        Ok(())
-    }
-
     fn peek_n(&mut self, n: usize) -> Result<Token<'s>, ParseError> {
-        self.fill(n)?;
-        Ok(self.lookahead[n].0)
+        Ok(self.tokens.peek(n)?.0)
     }
 
     fn peek(&mut self) -> Result<Token<'s>, ParseError> {
@@ -335,18 +320,16 @@ impl<'s> Parser<'s> {
     }
 
     fn peek_span(&mut self) -> Span {
-        match self.fill(0) {
-            Ok(()) => self.lookahead[0].1,
+        match self.tokens.peek(0) {
+            Ok(&(_, span)) => span,
             Err(e) => e.span,
         }
     }
 
     fn next(&mut self) -> Result<(Token<'s>, Span), ParseError> {
-        self.fill(0)?;
-        let first = self.lookahead[0];
-        self.lookahead[0] = self.lookahead[1];
-        self.ahead -= 1;
-        Ok(first)
+        let token = *self.tokens.peek(0)?;
+        self.tokens.advance();
+        Ok(token)
     }
 
     fn expected<T>(&mut self, expected: &'static str) -> Result<T, ParseError> {
