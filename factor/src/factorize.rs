@@ -141,7 +141,7 @@ pub fn factorize(
     dag: &mut ExprDag,
     graph: &DerivativeGraph,
     strategy: Strategy,
-    keep: &dyn Fn(usize, usize) -> bool,
+    keep: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Vec<Entry> {
     let size = graph.node_bound();
     let orientation = strategy.orientation;

@@ -6,6 +6,7 @@ use crate::factorize::{factorize, Entry, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
 use crate::method::Method;
 use frontend::{ExprDag, NodeId, Program};
+use rayon::prelude::*;
 
 /// Above this many derivative-graph edges, the factored strategy is used
 /// without building the plain one to compare.
@@ -44,8 +45,11 @@ pub fn jacobian(program: &Program) -> Jacobian {
 /// cheapest elimination of [`crate::eliminate`] on graphs of up to
 /// [`ELIMINATION_EDGE_LIMIT`] edges. D* wins ties.
 pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
-    let dstar = dstar_jacobian(dag.clone(), outputs, num_inputs);
-    match cheapest_elimination_jacobian(dag, outputs, num_inputs) {
+    let (dstar, elimination) = rayon::join(
+        || dstar_jacobian(dag.clone(), outputs, num_inputs),
+        || cheapest_elimination_jacobian(&dag, outputs, num_inputs),
+    );
+    match elimination {
         Some(elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => elimination,
         _ => dstar,
     }
@@ -53,15 +57,12 @@ pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacob
 
 /// The Jacobian by the elimination with the fewest multiplications and
 /// additions, or `None` above the size guard.
-fn cheapest_elimination_jacobian(
-    mut dag: ExprDag,
-    outputs: &[NodeId],
-    num_inputs: usize,
-) -> Option<Jacobian> {
+fn cheapest_elimination_jacobian(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Option<Jacobian> {
     // Nearly every operation has an edge: don't build the graph of a huge function.
     if dag.count_ops(outputs) > 2 * ELIMINATION_EDGE_LIMIT {
         return None;
     }
+    let mut dag = dag.clone();
     let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
     if graph.edges().len() > ELIMINATION_EDGE_LIMIT {
         return None;
@@ -92,7 +93,7 @@ pub(crate) fn jacobian_where(
     dag: ExprDag,
     outputs: &[NodeId],
     num_inputs: usize,
-    keep: &dyn Fn(usize, usize) -> bool,
+    keep: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Jacobian {
     let mut dag = dag;
     let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
@@ -126,16 +127,22 @@ pub(crate) fn jacobian_where(
     };
     let orientations: &[Orientation] =
         if second_cost <= 2 * first_cost { &[first, second] } else { &[first] };
-    let mut best: Option<Jacobian> = None;
-    for &orientation in orientations {
-        for factored in [true, false] {
-            let candidate = build(dag.clone(), Strategy { orientation, factored });
-            if best.as_ref().is_none_or(|b| candidate.jacobian_ops() < b.jacobian_ops()) {
-                best = Some(candidate);
-            }
-        }
-    }
-    best.expect("four candidates were built")
+    // The candidates are independent: built in parallel, compared in order.
+    let strategies: Vec<Strategy> = orientations
+        .iter()
+        .flat_map(|&orientation| [true, false].map(|factored| Strategy { orientation, factored }))
+        .collect();
+    strategies
+        .into_par_iter()
+        .map(|strategy| {
+            let candidate = build(dag.clone(), strategy);
+            (candidate.jacobian_ops(), candidate)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .min_by_key(|(ops, _)| *ops)
+        .expect("two or four candidates were built")
+        .1
 }
 
 /// How many nonzero components forward and reverse sweeps carry: forward

@@ -204,8 +204,9 @@ pub const DEFAULT_FACE_EDGE_LIMIT: usize = 1 << 10;
 
 /// The elimination with the fewest multiplications plus additions on
 /// `graph` (built in `dag`), with that count, among those that compete with
-/// D* for the default Jacobian (earlier in report order on ties): forward,
-/// reverse and Markowitz vertex elimination, Naumann's order on SEU graphs
+/// D* for the default Jacobian (earlier in report order on ties): forward
+/// and reverse vertex elimination (each unless its sweeps carry over twice
+/// the other's components), Markowitz, Naumann's order on SEU graphs
 /// and on SEU subgraphs, and on small graphs the exact vertex optimum (up to
 /// [`DEFAULT_OPTIMAL_VERTEX_LIMIT`] intermediates) and face elimination (up
 /// to [`DEFAULT_FACE_EDGE_LIMIT`] edges). Each plans in about the time D*
@@ -215,6 +216,9 @@ pub const DEFAULT_FACE_EDGE_LIMIT: usize = 1 << 10;
 pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> (Elimination, usize) {
     let intermediates = graph.intermediates().count();
     let edges = graph.edges().len();
+    // As for D*: an order whose sweeps carry over twice the components of
+    // the other's is not worth planning (3 inputs, 625 outputs).
+    let (forward, reverse) = graph.sweep_components();
     [
         Elimination::ForwardVertex,
         Elimination::ReverseVertex,
@@ -226,6 +230,8 @@ pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> (Eliminat
     ]
     .into_iter()
     .filter(|&s| match s {
+        Elimination::ForwardVertex => forward <= 2 * reverse,
+        Elimination::ReverseVertex => reverse <= 2 * forward,
         Elimination::OptimalVertex => intermediates <= DEFAULT_OPTIMAL_VERTEX_LIMIT,
         Elimination::Face => edges <= DEFAULT_FACE_EDGE_LIMIT,
         _ => true,
