@@ -5,6 +5,7 @@ use crate::eliminate::{accumulate_graph, cheapest_elimination, LinearizedGraph};
 use crate::factorize::{factorize, Entry, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
 use crate::method::Method;
+use crate::sweeps::sweep_components;
 use frontend::{ExprDag, NodeId, Program};
 use rayon::prelude::*;
 
@@ -101,7 +102,7 @@ pub(crate) fn jacobian_where(
         let entries = factorize(&mut dag, &graph, strategy, keep);
         Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
     };
-    let (forward, reverse) = sweep_components(&graph);
+    let (forward, reverse) = dstar_sweeps(&graph);
     if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
         // Too big to build several times: the factored build of the
         // orientation whose sweeps carry fewer components.
@@ -145,37 +146,13 @@ pub(crate) fn jacobian_where(
         .1
 }
 
-/// How many nonzero components forward and reverse sweeps carry: forward
-/// mode carries, along each edge, one component per input reaching its
-/// child; reverse mode one per output its parent reaches. Counted with
-/// 64-bit masks (input and output indices taken mod 64, so an estimate past
-/// 64 of them), in one pass over the edges each way.
-fn sweep_components(graph: &DerivativeGraph) -> (u64, u64) {
-    let size = graph.node_bound();
-    let mut inputs = vec![0u64; size];
-    for k in 0..graph.num_leaves() {
-        if let Some(leaf) = graph.leaf(k) {
-            inputs[leaf.index()] |= 1 << (k % 64);
-        }
-    }
-    let mut outputs = vec![0u64; size];
-    for (k, root) in graph.roots().iter().enumerate() {
-        outputs[root.index()] |= 1 << (k % 64);
-    }
-    // Edges are sorted by parent and a child's id is below its parent's, so
-    // a child's mask is complete before it flows up (and a parent's before
-    // it flows down, walking backwards).
-    let mut forward = 0u64;
-    for e in graph.edges() {
-        inputs[e.parent.index()] |= inputs[e.child.index()];
-        forward += u64::from(inputs[e.child.index()].count_ones());
-    }
-    let mut reverse = 0u64;
-    for e in graph.edges().iter().rev() {
-        outputs[e.child.index()] |= outputs[e.parent.index()];
-        reverse += u64::from(outputs[e.parent.index()].count_ones());
-    }
-    (forward, reverse)
+/// [`sweep_components`] of the derivative graph: leaves are inputs, roots
+/// outputs, and edges run from child to parent.
+fn dstar_sweeps(graph: &DerivativeGraph) -> (u64, u64) {
+    let leaves = (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k)));
+    let roots = graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k));
+    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
+    sweep_components(graph.node_bound(), leaves, roots, edges)
 }
 
 impl Jacobian {

@@ -30,6 +30,7 @@ pub mod method;
 pub mod rules;
 pub mod simplify;
 pub mod subgraph;
+mod sweeps;
 pub mod term;
 
 pub use baseline::{forward_mode_ops, reverse_mode_ops};

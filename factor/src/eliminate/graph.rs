@@ -234,32 +234,14 @@ impl LinearizedGraph {
         self.edges.iter().filter(|e| !e.unit).count()
     }
 
-    /// How many nonzero components forward and reverse sweeps carry over
-    /// the edges (one per input reaching an edge's tail, and one per output
-    /// its head reaches), counted with 64-bit masks (indices mod 64), as
-    /// D* estimates its orientations.
+    /// [`crate::sweeps::sweep_components`] of the graph, the estimate D*
+    /// uses for its orientations: `(forward, reverse)`.
     pub fn sweep_components(&self) -> (u64, u64) {
-        let n = self.num_vertices();
-        let (mut inputs, mut outputs) = (vec![0u64; n], vec![0u64; n]);
-        for (v, kind) in self.kinds.iter().enumerate() {
-            match *kind {
-                VertexKind::Input(col) => inputs[v] = 1 << (col % 64),
-                VertexKind::Output(row) => outputs[v] = 1 << (row % 64),
-                VertexKind::Intermediate => {}
-            }
-        }
+        let sources = (0..self.num_inputs()).filter_map(|col| self.input(col).map(|v| (v.index(), col)));
+        let sinks = (0..self.num_outputs()).filter_map(|row| self.output(row).map(|v| (v.index(), row)));
         // Edges are sorted by head, and every tail comes before its head.
-        let mut forward = 0u64;
-        for e in &self.edges {
-            inputs[e.to.index()] |= inputs[e.from.index()];
-            forward += u64::from(inputs[e.from.index()].count_ones());
-        }
-        let mut reverse = 0u64;
-        for e in self.edges.iter().rev() {
-            outputs[e.from.index()] |= outputs[e.to.index()];
-            reverse += u64::from(outputs[e.to.index()].count_ones());
-        }
-        (forward, reverse)
+        let edges = self.edges.iter().map(|e| (e.from.index(), e.to.index()));
+        crate::sweeps::sweep_components(self.num_vertices(), sources, sinks, edges)
     }
 
     /// Whether every intermediate has exactly one successor: the

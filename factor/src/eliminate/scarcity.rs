@@ -98,9 +98,7 @@ impl Remainder {
         }
         (products, mults)
     }
-}
 
-impl Remainder {
     /// Number of inputs `n` (the length of `x` and of each direction).
     pub fn num_inputs(&self) -> usize {
         self.inputs.len()
