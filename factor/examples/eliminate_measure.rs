@@ -6,30 +6,16 @@
 #[path = "../tests/elimination_support/mod.rs"]
 mod support;
 
+#[path = "../tests/corpus_support/mod.rs"]
+mod corpus_support;
+
+use corpus_support::corpus;
 use factor::eliminate::rng::Rng;
 use factor::eliminate::{
     accumulate_separated, costs, min_cut_separator, natural_separator, seu_plan, strategies, Elimination,
     LinearizedGraph,
 };
 use std::time::Instant;
-
-fn corpus() -> Vec<(String, frontend::Program)> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let source = std::fs::read_to_string(&p).expect("readable");
-            let name = p.file_stem().expect("named").to_string_lossy().into_owned();
-            (name, frontend::parse_program(&source).expect("corpus parses"))
-        })
-        .collect()
-}
 
 fn graph_of(program: &frontend::Program) -> (LinearizedGraph, frontend::ExprDag) {
     let mut dag = program.dag.clone();

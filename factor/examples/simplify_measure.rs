@@ -9,28 +9,21 @@
 #[path = "../tests/support/sh.rs"]
 mod sh;
 
+#[path = "../tests/corpus_support/mod.rs"]
+mod corpus_support;
+
 use factor::simplify::Simplifier;
 use frontend::{ExprDag, NodeId};
 use std::time::{Duration, Instant};
 
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
     println!(
         "{:16} {:>7} {:>7} {:>7} {:>7} {:>9} {:>9} {:>6}  stop",
         "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio"
     );
     let mut problems: Vec<(String, ExprDag, Vec<NodeId>, usize)> = Vec::new();
-    for file in files {
-        let name = file.file_stem().expect("stem").to_string_lossy().to_string();
-        let source = std::fs::read_to_string(&file).expect("readable");
-        let program = frontend::parse_program(&source).expect("corpus parses");
+    for (name, program) in corpus_support::corpus() {
         let outputs = program.output_nodes();
         problems.push((name, program.dag, outputs, program.inputs.len()));
     }

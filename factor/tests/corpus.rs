@@ -1,19 +1,11 @@
 //! Every corpus problem: the D* Jacobian and the function values match the
 //! `.ref.json` references to 1e-9 relative.
 
-use std::path::{Path, PathBuf};
+#[path = "corpus_support/mod.rs"]
+mod corpus_support;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
-
-fn problems() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(CORPUS)
-        .expect("tests/corpus exists")
-        .map(|entry| entry.expect("readable directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    paths.sort();
-    paths
-}
+use corpus_support::corpus_files;
+use std::path::Path;
 
 fn numbers(value: &serde_json::Value) -> Vec<f64> {
     value.as_array().expect("an array").iter().map(|v| v.as_f64().expect("a number")).collect()
@@ -64,15 +56,15 @@ fn check_cost(path: &Path) {
 
 #[test]
 fn corpus_jacobians_cost_at_most_forward_or_reverse_mode() {
-    for path in problems() {
+    for path in corpus_files() {
         check_cost(&path);
     }
 }
 
 #[test]
 fn corpus_jacobians_match_references() {
-    let paths = problems();
-    assert!(!paths.is_empty(), "no problems in {CORPUS}");
+    let paths = corpus_files();
+    assert!(!paths.is_empty(), "no problems in tests/corpus");
     for path in paths {
         check(&path);
     }

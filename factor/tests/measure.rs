@@ -3,20 +3,16 @@
 
 mod support;
 
+#[path = "corpus_support/mod.rs"]
+mod corpus_support;
+
 use std::time::Instant;
 use support::gen::Rng;
-
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
 
 #[test]
 #[ignore]
 fn corpus_operation_counts() {
-    let mut paths: Vec<_> = std::fs::read_dir(CORPUS)
-        .expect("tests/corpus exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    paths.sort();
+    let paths = corpus_support::corpus_files();
     println!(
         "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8}",
         "problem", "n", "m", "function", "jacobian", "forward", "reverse", "ratio", "symbolic", "orient"

@@ -4,6 +4,9 @@
 #[path = "simplify_support/mod.rs"]
 mod support;
 
+#[path = "corpus_support/mod.rs"]
+mod corpus_support;
+
 use factor::simplify::{chains, Simplifier};
 use frontend::{ExprDag, NodeId};
 use std::time::Duration;
@@ -75,18 +78,9 @@ fn check_run(name: &str, jacobian: &factor::Jacobian, point: &[f64]) {
 
 #[test]
 fn corpus_values_are_preserved() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
-    for file in files {
-        let name = file.file_stem().expect("stem").to_string_lossy().to_string();
-        let source = std::fs::read_to_string(&file).expect("readable");
-        let program = frontend::parse_program(&source).expect("corpus parses");
+    let problems = corpus_support::corpus();
+    assert!(!problems.is_empty());
+    for (name, program) in problems {
         let point = program.point.clone().expect("corpus problems have a # @point");
         let jacobian = factor::jacobian(&program);
         if jacobian.jacobian_ops() > 6_000 && cfg!(debug_assertions) {
