@@ -234,8 +234,9 @@ impl LinearizedGraph {
         self.edges.iter().filter(|e| !e.unit).count()
     }
 
-    /// [`crate::sweeps::sweep_components`] of the graph, the estimate D*
-    /// uses for its orientations: `(forward, reverse)`.
+    /// How many nonzero components forward and reverse sweeps carry over
+    /// the edges, `(forward, reverse)`: the estimate D* uses to pick its
+    /// orientations, counted the same way.
     pub fn sweep_components(&self) -> (u64, u64) {
         let sources = (0..self.num_inputs()).filter_map(|col| self.input(col).map(|v| (v.index(), col)));
         let sinks = (0..self.num_outputs()).filter_map(|row| self.output(row).map(|v| (v.index(), row)));
