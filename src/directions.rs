@@ -5,7 +5,7 @@
 
 use crate::Error;
 use backend::{JitCompiler, JitKernel};
-use factor::eliminate::{scarcity_remainder, Elimination};
+use eliminate::{scarcity_remainder, Elimination};
 use frontend::Program;
 
 /// A native kernel computing `J·v` for `k` directions `v` at a point `x`,

@@ -2,8 +2,8 @@
 //! unless an elimination strategy needs fewer ops), then common subchains
 //! (`factor::simplify`) within a budget tied to the symbolic time.
 
-use factor::simplify::{Simplifier, SimplifyReport};
 use factor::Jacobian;
+use factor::SimplifyReport;
 use frontend::Program;
 use std::time::{Duration, Instant};
 
@@ -38,7 +38,8 @@ pub fn differentiate(program: &Program, options: &Options) -> Differentiated {
     let mut jacobian = factor::jacobian(program);
     let accumulation = start.elapsed();
     let ops_before_simplify = jacobian.jacobian_ops();
-    let simplify =
-        options.simplify.then(|| Simplifier::new().with_symbolic_time(accumulation).run(&mut jacobian));
+    let simplify = options
+        .simplify
+        .then(|| jacobian.simplify(&factor::plan::simplifier().with_symbolic_time(accumulation)));
     Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() }
 }

@@ -10,10 +10,9 @@ mod support;
 mod corpus_support;
 
 use corpus_support::corpus;
-use factor::eliminate::rng::Rng;
-use factor::eliminate::{
-    accumulate_separated, costs, min_cut_separator, natural_separator, seu_plan, strategies, Elimination,
-    LinearizedGraph,
+use eliminate::rng::Rng;
+use eliminate::{
+    accumulate_separated, costs, min_cut_separator, natural_separator, seu_plan, Elimination, LinearizedGraph,
 };
 use std::time::Instant;
 
@@ -29,15 +28,15 @@ fn all_strategies() {
     );
     for (name, program) in corpus() {
         let start = Instant::now();
-        let reports = strategies(&program.dag, &program.output_nodes(), program.inputs.len());
+        let reports = factor::strategies(&program.dag, &program.output_nodes(), program.inputs.len());
         let jacobian = factor::jacobian(&program);
         let dstar = jacobian.jacobian_ops() - jacobian.function_ops();
         let (graph, _) = graph_of(&program);
         print!("{name} (V={} E={} dstar={dstar}):", graph.num_vertices(), graph.edges().len());
         for r in reports {
-            match r.skipped {
-                Some(_) => print!(" {}=skip", r.name),
-                None => print!(" {}={}+{}({})", r.name, r.mults, r.adds, r.nonunit_edges),
+            match r.outcome {
+                Err(_) => print!(" {}=skip", r.method),
+                Ok(o) => print!(" {}={}+{}({})", r.method, o.cost.mults, o.cost.adds, o.nonunit_edges),
             }
         }
         println!("  [{:.2?}]", start.elapsed());

@@ -1,8 +1,8 @@
 //! Hessians of scalar outputs: the Jacobian of the gradient, each symmetric
 //! entry built once.
 
-use crate::factorize::Entry;
 use crate::jacobian::{jacobian_of, jacobian_where};
+use derivative::Entry;
 use frontend::{ExprDag, NodeId};
 
 /// The Hessian of one scalar output with respect to inputs `0..n`, with the

@@ -1,21 +1,13 @@
 //! The [`Jacobian`]: shape, structural sparsity and one node per nonzero
 //! entry, in the same DAG as the function.
 
-use crate::eliminate::{accumulate_graph, cheapest_elimination, LinearizedGraph};
-use crate::factorize::{factorize, Entry, Orientation, Strategy};
-use crate::graph::DerivativeGraph;
 use crate::method::Method;
-use crate::sweeps::sweep_components;
+use crate::plan;
+use derivative::{factorize, DerivativeGraph, Entry, Strategy};
+use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
 use frontend::{ExprDag, NodeId, Program};
 use rayon::prelude::*;
-
-/// Above this many derivative-graph edges, the factored strategy is used
-/// without building the plain one to compare.
-const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
-
-/// Up to this many linearized edges, the eliminations compete with D* for
-/// the default Jacobian.
-pub const ELIMINATION_EDGE_LIMIT: usize = 1 << 14;
+use simplify::{Simplifier, SimplifyReport};
 
 /// The Jacobian of some outputs with respect to inputs `0..n`.
 ///
@@ -42,13 +34,13 @@ pub fn jacobian(program: &Program) -> Jacobian {
 /// `0..num_inputs`; `dag` is extended with the entries.
 ///
 /// The cheapest accumulation wins, counted as the operations of the kernel
-/// (function and entries together): D* in its four variants, against the
-/// cheapest elimination of [`crate::eliminate`] on graphs of up to
-/// [`ELIMINATION_EDGE_LIMIT`] edges. D* wins ties.
+/// (function and entries together): D* in the variants
+/// [`plan::dstar_candidates`] names, against the cheapest of
+/// [`plan::elimination_candidates`]. D* wins ties.
 pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
     let (dstar, elimination) = rayon::join(
         || dstar_jacobian(dag.clone(), outputs, num_inputs),
-        || cheapest_elimination_jacobian(&dag, outputs, num_inputs),
+        || elimination_jacobian(&dag, outputs, num_inputs),
     );
     match elimination {
         Some(elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => elimination,
@@ -56,23 +48,29 @@ pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacob
     }
 }
 
-/// The Jacobian by the elimination with the fewest multiplications and
-/// additions, or `None` above the size guard.
-fn cheapest_elimination_jacobian(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Option<Jacobian> {
-    // Nearly every operation has an edge: don't build the graph of a huge function.
-    if dag.count_ops(outputs) > 2 * ELIMINATION_EDGE_LIMIT {
+/// The Jacobian by the competing elimination with the fewest
+/// multiplications and additions, or `None` when none competes.
+fn elimination_jacobian(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Option<Jacobian> {
+    if !plan::eliminations_may_compete(dag.count_ops(outputs)) {
         return None;
     }
     let mut dag = dag.clone();
     let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
-    if graph.edges().len() > ELIMINATION_EDGE_LIMIT {
-        return None;
-    }
-    let (elimination, _) = cheapest_elimination(&graph, &dag);
+    let elimination = cheapest_elimination(&graph, &dag)?;
     let accumulation = accumulate_graph(&graph, dag, elimination).ok()?;
     let (dag, entries) = accumulation.into_parts();
     let method = Method::Elimination(elimination);
     Some(Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method })
+}
+
+/// The competing elimination with the fewest multiplications plus
+/// additions on `graph` (built in `dag`), earlier in candidate order on ties.
+pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> Option<Elimination> {
+    plan::elimination_candidates(graph)
+        .into_iter()
+        .filter_map(|s| costs(graph, dag, s).ok().map(|(cost, _)| (s, cost.total())))
+        .min_by_key(|&(_, ops)| ops)
+        .map(|(s, _)| s)
 }
 
 /// Like [`jacobian_of`], by D* alone: the cheapest of its four variants.
@@ -102,38 +100,13 @@ pub(crate) fn jacobian_where(
         let entries = factorize(&mut dag, &graph, strategy, keep);
         Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
     };
-    let (forward, reverse) = dstar_sweeps(&graph);
-    if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
-        // Too big to build several times: the factored build of the
-        // orientation whose sweeps carry fewer components.
-        let orientation = if forward <= reverse { Orientation::Forward } else { Orientation::Reverse };
-        return build(dag, Strategy { orientation, factored: true });
+    let mut candidates = plan::dstar_candidates(&graph);
+    if candidates.len() == 1 {
+        return build(dag, candidates.remove(0));
     }
-    // Share sums across the longer side first (outputs when there are more
-    // of them), then try the other side; factoring pays where sums are
-    // reused, and plain accumulation is the fallback where nothing is. The
-    // cheapest build wins, the earlier one on ties, so the result never costs
-    // more than plain forward or reverse accumulation.
-    let first = if num_inputs <= outputs.len() { Orientation::Forward } else { Orientation::Reverse };
-    let second = match first {
-        Orientation::Forward => Orientation::Reverse,
-        Orientation::Reverse => Orientation::Forward,
-    };
-    // The other side is tried unless its sweeps carry far more components
-    // (3 inputs and 625 outputs: reverse mode is 11x the work, not worth
-    // building).
-    let (first_cost, second_cost) = match first {
-        Orientation::Forward => (forward, reverse),
-        Orientation::Reverse => (reverse, forward),
-    };
-    let orientations: &[Orientation] =
-        if second_cost <= 2 * first_cost { &[first, second] } else { &[first] };
-    // The candidates are independent: built in parallel, compared in order.
-    let strategies: Vec<Strategy> = orientations
-        .iter()
-        .flat_map(|&orientation| [true, false].map(|factored| Strategy { orientation, factored }))
-        .collect();
-    strategies
+    // The candidates are independent: built in parallel, compared in order,
+    // the earlier one winning ties.
+    candidates
         .into_par_iter()
         .map(|strategy| {
             let candidate = build(dag.clone(), strategy);
@@ -144,15 +117,6 @@ pub(crate) fn jacobian_where(
         .min_by_key(|(ops, _)| *ops)
         .expect("two or four candidates were built")
         .1
-}
-
-/// [`sweep_components`] of the derivative graph: leaves are inputs, roots
-/// outputs, and edges run from child to parent.
-fn dstar_sweeps(graph: &DerivativeGraph) -> (u64, u64) {
-    let leaves = (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k)));
-    let roots = graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k));
-    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
-    sweep_components(graph.node_bound(), leaves, roots, edges)
 }
 
 impl Jacobian {
@@ -192,6 +156,17 @@ impl Jacobian {
             entry.node = node;
         }
         self.dag = dag;
+    }
+
+    /// Shares common subchains among the entries with `simplifier` (the
+    /// function's own nodes stay as they are) when that saves operations.
+    pub fn simplify(&mut self, simplifier: &Simplifier) -> SimplifyReport {
+        let entries = self.entry_nodes();
+        let (rewritten, report) = simplifier.run_frozen(&self.dag, &self.outputs, &entries, self.num_inputs);
+        if let Some(r) = rewritten {
+            self.replace_kernel(r.dag, &r.roots);
+        }
+        report
     }
 
     /// Number of structurally nonzero entries.

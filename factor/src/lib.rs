@@ -1,13 +1,7 @@
-//! Symbolic derivatives by Guenter's D* algorithm: exact Jacobians whose
-//! entries share work with the function and with each other.
-//!
-//! The pipeline: [`rules::partials`] labels every argument use with its local
-//! partial ([`DerivativeGraph`]); postdominator trees per input and dominator
-//! trees per output ([`dominators`]) cut the paths into
-//! [`FactorableSubgraph`]s; [`factorize()`] replaces each by one shared
-//! reference edge (the sum of its path products) and multiplies along the
-//! chains, giving a [`Jacobian`] in the function's own DAG. [`hessian()`], [`jvp`], [`vjp`] and [`hvp`] build on the same pieces,
-//! and [`forward_mode_ops`] / [`reverse_mode_ops`] are the baselines.
+//! Exact Jacobians, Hessians and directional derivatives, built by the
+//! cheapest accumulation: D* ([`derivative`]) or an elimination
+//! ([`eliminate`]), chosen by [`plan`]; then common subchains
+//! ([`simplify`]).
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
@@ -18,27 +12,18 @@
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 
-pub mod baseline;
 pub mod directional;
-pub mod dominators;
-pub mod eliminate;
-pub mod factorize;
-pub mod graph;
 pub mod hessian;
 pub mod jacobian;
 pub mod method;
-pub mod rules;
-pub mod simplify;
-pub mod subgraph;
-mod sweeps;
-pub mod term;
+pub mod plan;
+pub mod report;
 
-pub use baseline::{forward_mode_ops, reverse_mode_ops};
+pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
 pub use directional::{hvp, jvp, vjp, Directional};
-pub use dominators::{DominatorTree, PostDominatorTree};
-pub use factorize::{factorize, Entry, Orientation, Strategy};
-pub use graph::{DerivativeGraph, Edge, EdgeId};
+pub use eliminate::Elimination;
 pub use hessian::{hessian, Hessian};
-pub use jacobian::{dstar_jacobian, jacobian, jacobian_of, jacobian_with, Jacobian};
+pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_of, jacobian_with, Jacobian};
 pub use method::Method;
-pub use subgraph::{FactorableSubgraph, LeafMasks};
+pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
+pub use simplify::{Simplifier, SimplifyReport, StopReason};

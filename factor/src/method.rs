@@ -1,13 +1,14 @@
 //! [`Method`]: how a Jacobian's entries were accumulated, D* or one of the
-//! eliminations of [`crate::eliminate`].
+//! eliminations of [`eliminate`].
 
-use crate::eliminate::Elimination;
-use crate::factorize::Strategy;
+use derivative::Strategy;
+use eliminate::Elimination;
+use std::fmt;
 
 /// How a [`crate::Jacobian`] was accumulated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
-    /// D* factorization ([`crate::factorize()`]).
+    /// D* factorization ([`derivative::factorize()`]).
     Dstar(Strategy),
     /// Vertex, edge or face elimination on the linearized graph.
     Elimination(Elimination),
@@ -20,5 +21,11 @@ impl Method {
             Method::Dstar(strategy) => strategy.name(),
             Method::Elimination(elimination) => elimination.name(),
         }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }

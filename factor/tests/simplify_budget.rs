@@ -5,7 +5,7 @@
 #[path = "simplify_support/mod.rs"]
 mod support;
 
-use factor::simplify::{Simplifier, StopReason};
+use simplify::{Simplifier, StopReason};
 use std::time::{Duration, Instant};
 use support::{random_case, Rng};
 
@@ -14,10 +14,17 @@ fn tiny_limits_stop_cleanly() {
     let mut rng = Rng::new(7);
     let case = random_case(&mut rng, 3, 60);
     let jacobian = factor::jacobian_of(case.dag, &case.outputs, case.num_inputs);
-    let (_, report) = Simplifier::new().with_chains(false).with_node_limit(1).run_jacobian(&jacobian);
+    let (_, report) = Simplifier::new().with_chains(false).with_node_limit(1).run_roots(
+        &jacobian.dag,
+        &jacobian.kernel_roots(),
+        jacobian.shape().1,
+    );
     assert!(matches!(report.stop_reason, StopReason::NodeLimit(_)), "{:?}", report.stop_reason);
-    let (_, report) =
-        Simplifier::new().with_iter_limit(1).with_time_limit(Duration::from_secs(5)).run_jacobian(&jacobian);
+    let (_, report) = Simplifier::new().with_iter_limit(1).with_time_limit(Duration::from_secs(5)).run_roots(
+        &jacobian.dag,
+        &jacobian.kernel_roots(),
+        jacobian.shape().1,
+    );
     assert!(
         matches!(report.stop_reason, StopReason::IterationLimit(1) | StopReason::Saturated),
         "{:?}",
@@ -37,7 +44,11 @@ fn random_100k_program_keeps_its_budget() {
     let start = Instant::now();
     let jacobian = factor::jacobian_of(case.dag, &case.outputs, case.num_inputs);
     let symbolic = start.elapsed();
-    let (rewritten, report) = Simplifier::new().with_symbolic_time(symbolic).run_jacobian(&jacobian);
+    let (rewritten, report) = Simplifier::new().with_symbolic_time(symbolic).run_roots(
+        &jacobian.dag,
+        &jacobian.kernel_roots(),
+        jacobian.shape().1,
+    );
     eprintln!("D* {symbolic:?}, {report:?}");
     assert!(report.ops_after <= report.ops_before);
     assert_eq!(rewritten.is_some(), report.ops_after < report.ops_before);
@@ -54,7 +65,7 @@ fn kernels_over_the_size_limit_are_left_alone() {
     let program = frontend::parse_program("in x, y\nt = x*y\nout sin(t)*t + 3*t*x").expect("valid");
     let mut jacobian = factor::jacobian(&program);
     let before = jacobian.jacobian_ops();
-    let report = Simplifier::new().with_max_ops(before - 1).run(&mut jacobian);
+    let report = jacobian.simplify(&Simplifier::new().with_max_ops(before - 1));
     assert_eq!(report.stop_reason.name(), "too_large");
     assert_eq!((report.ops_before, report.ops_after), (before, before));
     assert_eq!(jacobian.jacobian_ops(), before);

@@ -19,19 +19,16 @@ pub fn run(args: &ElimArgs) -> Result<(), Failure> {
     let progress = Progress::start("eliminating");
     let program = load(&args.file)?;
     let (outputs, n) = (program.output_nodes(), program.inputs.len());
-    let reports = factor::eliminate::strategies(&program.dag, &outputs, n);
+    let reports = factor::strategies(&program.dag, &outputs, n);
     let default = factor::jacobian(&program);
     drop(progress);
     let picked = default.method().name();
     if args.json {
         let strategies: Vec<Value> = reports
             .iter()
-            .map(|r| {
-                let mut row = json!({"name": r.name, "mults": r.mults, "adds": r.adds, "nonunit_edges": r.nonunit_edges});
-                if let Some(reason) = &r.skipped {
-                    row["skipped"] = json!(reason);
-                }
-                row
+            .map(|r| match &r.outcome {
+                Ok(o) => json!({"name": name(r), "mults": o.cost.mults, "adds": o.cost.adds, "nonunit_edges": o.nonunit_edges}),
+                Err(skip) => json!({"name": name(r), "mults": 0, "adds": 0, "nonunit_edges": 0, "skipped": skip.to_string()}),
             })
             .collect();
         println!(
@@ -43,11 +40,21 @@ pub fn run(args: &ElimArgs) -> Result<(), Failure> {
     println!("{}: multiplications + additions to accumulate the Jacobian", args.file.display());
     println!("{:<20} {:>10} {:>10} {:>14}", "strategy", "mults", "adds", "nonunit edges");
     for r in &reports {
-        match &r.skipped {
-            Some(reason) => println!("{:<20} skipped: {reason}", r.name),
-            None => println!("{:<20} {:>10} {:>10} {:>14}", r.name, r.mults, r.adds, r.nonunit_edges),
+        match &r.outcome {
+            Err(skip) => println!("{:<20} skipped: {skip}", name(r)),
+            Ok(o) => {
+                println!("{:<20} {:>10} {:>10} {:>14}", name(r), o.cost.mults, o.cost.adds, o.nonunit_edges)
+            }
         }
     }
     println!("default: {picked} ({} ops with the function)", default.jacobian_ops());
     Ok(())
+}
+
+/// The row's name: the elimination's, or `dstar` for D* (whichever variant).
+fn name(report: &factor::StrategyReport) -> &'static str {
+    match report.method {
+        factor::Method::Dstar(_) => "dstar",
+        method => method.name(),
+    }
 }

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use factor::eliminate::rng::Rng;
+use eliminate::rng::Rng;
 use frontend::{ExprDag, NodeId, Op};
 
 /// A function: its DAG, outputs and number of inputs.
@@ -113,7 +113,7 @@ pub fn random_seu(rng: &mut Rng, num_inputs: usize, size: usize, outputs: usize)
     }
     let case = Case { dag, outputs: roots, num_inputs };
     let mut dag = case.dag.clone();
-    let graph = factor::eliminate::LinearizedGraph::new(&mut dag, &case.outputs, num_inputs);
+    let graph = eliminate::LinearizedGraph::new(&mut dag, &case.outputs, num_inputs);
     let nonunit = graph.edges().iter().all(|e| !e.unit);
     (graph.is_single_expression_use() && nonunit && graph.intermediates().count() > 0).then_some(case)
 }

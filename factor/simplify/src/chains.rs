@@ -16,7 +16,7 @@
 //! coefficient cancels to zero is dropped, which turns `inf - inf` (NaN) into
 //! `0`, so this pass too is value-preserving for finite intermediates only.
 
-use crate::simplify::pairs::most_frequent_pairs;
+use crate::pairs::most_frequent_pairs;
 use frontend::{ExprDag, NodeId, Op, Real};
 use rustc_hash::FxHashMap;
 use std::time::Instant;

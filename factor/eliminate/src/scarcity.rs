@@ -8,11 +8,11 @@
 //! with probability `exp(-Δ/T)`) and the hybrid that interleaves Metropolis
 //! with random-walk moves, restarts, and keeps the best state seen.
 
-use crate::eliminate::accumulate::{initial_values, replay};
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
-use crate::eliminate::pattern::{Move, Pattern};
-use crate::eliminate::rng::Rng;
+use crate::accumulate::{initial_values, replay};
+use crate::cost::Cost;
+use crate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
+use crate::pattern::{Move, Pattern};
+use crate::rng::Rng;
 use frontend::{ExprDag, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -12,13 +12,13 @@
 //! [`rules`] and [`chains`] for the NaN and infinity policy.
 //!
 //! ```
-//! let program = frontend::parse_program("in x, y\nout 3*(2*x*y) + 3*(2*x*y)*x")?;
-//! let mut jacobian = factor::jacobian(&program);
-//! let before = jacobian.jacobian_ops();
-//! let report = factor::simplify::Simplifier::new().with_node_limit(10_000).run(&mut jacobian);
-//! assert_eq!(report.ops_before, before);
-//! assert_eq!(report.ops_after, jacobian.jacobian_ops());
-//! assert!(report.ops_after <= report.ops_before);
+//! let program = frontend::parse_program("in x, y\nout 3*(2*x*y) + 3*(2*x*y)*x*y")?;
+//! let (dag, roots) = (&program.dag, program.output_nodes());
+//! let (rewritten, report) = simplify::Simplifier::new().with_node_limit(10_000).run_roots(dag, &roots, 2);
+//! assert_eq!(report.ops_before, dag.count_ops(&roots));
+//! let rewritten = rewritten.expect("the shared product is computed once");
+//! assert!(report.ops_after < report.ops_before);
+//! assert_eq!(report.ops_after, rewritten.dag.count_ops(&rewritten.roots));
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 

@@ -1,19 +1,19 @@
-//! Every elimination strategy side by side: which one, what it costs, and
-//! the Jacobian (or remainder graph) it builds.
+//! [`Elimination`]: every elimination strategy, what it costs on a graph,
+//! and the Jacobian (or remainder graph) it builds.
 
-use crate::eliminate::accumulate::{finish, Accumulation};
-use crate::eliminate::cost::Cost;
-use crate::eliminate::edge::{backward_edge, forward_edge};
-use crate::eliminate::face::face_elimination;
-use crate::eliminate::graph::{is_unit, LinearizedGraph};
-use crate::eliminate::metagraph::{optimal_moves, run_moves};
-use crate::eliminate::pattern::Pattern;
-use crate::eliminate::scarcity::{greedy_moves, randomized_moves, remainder, Anneal, Remainder};
-use crate::eliminate::separator::{accumulate_separated, min_cut_separator, natural_separator};
-use crate::eliminate::seu::{seu_plan, seu_subgraph_plan};
-use crate::eliminate::skip::Skip;
-use crate::eliminate::vertex::{eliminate_markowitz, forward_order, optimal_order, reverse_order, run_order};
-use frontend::{ExprDag, NodeId, Op};
+use crate::accumulate::{finish, Accumulation};
+use crate::cost::Cost;
+use crate::edge::{backward_edge, forward_edge};
+use crate::face::face_elimination;
+use crate::graph::LinearizedGraph;
+use crate::metagraph::{optimal_moves, run_moves};
+use crate::pattern::Pattern;
+use crate::scarcity::{greedy_moves, randomized_moves, remainder, Anneal, Remainder};
+use crate::separator::{accumulate_separated, min_cut_separator, natural_separator};
+use crate::seu::{seu_plan, seu_subgraph_plan};
+use crate::skip::Skip;
+use crate::vertex::{eliminate_markowitz, forward_order, optimal_order, reverse_order, run_order};
+use frontend::{ExprDag, NodeId};
 
 /// An elimination strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,140 +107,6 @@ impl Elimination {
     }
 }
 
-/// One line of `dstar elim`: a strategy and its cost.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrategyReport {
-    /// The strategy's name ([`Elimination::name`]).
-    pub name: &'static str,
-    /// Multiplications (by nonunit values).
-    pub mults: usize,
-    /// Additions.
-    pub adds: usize,
-    /// Nonunit edges left: of the Jacobian, or of the remainder graph for scarcity.
-    pub nonunit_edges: usize,
-    /// Why the strategy did not run (a size guard); the counts are then zero.
-    pub skipped: Option<String>,
-}
-
-/// Runs every strategy on the Jacobian of `outputs` with respect to inputs
-/// `0..num_inputs`. `seu_optimal` is listed only on single-expression-use
-/// graphs; exact strategies over their size guard are listed as skipped.
-/// Scarcity lines count the partial elimination and its remainder graph.
-pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<StrategyReport> {
-    let mut dag = dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
-    let mut reports = Vec::new();
-    for strategy in Elimination::ALL {
-        if strategy == Elimination::SeuOptimal && !graph.is_single_expression_use() {
-            continue;
-        }
-        let report = match costs(&graph, &dag, strategy) {
-            Ok((cost, nonunit_edges)) => StrategyReport {
-                name: strategy.name(),
-                mults: cost.mults,
-                adds: cost.adds,
-                nonunit_edges,
-                skipped: None,
-            },
-            Err(skip) => StrategyReport {
-                name: strategy.name(),
-                mults: 0,
-                adds: 0,
-                nonunit_edges: 0,
-                skipped: Some(skip.to_string()),
-            },
-        };
-        reports.push(report);
-    }
-    reports.push(dstar_report(&dag, outputs, num_inputs));
-    reports
-}
-
-/// D*'s accumulation counted like the eliminations: the multiplications
-/// and additions its entries need beyond the function and the local
-/// partials (negations are free, as multiplications by -1 are), and its
-/// nonunit entries.
-pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    let jacobian = crate::dstar_jacobian(dag.clone(), outputs, num_inputs);
-    let mut dag = jacobian.dag.clone();
-    // The partials are already in the DAG: this only finds them again.
-    let graph = crate::DerivativeGraph::new(&mut dag, outputs, num_inputs);
-    let mut given = outputs.to_vec();
-    given.extend(graph.edges().iter().map(|e| e.label));
-    let given = dag.reachable(&given);
-    let needed = dag.reachable(&jacobian.entry_nodes());
-    let (mut mults, mut adds) = (0, 0);
-    for id in dag.ids().filter(|id| needed[id.index()] && !given[id.index()]) {
-        match dag.op(id) {
-            Op::Mul | Op::Div => mults += 1,
-            Op::Add | Op::Sub => adds += 1,
-            _ => {}
-        }
-    }
-    let nonunit_edges = jacobian.entries().iter().filter(|e| !is_unit(&dag, e.node)).count();
-    StrategyReport { name: "dstar", mults, adds, nonunit_edges, skipped: None }
-}
-
-/// The full accumulation with the fewest multiplications plus additions
-/// (earlier in report order on ties). On single-expression-use graphs this
-/// includes `seu_optimal`, the best vertex elimination.
-pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    strategies(dag, outputs, num_inputs)
-        .into_iter()
-        .filter(|r| {
-            r.skipped.is_none() && !Elimination::from_name(r.name).is_some_and(Elimination::is_partial)
-        })
-        .min_by_key(|r| r.mults + r.adds)
-        .expect("the forward vertex elimination always runs")
-}
-
-/// The exact vertex optimum competes for the default Jacobian only up to
-/// this many intermediates (`2^10` subsets).
-pub const DEFAULT_OPTIMAL_VERTEX_LIMIT: usize = 10;
-
-/// Face elimination (on the line graph, slower to plan) competes for the
-/// default Jacobian only up to this many edges.
-pub const DEFAULT_FACE_EDGE_LIMIT: usize = 1 << 10;
-
-/// The elimination with the fewest multiplications plus additions on
-/// `graph` (built in `dag`), with that count, among those that compete with
-/// D* for the default Jacobian (earlier in report order on ties): forward
-/// and reverse vertex elimination (each unless its sweeps carry over twice
-/// the other's components), Markowitz, Naumann's order on SEU graphs
-/// and on SEU subgraphs, and on small graphs the exact vertex optimum (up to
-/// [`DEFAULT_OPTIMAL_VERTEX_LIMIT`] intermediates) and face elimination (up
-/// to [`DEFAULT_FACE_EDGE_LIMIT`] edges). Each plans in about the time D*
-/// takes. Left to [`strategies`]: edge elimination (the forward and backward
-/// sweeps cost what the vertex orders do), the edge-elimination metagraph
-/// (exponential) and the separators (they save memory, not operations).
-pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> (Elimination, usize) {
-    let intermediates = graph.intermediates().count();
-    let edges = graph.edges().len();
-    // As for D*: an order whose sweeps carry over twice the components of
-    // the other's is not worth planning (3 inputs, 625 outputs).
-    let (forward, reverse) = graph.sweep_components();
-    [
-        Elimination::ForwardVertex,
-        Elimination::ReverseVertex,
-        Elimination::MarkowitzVertex,
-        Elimination::OptimalVertex,
-        Elimination::Face,
-        Elimination::SeuOptimal,
-        Elimination::SeuSubgraphs,
-    ]
-    .into_iter()
-    .filter(|&s| match s {
-        Elimination::ForwardVertex => forward <= 2 * reverse,
-        Elimination::ReverseVertex => reverse <= 2 * forward,
-        Elimination::OptimalVertex => intermediates <= DEFAULT_OPTIMAL_VERTEX_LIMIT,
-        Elimination::Face => edges <= DEFAULT_FACE_EDGE_LIMIT,
-        _ => true,
-    })
-    .filter_map(|s| costs(graph, dag, s).ok().map(|(cost, _)| (s, cost.mults + cost.adds)))
-    .min_by_key(|&(_, ops)| ops)
-    .expect("the forward vertex elimination always runs")
-}
-
 /// The Jacobian of `outputs` by `strategy`, as nodes of a copy of `dag`. A
 /// scarcity strategy finishes its remainder graph by Markowitz elimination;
 /// the cost then covers both.
@@ -332,10 +198,7 @@ fn full_pattern(graph: &LinearizedGraph, strategy: Elimination, log: bool) -> Re
     })
 }
 
-fn scarcity_moves(
-    graph: &LinearizedGraph,
-    strategy: Elimination,
-) -> Option<Vec<crate::eliminate::pattern::Move>> {
+fn scarcity_moves(graph: &LinearizedGraph, strategy: Elimination) -> Option<Vec<crate::pattern::Move>> {
     match strategy {
         Elimination::ScarcityGreedy => Some(greedy_moves(graph)),
         Elimination::ScarcityMetropolis => Some(randomized_moves(graph, Anneal::METROPOLIS, &[])),

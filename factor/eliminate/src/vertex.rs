@@ -4,10 +4,10 @@
 //! lowest-Markowitz orders, and the exact best order by dynamic programming
 //! over subsets.
 
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedGraph, VertexId};
-use crate::eliminate::pattern::Pattern;
-use crate::eliminate::skip::Skip;
+use crate::cost::Cost;
+use crate::graph::{LinearizedGraph, VertexId};
+use crate::pattern::Pattern;
+use crate::skip::Skip;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

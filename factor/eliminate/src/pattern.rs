@@ -1,14 +1,14 @@
 //! The structure of a linearized graph under elimination: which edges exist
 //! and which are unit, the cost spent so far, and a log of the products that
-//! [`crate::eliminate::accumulate`] replays on the [`frontend::ExprDag`].
+//! [`crate::accumulate`] replays on the [`frontend::ExprDag`].
 //!
 //! Costs are decided here, from structure alone: a product costs one
 //! multiplication unless a factor is a unit edge, and one addition when it
 //! lands on an edge that already exists. A product of two unit edges that
 //! creates an edge gives a unit edge; any sum is nonunit.
 
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedGraph, VertexId, VertexKind};
+use crate::cost::Cost;
+use crate::graph::{LinearizedGraph, VertexId, VertexKind};
 use indexmap::IndexSet;
 use std::collections::{BTreeMap, BTreeSet};
 

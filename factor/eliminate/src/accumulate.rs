@@ -2,10 +2,10 @@
 //! multiplication node (and an addition node where it updates an edge), and
 //! the edges left from inputs to outputs are the Jacobian entries.
 
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedGraph, VertexId, VertexKind};
-use crate::eliminate::pattern::{Pattern, Step};
-use crate::Entry;
+use crate::cost::Cost;
+use crate::graph::{LinearizedGraph, VertexId, VertexKind};
+use crate::pattern::{Pattern, Step};
+use derivative::Entry;
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;
 
@@ -41,7 +41,7 @@ impl Accumulation {
     }
 
     /// The DAG and the entries (CSR order).
-    pub(crate) fn into_parts(self) -> (ExprDag, Vec<Entry>) {
+    pub fn into_parts(self) -> (ExprDag, Vec<Entry>) {
         (self.dag, self.entries)
     }
 

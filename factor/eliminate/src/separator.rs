@@ -12,10 +12,10 @@
 //! edge backwards would cut such an arc, so the minimum never does); and the
 //! natural-order cut, the cheapest threshold in topological order.
 
-use crate::eliminate::accumulate::{finish, Accumulation};
-use crate::eliminate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
-use crate::eliminate::pattern::Pattern;
-use crate::eliminate::vertex::eliminate_markowitz;
+use crate::accumulate::{finish, Accumulation};
+use crate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
+use crate::pattern::Pattern;
+use crate::vertex::eliminate_markowitz;
 use frontend::ExprDag;
 use std::collections::VecDeque;
 

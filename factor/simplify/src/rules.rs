@@ -8,15 +8,15 @@
 //! equals the input up to rounding: reassociation (`c1*(c2*x) = (c1*c2)*x`)
 //! and factoring (`a*b + a*c = a*(b+c)`) round differently, and `x + 0 = x`
 //! may turn `-0` into `+0`. No e-graph rewrite *removes* a non-finite value
-//! (the chain pass may, when like terms cancel; see [`crate::simplify::chains`]): the ones
+//! (the chain pass may, when like terms cancel; see [`crate::chains`]): the ones
 //! that would (`x*0 → 0`, `x - x → 0`, `x/x → 1`, `0/x → 0`) are not used, so a
 //! NaN or infinity of the input propagates to the output as before. Moving a
 //! constant across a product can overflow (or underflow) where the input did
 //! not, only when the input's own intermediates are within a factor of that
 //! constant of the range limits.
 
-use crate::simplify::analysis::{ConstantFold, OpGraph};
-use crate::simplify::language::OpNode;
+use crate::analysis::{ConstantFold, OpGraph};
+use crate::language::OpNode;
 use egg::{rewrite, Id, Rewrite, Subst, Var};
 
 /// A rewrite over [`OpNode`] with constant folding.

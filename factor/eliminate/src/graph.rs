@@ -1,8 +1,8 @@
 //! The linearized computational graph: vertices are the inputs, intermediates
 //! and outputs of an [`ExprDag`], edges carry the local partials of
-//! [`crate::rules::partials`] as nodes of the same DAG.
+//! [`derivative::rules::partials`] as nodes of the same DAG.
 
-use crate::DerivativeGraph;
+use derivative::DerivativeGraph;
 use frontend::{ExprDag, NodeId, Op};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -242,7 +242,7 @@ impl LinearizedGraph {
         let sinks = (0..self.num_outputs()).filter_map(|row| self.output(row).map(|v| (v.index(), row)));
         // Edges are sorted by head, and every tail comes before its head.
         let edges = self.edges.iter().map(|e| (e.from.index(), e.to.index()));
-        crate::sweeps::sweep_components(self.num_vertices(), sources, sinks, edges)
+        derivative::sweep_components(self.num_vertices(), sources, sinks, edges)
     }
 
     /// Whether every intermediate has exactly one successor: the
@@ -257,7 +257,7 @@ impl LinearizedGraph {
 }
 
 /// Whether `label` is the constant `1` or `-1`.
-pub(crate) fn is_unit(dag: &ExprDag, label: NodeId) -> bool {
+pub fn is_unit(dag: &ExprDag, label: NodeId) -> bool {
     matches!(dag.as_const(label), Some(c) if c == 1.0 || c == -1.0)
 }
 

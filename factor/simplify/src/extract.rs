@@ -10,8 +10,8 @@
 //! re-estimate `uses` from the previous round's selection; the caller keeps
 //! whichever selection has the fewest exact ops.
 
-use crate::simplify::analysis::OpGraph;
-use crate::simplify::convert::Selection;
+use crate::analysis::OpGraph;
+use crate::convert::Selection;
 use egg::{Id, Language};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,7 +20,7 @@ use std::collections::BinaryHeap;
 pub struct DagExtractor<'a> {
     egraph: &'a OpGraph,
     /// Every e-node with canonical children, and its class.
-    nodes: Vec<(egg::Id, crate::simplify::language::OpNode)>,
+    nodes: Vec<(egg::Id, crate::language::OpNode)>,
     /// Per node, its distinct child classes.
     children: Vec<Vec<u32>>,
     /// Per class, the nodes that have it as a child (once per node).

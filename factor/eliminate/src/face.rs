@@ -11,10 +11,10 @@
 //! beat every edge elimination. The order here is greedy: the face whose
 //! elimination leaves the fewest faces (then the cheapest), re-scored lazily.
 
-use crate::eliminate::accumulate::Accumulation;
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedGraph, VertexId, VertexKind};
-use crate::Entry;
+use crate::accumulate::Accumulation;
+use crate::cost::Cost;
+use crate::graph::{LinearizedGraph, VertexId, VertexKind};
+use derivative::Entry;
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;

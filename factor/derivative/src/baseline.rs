@@ -6,8 +6,8 @@
 //! hash-consing, sign folding and unit-constant folding, so the comparison is
 //! between accumulation strategies and nothing else.
 
-use crate::directional::{adjoints, tangents};
 use crate::graph::DerivativeGraph;
+use crate::propagate::{adjoints, tangents};
 use crate::term::Term;
 use frontend::{ExprDag, NodeId};
 

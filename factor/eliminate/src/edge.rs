@@ -5,8 +5,8 @@
 //! elimination is the special case that front-eliminates all in-edges of a
 //! vertex at once.
 
-use crate::eliminate::graph::{LinearizedGraph, VertexId, VertexKind};
-use crate::eliminate::pattern::{Move, Pattern};
+use crate::graph::{LinearizedGraph, VertexId, VertexKind};
+use crate::pattern::{Move, Pattern};
 
 /// Forward edge elimination: sweeping from the inputs, front-eliminate the
 /// edge `(i, j)` into an intermediate with the least `(i, j)`, so each input's

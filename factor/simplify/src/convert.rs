@@ -1,8 +1,8 @@
 //! `ExprDag → EGraph` and back. Each DAG node becomes one e-node, so the
 //! e-graph starts with exactly the DAG's sharing.
 
-use crate::simplify::analysis::{ConstantFold, OpGraph};
-use crate::simplify::language::OpNode;
+use crate::analysis::{ConstantFold, OpGraph};
+use crate::language::OpNode;
 use egg::{EGraph, Id, Language};
 use frontend::{ExprDag, NodeId};
 

@@ -11,7 +11,7 @@
 /// `(tail, head)` node indices below `size`, sorted by head, with every
 /// tail below its head. So a tail's mask is complete before it flows up,
 /// and a head's before it flows down, walking backwards.
-pub(crate) fn sweep_components<E>(
+pub fn sweep_components<E>(
     size: usize,
     sources: impl IntoIterator<Item = (usize, usize)>,
     sinks: impl IntoIterator<Item = (usize, usize)>,

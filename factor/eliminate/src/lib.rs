@@ -5,26 +5,28 @@
 //! elimination and directed edge separators) side by side with D*.
 //!
 //! The main types are [`LinearizedGraph`] (vertices and local partials from
-//! [`crate::rules::partials`]), [`Accumulation`] (a Jacobian as nodes of the
-//! [`frontend::ExprDag`] with its exact [`Cost`]) and [`StrategyReport`].
+//! [`derivative::rules::partials`]), [`Accumulation`] (a Jacobian as nodes of the
+//! [`frontend::ExprDag`] with its exact [`Cost`]) and [`Elimination`] (each
+//! strategy, run by [`costs`] and [`accumulate()`]).
 //!
 //! ```
 //! let program = frontend::parse_program("in x1, x2\nout x1*sin(x1)/x2")?;
-//! let reports = factor::eliminate::strategies(&program.dag, &program.output_nodes(), 2);
-//! let optimal = reports.iter().find(|r| r.name == "optimal_edge").expect("listed");
-//! assert_eq!((optimal.mults, optimal.adds), (2, 1));
+//! let mut dag = program.dag.clone();
+//! let graph = eliminate::LinearizedGraph::new(&mut dag, &program.output_nodes(), 2);
+//! let (cost, _) = eliminate::costs(&graph, &dag, eliminate::Elimination::OptimalEdge).expect("small");
+//! assert_eq!((cost.mults, cost.adds), (2, 1));
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 
 pub mod accumulate;
 pub mod cost;
 mod edge;
+pub mod elimination;
 pub mod face;
 pub mod graph;
 pub mod matching;
 pub mod metagraph;
 mod pattern;
-pub mod report;
 pub mod rng;
 pub mod scarcity;
 pub mod separator;
@@ -34,11 +36,8 @@ pub mod vertex;
 
 pub use accumulate::Accumulation;
 pub use cost::Cost;
-pub use graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
-pub use report::{
-    accumulate, accumulate_graph, cheapest, cheapest_elimination, costs, dstar_report, scarcity_remainder,
-    strategies, Elimination, StrategyReport,
-};
+pub use elimination::{accumulate, accumulate_graph, costs, scarcity_remainder, Elimination};
+pub use graph::{is_unit, LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 pub use scarcity::{Anneal, Remainder};
 pub use separator::{
     accumulate_separated, min_cut_separator, natural_separator, SeparatedAccumulation, Separator,

@@ -3,10 +3,10 @@
 //! whose arcs cost what the elimination costs (its Markowitz degree in
 //! multiplications, discounted for unit edges, plus its additions).
 
-use crate::eliminate::cost::Cost;
-use crate::eliminate::graph::{LinearizedGraph, VertexKind};
-use crate::eliminate::pattern::{Move, Pattern};
-use crate::eliminate::skip::Skip;
+use crate::cost::Cost;
+use crate::graph::{LinearizedGraph, VertexKind};
+use crate::pattern::{Move, Pattern};
+use crate::skip::Skip;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -122,7 +122,7 @@ fn moves(pattern: &Pattern) -> Vec<Move> {
 }
 
 fn from_key(kinds: &[VertexKind], key: &Key) -> Pattern {
-    use crate::eliminate::graph::VertexId;
+    use crate::graph::VertexId;
     let edges = key
         .iter()
         .map(|&(i, j, unit)| (VertexId::from_index(i as usize), VertexId::from_index(j as usize), unit));

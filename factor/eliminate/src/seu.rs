@@ -15,9 +15,9 @@
 //! after the whole in-tree of every uncovered predecessor (whose inputs are
 //! then covered), and before every covered intermediate predecessor.
 
-use crate::eliminate::graph::{LinearizedGraph, VertexId, VertexKind};
-use crate::eliminate::matching::{hopcroft_karp, min_vertex_cover};
-use crate::eliminate::skip::Skip;
+use crate::graph::{LinearizedGraph, VertexId, VertexKind};
+use crate::matching::{hopcroft_karp, min_vertex_cover};
+use crate::skip::Skip;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -162,7 +162,7 @@ fn plan(graph: &LinearizedGraph, tree_members: &[bool]) -> Result<SeuPlan, Skip>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eliminate::vertex::{forward_order, order_cost, reverse_order};
+    use crate::vertex::{forward_order, order_cost, reverse_order};
     use frontend::{ExprDag, Op};
 
     #[test]

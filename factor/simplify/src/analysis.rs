@@ -1,7 +1,7 @@
 //! Constant folding as an e-class analysis: a class whose value is known
 //! gains the constant leaf, which costs nothing to extract.
 
-use crate::simplify::language::OpNode;
+use crate::language::OpNode;
 use egg::{Analysis, DidMerge, EGraph, Id, Language};
 use frontend::{Op, Real};
 

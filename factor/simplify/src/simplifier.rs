@@ -1,10 +1,10 @@
 //! The [`Simplifier`]: DAG → e-graph → rewrites under limits → DAG-aware
 //! extraction → DAG, kept only if it has fewer ops.
 
-use crate::simplify::chains;
-use crate::simplify::convert::{to_egraph, Selection};
-use crate::simplify::extract::DagExtractor;
-use crate::simplify::rules;
+use crate::chains;
+use crate::convert::{to_egraph, Selection};
+use crate::extract::DagExtractor;
+use crate::rules;
 use egg::{Runner, SimpleScheduler};
 use frontend::{ExprDag, Node, NodeId};
 use std::time::{Duration, Instant};
@@ -173,7 +173,7 @@ impl Simplifier {
         self
     }
 
-    /// Whether the chain pass ([`crate::simplify::chains`]) runs before the e-graph
+    /// Whether the chain pass ([`crate::chains`]) runs before the e-graph
     /// (it does by default); off, the e-graph alone rewrites.
     pub fn with_chains(mut self, on: bool) -> Simplifier {
         self.skip_chains = !on;
@@ -298,40 +298,46 @@ impl Simplifier {
         Some(Rewritten { dag: new_dag, roots: new_roots })
     }
 
-    /// Simplifies a Jacobian's kernel: its function outputs and entries, in
-    /// [`crate::Jacobian::kernel_roots`] order.
-    pub fn run_jacobian(&self, jacobian: &crate::Jacobian) -> (Option<Rewritten>, SimplifyReport) {
-        self.run_roots(&jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1)
-    }
-
-    /// Simplifies `jacobian`'s entries in place when that saves operations;
+    /// Simplifies the `entries` of a kernel over `function` (the nodes of
+    /// `dag` that compute the function's outputs) when that saves operations;
     /// hitting a limit is a [`StopReason`] in the report, never an error.
+    /// Returns the kernel, `function` then the new entries, in a copy of `dag`.
     ///
     /// The function's own nodes are frozen: the entries see each function
     /// node they read as an extra input, so rewriting can share work among
     /// the entries but never changes how the function is computed, and its
     /// values stay bit for bit those of the plain function.
-    pub fn run(&self, jacobian: &mut crate::Jacobian) -> SimplifyReport {
-        let before = jacobian.jacobian_ops();
+    pub fn run_frozen(
+        &self,
+        dag: &ExprDag,
+        function: &[NodeId],
+        entries: &[NodeId],
+        num_inputs: usize,
+    ) -> (Option<Rewritten>, SimplifyReport) {
+        let mut kernel = function.to_vec();
+        kernel.extend_from_slice(entries);
+        let before = dag.count_ops(&kernel);
         if before > self.max_ops {
-            return too_large(before, Instant::now(), self.time_limit.unwrap_or(MIN_TIME_LIMIT));
+            return (None, too_large(before, Instant::now(), self.time_limit.unwrap_or(MIN_TIME_LIMIT)));
         }
-        let (part, roots, frozen) = entries_over_frozen(jacobian);
-        let num_inputs = jacobian.shape().1;
+        let (part, roots, frozen) = entries_over_frozen(dag, function, entries, num_inputs);
         let (rewritten, mut report) = self.run_roots(&part, &roots, num_inputs + frozen.len());
+        report.ops_before = before;
+        report.ops_after = before;
+        let mut result = None;
         if let Some(r) = rewritten {
-            let mut dag = jacobian.dag.clone();
+            let mut dag = dag.clone();
             let inputs: Vec<NodeId> =
                 (0..num_inputs).map(|k| dag.input(k)).chain(frozen.iter().copied()).collect();
-            let mut kernel = jacobian.outputs().to_vec();
-            kernel.extend(dag.import(&r.dag, &r.roots, Some(&inputs)));
-            if dag.count_ops(&kernel) < before {
-                jacobian.replace_kernel(dag, &kernel);
+            let mut roots = function.to_vec();
+            roots.extend(dag.import(&r.dag, &r.roots, Some(&inputs)));
+            let ops = dag.count_ops(&roots);
+            if ops < before {
+                report.ops_after = ops;
+                result = Some(Rewritten { dag, roots });
             }
         }
-        report.ops_before = before;
-        report.ops_after = jacobian.jacobian_ops();
-        report
+        (result, report)
     }
 }
 
@@ -348,18 +354,20 @@ fn too_large(ops: usize, start: Instant, time_limit: Duration) -> SimplifyReport
     }
 }
 
-/// The entries of `jacobian` as a DAG of their own whose inputs are the
-/// function's inputs `0..n`, then one extra input per function node the
-/// entries read (`frozen[j]` is input `n + j`); and the entries' roots.
-fn entries_over_frozen(jacobian: &crate::Jacobian) -> (ExprDag, Vec<NodeId>, Vec<NodeId>) {
-    let dag = &jacobian.dag;
-    let n = jacobian.shape().1;
-    let function = dag.reachable(jacobian.outputs());
+/// The `entries` as a DAG of their own whose inputs are the function's
+/// inputs `0..n`, then one extra input per `function` node the entries read
+/// (`frozen[j]` is input `n + j`); and the entries' roots.
+fn entries_over_frozen(
+    dag: &ExprDag,
+    function: &[NodeId],
+    entries: &[NodeId],
+    n: usize,
+) -> (ExprDag, Vec<NodeId>, Vec<NodeId>) {
+    let function = dag.reachable(function);
     let is_frozen = |id: NodeId| function[id.index()] && !dag.op(id).is_leaf();
-    let entries = jacobian.entry_nodes();
     // What the entries read, not looking inside frozen nodes.
     let mut needed = vec![false; dag.len()];
-    for e in &entries {
+    for e in entries {
         needed[e.index()] = true;
     }
     for id in dag.ids().rev() {

@@ -1,0 +1,40 @@
+//! The derivative graph and Guenter's D* factorization: exact Jacobian
+//! entries that share work with the function and with each other.
+//!
+//! [`rules::partials`] labels every argument use with its local partial
+//! ([`DerivativeGraph`]); postdominator trees per input and dominator trees
+//! per output ([`dominators`]) cut the paths into [`FactorableSubgraph`]s;
+//! [`factorize()`] replaces each by one shared reference edge (the sum of its
+//! path products) and multiplies along the chains, giving one node per entry
+//! in the function's own DAG. [`propagate`] holds the plain forward and
+//! reverse sweeps; [`baseline`] counts what they cost.
+//!
+//! ```
+//! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
+//! let mut dag = program.dag.clone();
+//! let graph = derivative::DerivativeGraph::new(&mut dag, &program.output_nodes(), 2);
+//! let strategy = derivative::Strategy::ALL[0];
+//! let entries = derivative::factorize(&mut dag, &graph, strategy, &|_, _| true);
+//! let nodes: Vec<_> = entries.iter().map(|e| e.node).collect();
+//! let values = frontend::eval(&dag, &nodes, &[1.0, 2.0]);
+//! assert_eq!(values, vec![2.0 * 2f64.cos() + 2.0, 2f64.cos()]);
+//! # Ok::<(), frontend::ParseError>(())
+//! ```
+
+pub mod baseline;
+pub mod dominators;
+pub mod factorize;
+pub mod graph;
+pub mod propagate;
+pub mod rules;
+pub mod subgraph;
+pub mod sweeps;
+pub mod term;
+
+pub use baseline::{forward_mode_ops, reverse_mode_ops};
+pub use dominators::{DominatorTree, PostDominatorTree};
+pub use factorize::{factorize, Entry, Orientation, Strategy};
+pub use graph::{DerivativeGraph, Edge, EdgeId, Marks};
+pub use subgraph::{FactorableSubgraph, LeafMasks};
+pub use sweeps::sweep_components;
+pub use term::Term;

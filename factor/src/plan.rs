@@ -1,0 +1,120 @@
+//! The plan: which accumulations compete for a Jacobian, and every size
+//! guard of the symbolic stage, in one place.
+//!
+//! D* ([`derivative::factorize()`]) is always a candidate; the eliminations of
+//! [`eliminate`] compete on graphs small enough to plan them in about D*'s
+//! time; the common-subchain pass ([`simplify`]) runs within its own limits.
+//! Every guard counts work (edges, operations, intermediates), never time, so
+//! the same input gives the same kernel on every machine.
+
+use derivative::{sweep_components, DerivativeGraph, Orientation, Strategy};
+use eliminate::{Elimination, LinearizedGraph};
+use simplify::Simplifier;
+
+/// Above this many derivative-graph edges, D* builds the factored strategy
+/// of one orientation only, the one whose sweeps carry fewer components,
+/// instead of building four variants to compare.
+pub const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
+
+/// Up to this many linearized edges, the eliminations compete with D* for
+/// the default Jacobian.
+pub const ELIMINATION_EDGE_LIMIT: usize = 1 << 14;
+
+/// The exact vertex optimum competes for the default Jacobian only up to
+/// this many intermediates (`2^10` subsets).
+pub const OPTIMAL_VERTEX_LIMIT: usize = 10;
+
+/// Face elimination (on the line graph, slower to plan) competes for the
+/// default Jacobian only up to this many edges.
+pub const FACE_EDGE_LIMIT: usize = 1 << 10;
+
+/// Kernels of more operations than this are left alone by the
+/// common-subchain pass: flattening and loading them into an e-graph would
+/// cost more than the accumulation did.
+pub const SIMPLIFY_MAX_OPS: usize = 500_000;
+
+/// The D* variants worth building for `graph`, in the order that breaks
+/// ties: the factored and plain builds of the orientation that shares sums
+/// across the longer side first (outputs when there are more of them), then
+/// of the other orientation unless its sweeps carry over twice the
+/// components (3 inputs and 625 outputs: reverse mode is 11x the work).
+/// Above [`TRY_BOTH_EDGE_LIMIT`] edges, only the factored build of the
+/// cheaper orientation.
+pub fn dstar_candidates(graph: &DerivativeGraph) -> Vec<Strategy> {
+    let (forward, reverse) = dstar_sweeps(graph);
+    if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
+        let orientation = if forward <= reverse { Orientation::Forward } else { Orientation::Reverse };
+        return vec![Strategy { orientation, factored: true }];
+    }
+    let first =
+        if graph.num_leaves() <= graph.roots().len() { Orientation::Forward } else { Orientation::Reverse };
+    let (second, first_cost, second_cost) = match first {
+        Orientation::Forward => (Orientation::Reverse, forward, reverse),
+        Orientation::Reverse => (Orientation::Forward, reverse, forward),
+    };
+    let orientations: &[Orientation] =
+        if second_cost <= 2 * first_cost { &[first, second] } else { &[first] };
+    orientations
+        .iter()
+        .flat_map(|&orientation| [true, false].map(|factored| Strategy { orientation, factored }))
+        .collect()
+}
+
+/// [`sweep_components`] of the derivative graph: leaves are inputs, roots
+/// outputs, and edges run from child to parent.
+fn dstar_sweeps(graph: &DerivativeGraph) -> (u64, u64) {
+    let leaves = (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k)));
+    let roots = graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k));
+    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
+    sweep_components(graph.node_bound(), leaves, roots, edges)
+}
+
+/// Whether a function of `ops` operations may have its linearized graph
+/// built at all: nearly every operation has an edge, so a function of more
+/// than twice [`ELIMINATION_EDGE_LIMIT`] operations cannot pass that guard.
+pub fn eliminations_may_compete(ops: usize) -> bool {
+    ops <= 2 * ELIMINATION_EDGE_LIMIT
+}
+
+/// The eliminations that compete with D* for the default Jacobian on
+/// `graph`, in the order that breaks ties; empty above
+/// [`ELIMINATION_EDGE_LIMIT`] edges.
+///
+/// Forward and reverse vertex elimination (each unless its sweeps carry over
+/// twice the other's components), Markowitz, Naumann's order on SEU graphs
+/// and on SEU subgraphs, and on small graphs the exact vertex optimum and
+/// face elimination. Each plans in about the time D* takes. Left to
+/// [`crate::strategies`]: edge elimination (its sweeps cost what the vertex
+/// orders do), the edge-elimination metagraph (exponential) and the
+/// separators (they save memory, not operations).
+pub fn elimination_candidates(graph: &LinearizedGraph) -> Vec<Elimination> {
+    let edges = graph.edges().len();
+    if edges > ELIMINATION_EDGE_LIMIT {
+        return Vec::new();
+    }
+    let intermediates = graph.intermediates().count();
+    let (forward, reverse) = graph.sweep_components();
+    [
+        Elimination::ForwardVertex,
+        Elimination::ReverseVertex,
+        Elimination::MarkowitzVertex,
+        Elimination::OptimalVertex,
+        Elimination::Face,
+        Elimination::SeuOptimal,
+        Elimination::SeuSubgraphs,
+    ]
+    .into_iter()
+    .filter(|&s| match s {
+        Elimination::ForwardVertex => forward <= 2 * reverse,
+        Elimination::ReverseVertex => reverse <= 2 * forward,
+        Elimination::OptimalVertex => intermediates <= OPTIMAL_VERTEX_LIMIT,
+        Elimination::Face => edges <= FACE_EDGE_LIMIT,
+        _ => true,
+    })
+    .collect()
+}
+
+/// The common-subchain pass of the default pipeline.
+pub fn simplifier() -> Simplifier {
+    Simplifier::new().with_max_ops(SIMPLIFY_MAX_OPS)
+}

@@ -1,0 +1,86 @@
+//! Every accumulation side by side, as `dstar elim` lists them: each
+//! elimination strategy's cost beside D*'s.
+
+use crate::jacobian::dstar_jacobian;
+use crate::method::Method;
+use derivative::DerivativeGraph;
+use eliminate::{costs, is_unit, Cost, Elimination, LinearizedGraph, Skip};
+use frontend::{ExprDag, NodeId, Op};
+
+/// One line of `dstar elim`: an accumulation and what it costs, or why it
+/// was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyReport {
+    /// The accumulation; for D*, the variant [`dstar_jacobian`] picked.
+    pub method: Method,
+    /// Its cost, or the size guard that skipped it.
+    pub outcome: Result<Outcome, Skip>,
+}
+
+/// What an accumulation costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Multiplications and additions.
+    pub cost: Cost,
+    /// Nonunit edges left: of the Jacobian, or of the remainder graph for scarcity.
+    pub nonunit_edges: usize,
+}
+
+/// Runs every strategy on the Jacobian of `outputs` with respect to inputs
+/// `0..num_inputs`, then D*. `seu_optimal` is listed only on
+/// single-expression-use graphs; strategies over their size guard are
+/// listed as skipped. Scarcity lines count the partial elimination and its
+/// remainder graph.
+pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<StrategyReport> {
+    let mut dag = dag.clone();
+    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
+    let mut reports = Vec::new();
+    for strategy in Elimination::ALL {
+        if strategy == Elimination::SeuOptimal && !graph.is_single_expression_use() {
+            continue;
+        }
+        let outcome =
+            costs(&graph, &dag, strategy).map(|(cost, nonunit_edges)| Outcome { cost, nonunit_edges });
+        reports.push(StrategyReport { method: Method::Elimination(strategy), outcome });
+    }
+    reports.push(dstar_report(&dag, outputs, num_inputs));
+    reports
+}
+
+/// D*'s accumulation counted like the eliminations: the multiplications
+/// and additions its entries need beyond the function and the local
+/// partials (negations are free, as multiplications by -1 are), and its
+/// nonunit entries.
+pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
+    let jacobian = dstar_jacobian(dag.clone(), outputs, num_inputs);
+    let mut dag = jacobian.dag.clone();
+    // The partials are already in the DAG: this only finds them again.
+    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+    let mut given = outputs.to_vec();
+    given.extend(graph.edges().iter().map(|e| e.label));
+    let given = dag.reachable(&given);
+    let needed = dag.reachable(&jacobian.entry_nodes());
+    let mut cost = Cost::ZERO;
+    for id in dag.ids().filter(|id| needed[id.index()] && !given[id.index()]) {
+        match dag.op(id) {
+            Op::Mul | Op::Div => cost.mults += 1,
+            Op::Add | Op::Sub => cost.adds += 1,
+            _ => {}
+        }
+    }
+    let nonunit_edges = jacobian.entries().iter().filter(|e| !is_unit(&dag, e.node)).count();
+    StrategyReport { method: jacobian.method(), outcome: Ok(Outcome { cost, nonunit_edges }) }
+}
+
+/// The full accumulation with the fewest multiplications plus additions
+/// (earlier in report order on ties). On single-expression-use graphs this
+/// includes `seu_optimal`, the best vertex elimination.
+pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
+    strategies(dag, outputs, num_inputs)
+        .into_iter()
+        .filter(|r| !matches!(r.method, Method::Elimination(e) if e.is_partial()))
+        .filter_map(|r| Some((r.outcome.as_ref().ok()?.cost.total(), r)))
+        .min_by_key(|(total, _)| *total)
+        .expect("the forward vertex elimination always runs")
+        .1
+}
