@@ -20,8 +20,15 @@ mod dot;
 mod error;
 mod kernel;
 mod pipeline;
-pub mod session;
 pub mod timing;
+
+/// The stages: Cranelift kernels and C / Rust emission.
+pub use backend;
+/// The stages: Jacobians, Hessians, directional derivatives, the plan and
+/// the elimination strategies.
+pub use factor;
+/// The stages, for what the facade does not wrap: parsing and the DAG.
+pub use frontend;
 
 pub use backend::{emit_c, JitCompiler, JitKernel};
 pub use derive::{derivative, derivative_n, hessian, jacobian};

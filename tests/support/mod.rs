@@ -47,13 +47,3 @@ pub fn close(a: f64, b: f64, rel: f64) -> bool {
     }
     a == b || (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-300) || (a - b).abs() <= rel * 1e-3
 }
-
-/// Runs the `dstar` binary with `args`; returns (status, stdout, stderr).
-pub fn dstar(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dstar")).args(args).output().expect("run dstar");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}

@@ -5,7 +5,7 @@ mod support;
 use support::dstar;
 
 fn corpus_file(name: &str) -> String {
-    format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]

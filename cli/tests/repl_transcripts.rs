@@ -23,7 +23,7 @@ fn scripted_sessions_match_their_transcripts() {
         let input = std::fs::read(case).expect("read script");
         let mut child = Command::new(env!("CARGO_BIN_EXE_dstar"))
             .args(["repl", "--echo"])
-            .current_dir(root)
+            .current_dir(root.join(".."))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -19,8 +19,8 @@ pub fn run(args: &ElimArgs) -> Result<(), Failure> {
     let progress = Progress::start("eliminating");
     let program = load(&args.file)?;
     let (outputs, n) = (program.output_nodes(), program.inputs.len());
-    let reports = factor::strategies(&program.dag, &outputs, n);
-    let default = factor::jacobian(&program);
+    let reports = dstar::factor::strategies(&program.dag, &outputs, n);
+    let default = dstar::factor::jacobian(&program);
     drop(progress);
     let picked = default.method().name();
     if args.json {
@@ -52,9 +52,9 @@ pub fn run(args: &ElimArgs) -> Result<(), Failure> {
 }
 
 /// The row's name: the elimination's, or `dstar` for D* (whichever variant).
-fn name(report: &factor::StrategyReport) -> &'static str {
+fn name(report: &dstar::factor::StrategyReport) -> &'static str {
     match report.method {
-        factor::Method::Dstar(_) => "dstar",
+        dstar::factor::Method::Dstar(_) => "dstar",
         method => method.name(),
     }
 }

@@ -32,8 +32,8 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let outputs = program.output_nodes();
     let function_ops = program.count_ops();
     let jacobian_ops = jacobian.jacobian_ops();
-    let forward = factor::forward_mode_ops(&program.dag, &outputs, n);
-    let reverse = factor::reverse_mode_ops(&program.dag, &outputs, n);
+    let forward = dstar::factor::forward_mode_ops(&program.dag, &outputs, n);
+    let reverse = dstar::factor::reverse_mode_ops(&program.dag, &outputs, n);
     drop(progress);
     let strategy = jacobian.method().name();
     let simplify = derived.simplify.as_ref();

@@ -1,8 +1,8 @@
 //! `dstar repl` (and `dstar` alone): the interactive derivative REPL.
 
 use super::Failure;
+use crate::session::Session;
 use clap::Args;
-use dstar::session::Session;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
@@ -80,7 +80,7 @@ impl Completer for LineHelper {
 /// What completing `name` appends: a space after a command, an opening
 /// parenthesis after a built-in function, nothing after a definition.
 fn suffix(name: &str) -> &'static str {
-    let builtin = frontend::op::FUNCTIONS.iter().any(|(f, _)| *f == name)
+    let builtin = dstar::frontend::op::FUNCTIONS.iter().any(|(f, _)| *f == name)
         || matches!(name, "diff" | "grad" | "jacobian" | "hessian");
     if name.starts_with(':') {
         " "

@@ -25,7 +25,7 @@ fn eval_matches_every_corpus_reference() {
 
 #[test]
 fn eval_takes_the_point_from_the_command_line() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/lyons.dstar");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/lyons.dstar");
     let (status, stdout, _) = dstar(&["eval", file, "--at", "-1,2"]);
     assert_eq!(status, 0);
     let y1 = -(1.0f64.sin());
@@ -45,7 +45,7 @@ fn non_finite_values_are_json_strings() {
 
 #[test]
 fn parse_errors_exit_2_with_the_rendered_message() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/errors/unknown_function.dstar");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden/errors/unknown_function.dstar");
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1"]);
     assert_eq!(status, 2);
     assert!(stdout.is_empty());
@@ -55,7 +55,7 @@ fn parse_errors_exit_2_with_the_rendered_message() {
 
 #[test]
 fn usage_errors_exit_2_without_panicking() {
-    let lyons = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/lyons.dstar");
+    let lyons = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/lyons.dstar");
     for args in [
         vec!["eval", "/nonexistent/file.dstar"],
         vec!["eval", lyons, "--at", "1"],
@@ -91,7 +91,7 @@ fn jacobians_match_every_corpus_reference_through_jit_and_interpreter() {
 
 #[test]
 fn hessians_are_symmetric_matrices_per_output() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/lyons.dstar");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/lyons.dstar");
     let (status, stdout, _) = dstar(&["eval", file, "--hessian", "--json", "--at", "0.7,1.3"]);
     assert_eq!(status, 0);
     let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();

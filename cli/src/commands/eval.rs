@@ -3,7 +3,7 @@
 use super::progress::Progress;
 use super::{json, load, point, Failure, PipelineArgs};
 use clap::Args;
-use frontend::Program;
+use dstar::frontend::Program;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -81,9 +81,9 @@ fn row_text(row: &[f64]) -> String {
 
 fn eval_function(program: &Program, x: &[f64], interp: bool) -> Result<Vec<f64>, Failure> {
     if interp {
-        return Ok(frontend::eval_program(program, x));
+        return Ok(dstar::frontend::eval_program(program, x));
     }
-    let kernel = backend::JitCompiler::new()
+    let kernel = dstar::backend::JitCompiler::new()
         .and_then(|c| c.compile(&program.dag, &program.output_nodes(), program.inputs.len()))
         .map_err(Failure::internal)?;
     let mut out = vec![0.0; program.outputs.len()];
@@ -103,21 +103,22 @@ fn eval_jacobian(
     if interp {
         return Ok(jacobian.eval(x));
     }
-    let compiler = backend::JitCompiler::new().map_err(Failure::internal)?;
+    let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
     let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
     kernel.eval_dense(x).map_err(Failure::internal)
 }
 
 fn eval_hessians(program: &Program, x: &[f64], interp: bool) -> Result<Vec<Matrix>, Failure> {
     let n = program.inputs.len();
-    let compiler = if interp { None } else { Some(backend::JitCompiler::new().map_err(Failure::internal)?) };
+    let compiler =
+        if interp { None } else { Some(dstar::backend::JitCompiler::new().map_err(Failure::internal)?) };
     let mut matrices = vec![];
     for output in &program.outputs {
-        let hessian = factor::hessian(program.dag.clone(), output.node, n);
+        let hessian = dstar::factor::hessian(program.dag.clone(), output.node, n);
         let entries = hessian.lower_entries();
         let nodes: Vec<_> = entries.iter().map(|e| e.node).collect();
         let values = match &compiler {
-            None => frontend::eval(&hessian.dag, &nodes, x),
+            None => dstar::frontend::eval(&hessian.dag, &nodes, x),
             Some(c) => {
                 let kernel = c.compile(&hessian.dag, &nodes, n).map_err(Failure::internal)?;
                 let mut out = vec![0.0; nodes.len()];

@@ -92,15 +92,15 @@ impl Failure {
 }
 
 /// Reads and parses `path`; a parse error is rendered against its source.
-fn load(path: &Path) -> Result<frontend::Program, Failure> {
+fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
     let source = std::fs::read_to_string(path)
         .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
-    frontend::parse_program(&source)
+    dstar::frontend::parse_program(&source)
         .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
 }
 
 /// The point to evaluate at: `--at` if given, else the file's `# @point`.
-fn point(at: Option<&[f64]>, program: &frontend::Program, path: &Path) -> Result<Vec<f64>, Failure> {
+fn point(at: Option<&[f64]>, program: &dstar::frontend::Program, path: &Path) -> Result<Vec<f64>, Failure> {
     let x = match (at, &program.point) {
         (Some(at), _) => at.to_vec(),
         (None, Some(p)) => p.clone(),

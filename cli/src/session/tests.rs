@@ -73,7 +73,7 @@ fn loads_and_saves_problem_files() {
     let saved = dir.join("saved.dstar");
     run(&mut s, &format!(":save {}", saved.display()));
     let text = std::fs::read_to_string(&saved).unwrap();
-    let p = frontend::parse_program(&text).unwrap();
+    let p = dstar::frontend::parse_program(&text).unwrap();
     assert_eq!(p.inputs, ["x", "y", "z"]);
     assert_eq!(p.output_names(), ["f", "g", "h"]);
 }

@@ -1,21 +1,13 @@
 //! The REPL's state and its line language: definitions, derivatives,
 //! evaluation through cached JIT kernels, and `:commands`.
-//!
-//! ```
-//! let mut s = dstar::session::Session::new();
-//! s.execute("f(x, y) = sin(x*y) + x^2")?;
-//! assert_eq!(s.execute("diff(f, x)")?, "2 * x + y * cos(x * y)");
-//! assert_eq!(s.execute("f(0, 3)")?, "0");
-//! # Ok::<(), dstar::session::SessionError>(())
-//! ```
 
 mod form;
 mod line;
 
-use crate::JacobianKernel;
-use backend::{JitCompiler, JitKernel};
+use dstar::backend::{JitCompiler, JitKernel};
+use dstar::frontend::{parse_expr_in, print_nodes, Functions, Program};
+use dstar::JacobianKernel;
 use form::{DerivativeForm, Evaluated};
-use frontend::{parse_expr_in, print_nodes, Functions, Program};
 use indexmap::IndexMap;
 use line::Line;
 use std::collections::{HashMap, HashSet};
@@ -58,7 +50,7 @@ impl SessionError {
     }
 
     /// A parse error of text that starts at column `offset` of the line.
-    fn parse(e: frontend::ParseError, offset: usize) -> SessionError {
+    fn parse(e: dstar::frontend::ParseError, offset: usize) -> SessionError {
         let start = offset + e.span.start.column as usize - 1;
         let end = if e.span.end.line == e.span.start.line {
             offset + (e.span.end.column as usize).saturating_sub(1)
@@ -124,16 +116,6 @@ impl Session {
     /// An empty session.
     pub fn new() -> Session {
         Session::default()
-    }
-
-    /// The names of the definitions, in order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.defs.keys().map(String::as_str)
-    }
-
-    /// The definition `name`.
-    pub fn definition(&self, name: &str) -> Option<&Definition> {
-        self.defs.get(name)
     }
 
     /// Runs one line and returns what to print (possibly empty). An error
@@ -263,6 +245,7 @@ impl Session {
     }
 
     /// Number of kernels compiled and cached so far.
+    #[cfg(test)]
     pub fn cached_kernels(&self) -> usize {
         self.kernels.len()
     }
@@ -284,7 +267,7 @@ impl Session {
                 .join("\n")),
             "ops" => {
                 let program = self.function_of(arg, offset)?;
-                let jacobian = factor::jacobian(&program);
+                let jacobian = dstar::factor::jacobian(&program);
                 Ok(format!(
                     "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
                     program.count_ops(),
@@ -299,7 +282,7 @@ impl Session {
                     .rsplit_once(' ')
                     .ok_or_else(|| SessionError::at("usage: :dot EXPR FILE", offset, offset + arg.len()))?;
                 let program = self.function_of(expr.trim(), offset)?;
-                let dot = crate::derivative_graph_dot(
+                let dot = dstar::derivative_graph_dot(
                     &program.dag,
                     &program.output_nodes(),
                     &program.inputs,
@@ -338,7 +321,7 @@ impl Session {
     fn time(&mut self, arg: &str, offset: usize) -> Result<String, SessionError> {
         let program = self.function_of(arg, offset)?;
         let start = std::time::Instant::now();
-        let jacobian = factor::jacobian(&program);
+        let jacobian = dstar::factor::jacobian(&program);
         let symbolic = start.elapsed();
         let compiler = JitCompiler::new().map_err(|e| SessionError::new(e.to_string()))?;
         let n = program.inputs.len();
@@ -351,11 +334,11 @@ impl Session {
         let compile = start.elapsed();
         let x = vec![0.5; n];
         let mut out = vec![0.0; function.num_outputs()];
-        let f_ns = crate::timing::median_ns(|| {
+        let f_ns = dstar::timing::median_ns(|| {
             let _ = function.eval(std::hint::black_box(&x), &mut out);
         });
         let mut out = vec![0.0; kernel.out_len()];
-        let j_ns = crate::timing::median_ns(|| {
+        let j_ns = dstar::timing::median_ns(|| {
             let _ = kernel.eval(std::hint::black_box(&x), &mut out);
         });
         Ok(format!(
@@ -369,13 +352,13 @@ impl Session {
     fn load(&mut self, path: &str) -> Result<String, SessionError> {
         let source = std::fs::read_to_string(path)
             .map_err(|e| SessionError::new(format!("cannot read {path}: {e}")))?;
-        let program = frontend::parse_program(&source)
+        let program = dstar::frontend::parse_program(&source)
             .map_err(|e| SessionError::new(format!("{path}:{}", e.render(&source).trim_end())))?;
         let mut names = vec![];
         for output in &program.outputs {
-            let mut dag = frontend::ExprDag::new();
+            let mut dag = dstar::frontend::ExprDag::new();
             let root = dag.import(&program.dag, &[output.node], None)[0];
-            let outputs = vec![frontend::Output { name: output.name.clone(), node: root }];
+            let outputs = vec![dstar::frontend::Output { name: output.name.clone(), node: root }];
             let function = Program::new(dag, program.inputs.clone(), outputs);
             names.push(signature(&output.name, &function));
             self.kernels.clear();
@@ -397,7 +380,7 @@ impl Session {
                 }
             }
         }
-        let mut dag = frontend::ExprDag::new();
+        let mut dag = dstar::frontend::ExprDag::new();
         let mut outputs = vec![];
         for (name, d) in &self.defs {
             let args: Vec<_> = d
@@ -407,9 +390,9 @@ impl Session {
                 .map(|p| dag.input(inputs.iter().position(|q| q == p).expect("collected above")))
                 .collect();
             let node = dag.import(&d.program.dag, &[d.program.outputs[0].node], Some(&args))[0];
-            outputs.push(frontend::Output { name: name.clone(), node });
+            outputs.push(dstar::frontend::Output { name: name.clone(), node });
         }
-        let text = frontend::print_program(&Program::new(dag, inputs, outputs));
+        let text = dstar::frontend::print_program(&Program::new(dag, inputs, outputs));
         write_file(path, &text)?;
         Ok(format!("saved {} definitions to {path}", self.defs.len()))
     }
@@ -420,7 +403,7 @@ impl Session {
         let mut names: Vec<String> = if word.starts_with(':') {
             COMMANDS.iter().map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string()).collect()
         } else {
-            frontend::op::FUNCTIONS
+            dstar::frontend::op::FUNCTIONS
                 .iter()
                 .map(|(f, _)| f.to_string())
                 .chain(["diff", "grad", "jacobian", "hessian", "pi"].map(String::from))
@@ -451,7 +434,11 @@ fn show_program(program: &Program) -> String {
 
 /// Prints `roots` of `program`'s DAG, joined by `layout`, then the shared
 /// subexpressions as `where t1 = ...` lines.
-fn show_nodes(program: &Program, roots: &[frontend::NodeId], layout: impl Fn(&[String]) -> String) -> String {
+fn show_nodes(
+    program: &Program,
+    roots: &[dstar::frontend::NodeId],
+    layout: impl Fn(&[String]) -> String,
+) -> String {
     let taken: HashSet<String> = program.inputs.iter().cloned().collect();
     let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
     let mut s = layout(&printed.roots);

@@ -43,8 +43,8 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             let roots = jacobian.kernel_roots();
             let layout = layout_comment(&program, &jacobian);
             let code = match args.target {
-                Target::C => backend::emit_c(&jacobian.dag, &roots, n, &args.name),
-                _ => backend::emit_rust(&jacobian.dag, &roots, n, &args.name),
+                Target::C => dstar::backend::emit_c(&jacobian.dag, &roots, n, &args.name),
+                _ => dstar::backend::emit_rust(&jacobian.dag, &roots, n, &args.name),
             };
             format!("{layout}{code}")
         }
@@ -60,7 +60,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
 }
 
 /// A comment naming each slot of `x` and `out`.
-fn layout_comment(program: &frontend::Program, jacobian: &factor::Jacobian) -> String {
+fn layout_comment(program: &dstar::frontend::Program, jacobian: &dstar::factor::Jacobian) -> String {
     let mut s = format!("// x = [{}]\n", program.inputs.join(", "));
     let mut slots = program.output_names();
     for e in jacobian.entries() {

@@ -4,7 +4,7 @@
 
 use super::line::{matching_paren, split_top_level};
 use super::{Session, SessionError};
-use frontend::{ExprDag, NodeId, Output, Program};
+use dstar::frontend::{ExprDag, NodeId, Output, Program};
 
 /// Which derivative, of which functions (texts with their line offsets).
 enum Kind<'a> {
@@ -172,7 +172,7 @@ impl<'a> DerivativeForm<'a> {
                     None => node = dag.constant(0.0),
                     Some(col) => {
                         for _ in 0..*order {
-                            let jacobian = factor::jacobian_of(dag, &[node], n);
+                            let jacobian = dstar::factor::jacobian_of(dag, &[node], n);
                             let entry = jacobian.entries().iter().find(|e| e.col == col).map(|e| e.node);
                             dag = jacobian.dag;
                             node = match entry {
@@ -187,7 +187,7 @@ impl<'a> DerivativeForm<'a> {
             Kind::Grad { f } => {
                 let program = function(session, *f)?;
                 let n = program.inputs.len();
-                let jacobian = factor::jacobian_of(program.dag.clone(), &program.output_nodes(), n);
+                let jacobian = dstar::factor::jacobian_of(program.dag.clone(), &program.output_nodes(), n);
                 let mut dag = jacobian.dag.clone();
                 let zero = dag.constant(0.0);
                 let mut row = vec![zero; n];
@@ -199,7 +199,7 @@ impl<'a> DerivativeForm<'a> {
             Kind::Jacobian { fs } => {
                 let (dag, inputs, outputs) = functions_together(session, fs)?;
                 let n = inputs.len();
-                let jacobian = factor::jacobian_of(dag, &outputs, n);
+                let jacobian = dstar::factor::jacobian_of(dag, &outputs, n);
                 let mut dag = jacobian.dag.clone();
                 let zero = dag.constant(0.0);
                 let mut entries = vec![zero; outputs.len() * n];
@@ -211,7 +211,7 @@ impl<'a> DerivativeForm<'a> {
             Kind::Hessian { f } => {
                 let program = function(session, *f)?;
                 let n = program.inputs.len();
-                let hessian = factor::hessian(program.dag.clone(), program.outputs[0].node, n);
+                let hessian = dstar::factor::hessian(program.dag.clone(), program.outputs[0].node, n);
                 let dense = hessian.dense();
                 let mut dag = hessian.dag.clone();
                 let zero = dag.constant(0.0);

@@ -34,7 +34,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         (at, _) => point(at.as_deref(), &program, &args.file)?,
     };
     progress.stage("compiling");
-    let compiler = backend::JitCompiler::new().map_err(Failure::internal)?;
+    let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
     let n = program.inputs.len();
     let function = compiler.compile(&program.dag, &program.output_nodes(), n).map_err(Failure::internal)?;
     let start = Instant::now();
