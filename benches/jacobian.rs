@@ -29,14 +29,14 @@ fn pipeline(c: &mut Criterion) {
     symbolic.sample_size(10);
     for (name, program) in corpus() {
         symbolic.bench_with_input(BenchmarkId::from_parameter(&name), &program, |b, p| {
-            b.iter(|| factor::jacobian(p))
+            b.iter(|| factor::jacobian(p.kernel().unwrap()))
         });
     }
     symbolic.finish();
     let mut compile = c.benchmark_group("compile_jacobian");
     compile.sample_size(10);
     for (name, program) in corpus() {
-        let jacobian = factor::jacobian(&program);
+        let jacobian = factor::jacobian(program.kernel().unwrap());
         compile.bench_with_input(BenchmarkId::from_parameter(&name), &jacobian, |b, j| {
             b.iter(|| dstar::JacobianKernel::compile(j, &compiler).expect("compiles"))
         });
@@ -44,7 +44,7 @@ fn pipeline(c: &mut Criterion) {
     compile.finish();
     let mut call = c.benchmark_group("call_jacobian");
     for (name, program) in corpus() {
-        let jacobian = factor::jacobian(&program);
+        let jacobian = factor::jacobian(program.kernel().unwrap());
         let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).expect("compiles");
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; program.inputs.len()]);
         let mut out = vec![0.0; kernel.out_len()];

@@ -49,7 +49,7 @@ pub fn kernels() -> Kernels {
     let program = dstar::parse_program(SH_10).expect("sh_10 parses");
     let jacobian = dstar::compile_program(&program, &Options::default()).expect("sh_10 compiles");
     let function = JitCompiler::new()
-        .and_then(|c| c.compile(&program.dag, &program.output_nodes(), program.inputs.len()))
+        .and_then(|c| c.compile(&program.kernel().expect("a parsed program")))
         .expect("the function compiles");
     Kernels { jacobian, function }
 }

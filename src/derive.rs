@@ -33,17 +33,13 @@ pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error
             "0".into()
         });
     };
-    let n = program.inputs.len();
-    let (mut dag, mut node) = (program.dag.clone(), program.outputs[0].node);
+    let mut kernel = program.kernel()?;
     for _ in 0..order {
-        let jacobian = factor::jacobian_of(dag, &[node], n);
-        match jacobian.entries().iter().find(|e| e.col == col) {
-            Some(e) => node = e.node,
-            None => return Ok("0".into()),
-        }
-        dag = jacobian.dag;
+        let jacobian = factor::jacobian(kernel);
+        let Some(node) = jacobian.get(0, col) else { return Ok("0".into()) };
+        kernel = jacobian.into_kernel().with_roots(vec![node])?;
     }
-    Ok(print_expr(&dag, node, &program.inputs))
+    Ok(print_expr(kernel.dag(), kernel.roots()[0], &program.inputs))
 }
 
 fn check_variable(var: &str) -> Result<(), Error> {
@@ -67,13 +63,14 @@ fn check_variable(var: &str) -> Result<(), Error> {
 /// ```
 pub fn jacobian(source: &str) -> Result<String, Error> {
     let program = parse_program(source)?;
-    let jacobian = factor::jacobian(&program);
+    let jacobian = factor::jacobian(program.kernel()?);
     let mut outputs = program.outputs.clone();
     for e in jacobian.entries() {
         let name = format!("d_{}_d_{}", program.outputs[e.row].name, program.inputs[e.col]);
         outputs.push(Output { name, node: e.node });
     }
-    Ok(print_program(&Program::new(jacobian.dag, program.inputs, outputs)))
+    let dag = jacobian.into_kernel().into_parts().0;
+    Ok(print_program(&Program::new(dag, program.inputs, outputs)))
 }
 
 /// The Hessian of a problem file's single output as a problem file: the
@@ -87,15 +84,15 @@ pub fn hessian(source: &str) -> Result<String, Error> {
             program.outputs.len()
         )));
     };
-    let hessian = factor::hessian(program.dag.clone(), output.node, program.inputs.len());
+    let hessian = factor::hessian(program.kernel()?, 0);
     let name = &output.name;
     let x = &program.inputs;
     let mut outputs = vec![output.clone()];
     for (col, node) in hessian.gradient() {
-        outputs.push(Output { name: format!("d_{name}_d_{}", x[*col]), node: *node });
+        outputs.push(Output { name: format!("d_{name}_d_{}", x[col]), node });
     }
     for e in hessian.lower_entries() {
         outputs.push(Output { name: format!("d2_{name}_d_{}_d_{}", x[e.row], x[e.col]), node: e.node });
     }
-    Ok(print_program(&Program::new(hessian.dag, program.inputs.clone(), outputs)))
+    Ok(print_program(&Program::new(hessian.dag().clone(), program.inputs.clone(), outputs)))
 }

@@ -42,11 +42,9 @@ impl DirectionsKernel {
         compiler: &JitCompiler,
     ) -> Result<DirectionsKernel, Error> {
         let n = program.inputs.len();
-        let remainder =
-            scarcity_remainder(&program.dag, &program.output_nodes(), n, Elimination::ScarcityHybrid)
-                .expect("scarcity_hybrid is a partial elimination");
-        let (dag, products) = remainder.directions_dag(num_directions);
-        let kernel = compiler.compile(&dag, &products, n + num_directions * n)?;
+        let remainder = scarcity_remainder(&program.kernel()?, Elimination::ScarcityHybrid)
+            .expect("scarcity_hybrid is a partial elimination");
+        let kernel = compiler.compile(&remainder.directions_kernel(num_directions))?;
         Ok(DirectionsKernel {
             kernel,
             num_inputs: n,

@@ -1,20 +1,22 @@
 //! The derivative graph as Graphviz text.
 
+use crate::Error;
 use factor::DerivativeGraph;
-use frontend::{print_expr, ExprDag, NodeId, Op};
+use frontend::{print_expr, ExprDag, NodeId, Op, Program};
 use std::fmt::Write;
 
-/// The derivative graph of `roots` (named `output_names`) with respect to
-/// inputs named `inputs`, in Graphviz `dot` syntax: one box per node, one
-/// arrow per edge (two arrows for `x*x`), labeled with its local partial.
-pub fn derivative_graph_dot(
-    dag: &ExprDag,
-    roots: &[NodeId],
-    inputs: &[String],
-    output_names: &[String],
-) -> String {
-    let mut dag = dag.clone();
-    let graph = DerivativeGraph::new(&mut dag, roots, inputs.len());
+/// The derivative graph of `program`'s outputs with respect to its inputs,
+/// in Graphviz `dot` syntax: one box per node, one arrow per edge (two
+/// arrows for `x*x`), labeled with its local partial.
+///
+/// # Errors
+/// [`Error::InvalidKernel`] for a hand-built program whose outputs read an
+/// input it does not declare.
+pub fn derivative_graph_dot(program: &Program) -> Result<String, Error> {
+    let mut kernel = program.kernel()?;
+    let graph = DerivativeGraph::new(&mut kernel);
+    let (dag, roots) = (kernel.dag(), program.output_nodes());
+    let (inputs, output_names) = (&program.inputs, program.output_names());
     let mut s =
         String::from("digraph derivative {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     let label = |dag: &ExprDag, id: NodeId| -> String {
@@ -26,8 +28,8 @@ pub fn derivative_graph_dot(
         text.replace('\\', "\\\\").replace('"', "\\\"")
     };
     for id in dag.ids().filter(|id| graph.contains(*id)) {
-        let mut text = label(&dag, id);
-        for (r, name) in roots.iter().zip(output_names) {
+        let mut text = label(dag, id);
+        for (r, name) in roots.iter().zip(&output_names) {
             if *r == id {
                 text = format!("{name} = {text}");
             }
@@ -35,9 +37,9 @@ pub fn derivative_graph_dot(
         let _ = writeln!(s, "  n{} [label=\"{text}\"];", id.index());
     }
     for e in graph.edges() {
-        let partial = print_expr(&dag, e.label, inputs).replace('"', "\\\"");
+        let partial = print_expr(dag, e.label, inputs).replace('"', "\\\"");
         let _ = writeln!(s, "  n{} -> n{} [label=\"{partial}\"];", e.child.index(), e.parent.index());
     }
     s.push_str("}\n");
-    s
+    Ok(s)
 }

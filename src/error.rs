@@ -15,6 +15,9 @@ pub enum Error {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// Outputs that read an input the function does not declare.
+    #[error(transparent)]
+    InvalidKernel(#[from] frontend::InvalidKernel),
     /// Code generation failed.
     #[error(transparent)]
     Codegen(#[from] backend::CodegenError),

@@ -3,56 +3,7 @@
 use crate::Error;
 use backend::{JitCompiler, JitKernel};
 use factor::Jacobian;
-
-/// The structural sparsity pattern of a Jacobian, in compressed sparse row
-/// (CSR) form: the nonzeros of row `i` are at positions
-/// `row_offsets[i]..row_offsets[i + 1]`, in columns `cols[k]`, ascending.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SparsityPattern {
-    /// `m + 1` offsets into `cols`.
-    pub row_offsets: Vec<usize>,
-    /// The column of each nonzero, row by row.
-    pub cols: Vec<usize>,
-    /// Number of columns (inputs).
-    pub num_cols: usize,
-}
-
-impl SparsityPattern {
-    /// The pattern of a factored Jacobian.
-    pub fn of(jacobian: &Jacobian) -> SparsityPattern {
-        let (m, n) = jacobian.shape();
-        let mut row_offsets = vec![0; m + 1];
-        for e in jacobian.entries() {
-            row_offsets[e.row + 1] += 1;
-        }
-        for i in 0..m {
-            row_offsets[i + 1] += row_offsets[i];
-        }
-        let cols = jacobian.entries().iter().map(|e| e.col).collect();
-        SparsityPattern { row_offsets, cols, num_cols: n }
-    }
-
-    /// Number of rows (outputs).
-    pub fn num_rows(&self) -> usize {
-        self.row_offsets.len() - 1
-    }
-
-    /// Number of structural nonzeros.
-    pub fn nnz(&self) -> usize {
-        self.cols.len()
-    }
-
-    /// Scatters CSR `values` into a dense `m × n` matrix (zeros elsewhere).
-    pub fn to_dense(&self, values: &[f64]) -> Vec<Vec<f64>> {
-        let mut dense = vec![vec![0.0; self.num_cols]; self.num_rows()];
-        for (i, row) in dense.iter_mut().enumerate() {
-            for k in self.row_offsets[i]..self.row_offsets[i + 1] {
-                row[self.cols[k]] = values[k];
-            }
-        }
-        dense
-    }
-}
+use frontend::SparsityPattern;
 
 /// A native kernel computing a function and its Jacobian together.
 ///
@@ -67,9 +18,8 @@ pub struct JacobianKernel {
 impl JacobianKernel {
     /// Compiles `jacobian` (function and entries together).
     pub fn compile(jacobian: &Jacobian, compiler: &JitCompiler) -> Result<JacobianKernel, Error> {
-        let (_, n) = jacobian.shape();
-        let kernel = compiler.compile(&jacobian.dag, &jacobian.kernel_roots(), n)?;
-        Ok(JacobianKernel { kernel, pattern: SparsityPattern::of(jacobian) })
+        let kernel = compiler.compile(jacobian.kernel())?;
+        Ok(JacobianKernel { kernel, pattern: jacobian.pattern().clone() })
     }
 
     /// The sparsity pattern of the Jacobian part of the output.

@@ -37,10 +37,10 @@ pub use dot::derivative_graph_dot;
 pub use error::Error;
 pub use factor::Jacobian;
 pub use frontend::{
-    eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program,
-    ExprDag, NodeId, Op, ParseError, Program,
+    eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program, Block,
+    ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern,
 };
-pub use kernel::{JacobianKernel, SparsityPattern};
+pub use kernel::JacobianKernel;
 pub use pipeline::{differentiate, Differentiated, Options};
 
 /// Parses a problem file, factors its Jacobian and compiles function and
@@ -52,7 +52,7 @@ pub fn compile(source: &str, options: &Options) -> Result<JacobianKernel, Error>
 
 /// [`compile`] for a parsed program.
 pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianKernel, Error> {
-    let jacobian = differentiate(program, options).jacobian;
+    let jacobian = differentiate(program, options)?.jacobian;
     JacobianKernel::compile(&jacobian, &JitCompiler::new()?)
 }
 

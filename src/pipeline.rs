@@ -2,6 +2,7 @@
 //! unless an elimination strategy needs fewer ops), then common subchains
 //! (`factor::simplify`) within a budget tied to the symbolic time.
 
+use crate::Error;
 use factor::Jacobian;
 use factor::SimplifyReport;
 use frontend::Program;
@@ -33,13 +34,17 @@ pub struct Differentiated {
 }
 
 /// Differentiates `program` the default way.
-pub fn differentiate(program: &Program, options: &Options) -> Differentiated {
+///
+/// # Errors
+/// [`Error::InvalidKernel`] for a hand-built program whose outputs read an
+/// input it does not declare.
+pub fn differentiate(program: &Program, options: &Options) -> Result<Differentiated, Error> {
     let start = Instant::now();
-    let mut jacobian = factor::jacobian(program);
+    let mut jacobian = factor::jacobian(program.kernel()?);
     let accumulation = start.elapsed();
     let ops_before_simplify = jacobian.jacobian_ops();
     let simplify = options
         .simplify
         .then(|| jacobian.simplify(&factor::plan::simplifier().with_symbolic_time(accumulation)));
-    Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() }
+    Ok(Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() })
 }

@@ -68,21 +68,25 @@ const OP_PROGRAMS: [(&str, &str, &[&[f64]]); 4] = [
 struct Case {
     name: String,
     jacobian: factor::Jacobian,
-    num_inputs: usize,
     points: Vec<Vec<f64>>,
 }
 
 impl Case {
     fn new(name: &str, program: &Program, points: Vec<Vec<f64>>) -> Case {
-        let jacobian = factor::jacobian(program);
-        Case { name: name.to_string(), jacobian, num_inputs: program.inputs.len(), points }
+        let jacobian = factor::jacobian(program.kernel().unwrap());
+        Case { name: name.to_string(), jacobian, points }
     }
 
     /// The operations the kernel (function and entries) computes.
     fn ops(&self) -> BTreeSet<Op> {
-        let roots = self.jacobian.kernel_roots();
-        let reach = self.jacobian.dag.reachable(&roots);
-        self.jacobian.dag.ids().filter(|id| reach[id.index()]).map(|id| self.jacobian.dag.op(id)).collect()
+        let roots = self.jacobian.kernel().roots().to_vec();
+        let reach = self.jacobian.dag().reachable(&roots);
+        self.jacobian
+            .dag()
+            .ids()
+            .filter(|id| reach[id.index()])
+            .map(|id| self.jacobian.dag().op(id))
+            .collect()
     }
 }
 
@@ -135,8 +139,8 @@ fn generate(cases: &[Case]) -> String {
     let mut src = String::from("#![allow(warnings)]\n\n");
     let mut main = String::from("fn main() {\n");
     for (c, case) in cases.iter().enumerate() {
-        let roots = case.jacobian.kernel_roots();
-        let kernel = backend::emit_rust(&case.jacobian.dag, &roots, case.num_inputs, "kernel");
+        let roots = case.jacobian.kernel().roots().to_vec();
+        let kernel = backend::emit_rust(case.jacobian.kernel(), "kernel").expect("a Rust name");
         let _ = writeln!(src, "mod k{c} {{\n{kernel}}}\n");
         for (p, x) in case.points.iter().enumerate() {
             let bits: Vec<String> = x.iter().map(|v| format!("{:#x}", v.to_bits())).collect();
@@ -213,8 +217,8 @@ fn check_against_jit(name: &str, cases: &[Case]) {
     let mut summary = vec![];
     let mut failures = vec![];
     for (c, case) in cases.iter().enumerate() {
-        let roots = case.jacobian.kernel_roots();
-        let kernel = compiler.compile(&case.jacobian.dag, &roots, case.num_inputs).unwrap();
+        let roots = case.jacobian.kernel().roots().to_vec();
+        let kernel = compiler.compile(case.jacobian.kernel()).unwrap();
         let exact = !case.ops().contains(&Op::Pow);
         let (mut compared, mut identical, mut max_rel) = (0, 0, 0.0f64);
         for (_, p, emitted) in results.iter().filter(|r| r.0 == c) {

@@ -29,10 +29,10 @@ fn jacobian_kernels_against_gcc_o3() {
             continue;
         }
         let program = dstar::parse_program(&std::fs::read_to_string(&path).expect("corpus")).expect("parses");
-        let jacobian = dstar::differentiate(&program, &dstar::Options::default()).jacobian;
-        let (roots, n) = (jacobian.kernel_roots(), program.inputs.len());
-        let kernel = compiler.compile(&jacobian.dag, &roots, n).expect("compiles");
-        let source = dstar::emit_c(&jacobian.dag, &roots, n, "dstar_kernel");
+        let jacobian = dstar::differentiate(&program, &dstar::Options::default()).expect("valid").jacobian;
+        let (roots, n) = (jacobian.kernel().roots(), program.inputs.len());
+        let kernel = compiler.compile(jacobian.kernel()).expect("compiles");
+        let source = dstar::emit_c(jacobian.kernel(), "dstar_kernel").expect("a C name");
         let c =
             jit::c_kernel::CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, roots.len());
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);

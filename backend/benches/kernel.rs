@@ -24,7 +24,13 @@ fn compile(c: &mut Criterion) {
     for (name, program) in support::corpus() {
         let outputs = program.output_nodes();
         let n = program.inputs.len();
-        group.bench_function(&name, |b| b.iter(|| compiler.compile(&program.dag, &outputs, n).unwrap()));
+        group.bench_function(&name, |b| {
+            b.iter(|| {
+                compiler
+                    .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
+                    .unwrap()
+            })
+        });
     }
     group.finish();
 }
@@ -37,7 +43,8 @@ fn call(c: &mut Criterion) {
     let tiny =
         frontend::parse_program("in x, y, z\na = x*y + z\nb = a*a - x/z\nout sqrt(abs(b)) + min(a, y)*0.5")
             .unwrap();
-    let kernel = compiler.compile(&tiny.dag, &tiny.output_nodes(), 3).unwrap();
+    let kernel =
+        compiler.compile(&frontend::Kernel::new(tiny.dag.clone(), tiny.output_nodes(), 3).unwrap()).unwrap();
     let mut out = [0.0];
     group.bench_function("tiny/jit", |b| {
         b.iter(|| kernel.eval(black_box(&[0.3, 1.2, -0.7]), &mut out).unwrap())
@@ -47,11 +54,17 @@ fn call(c: &mut Criterion) {
         let n = program.inputs.len();
         let x = support::point_of(&program);
         let mut out = vec![0.0; outputs.len()];
-        let jit = compiler.compile(&program.dag, &outputs, n).unwrap();
+        let jit = compiler
+            .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
+            .unwrap();
         group
             .bench_function(format!("{name}/jit"), |b| b.iter(|| jit.eval(black_box(&x), &mut out).unwrap()));
         if let Some(cc) = &cc {
-            let source = emit_c(&program.dag, &outputs, n, "dstar_kernel");
+            let source = emit_c(
+                &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(),
+                "dstar_kernel",
+            )
+            .unwrap();
             let c = CKernel::build(cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());
             group.bench_function(format!("{name}/c"), |b| b.iter(|| c.eval(black_box(&x), &mut out)));
         }

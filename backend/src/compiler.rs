@@ -1,4 +1,4 @@
-//! [`JitCompiler`]: compiles the outputs of an [`ExprDag`] into a
+//! [`JitCompiler`]: compiles a [`Kernel`] into a
 //! [`JitKernel`] with Cranelift, one function per chunk of operations.
 
 use crate::chunk::ChunkPlan;
@@ -13,7 +13,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module, ModuleError};
-use frontend::{ExprDag, NodeId, Op};
+use frontend::Kernel;
 
 /// Cranelift's register allocators.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,9 +38,7 @@ impl Regalloc {
 ///
 /// ```
 /// let program = frontend::parse_program("in x, y\nout x * y + 1")?;
-/// let kernel = backend::JitCompiler::new()?
-///     .with_chunk_size(500)
-///     .compile(&program.dag, &program.output_nodes(), program.inputs.len())?;
+/// let kernel = backend::JitCompiler::new()?.with_chunk_size(500).compile(&program.kernel()?)?;
 /// let mut out = [0.0];
 /// kernel.eval(&[2.0, 3.0], &mut out)?;
 /// assert_eq!(out, [7.0]);
@@ -80,20 +78,13 @@ impl JitCompiler {
         self
     }
 
-    /// Compiles a kernel computing `outputs` (in order) from `num_inputs`
-    /// inputs; node `Op::Input(k)` reads `x[k]`.
+    /// Compiles `kernel` into native code computing its outputs (in order)
+    /// from its inputs; node `Op::Input(k)` reads `x[k]`.
     ///
     /// # Errors
-    /// [`CodegenError::UnknownOutput`] for an output outside `dag`,
-    /// [`CodegenError::InputOutOfRange`] if an output depends on an input
-    /// `k >= num_inputs`, and Cranelift's own failures.
-    pub fn compile(
-        &self,
-        dag: &ExprDag,
-        outputs: &[NodeId],
-        num_inputs: usize,
-    ) -> Result<JitKernel, CodegenError> {
-        check(dag, outputs, num_inputs)?;
+    /// Cranelift's own failures.
+    pub fn compile(&self, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
+        let (dag, outputs, num_inputs) = (kernel.dag(), kernel.roots(), kernel.num_inputs());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
         let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
@@ -153,20 +144,4 @@ impl JitCompiler {
 /// The host's ISA builder, with the CPU features it detects.
 fn host() -> Result<isa::Builder, CodegenError> {
     cranelift_native::builder().map_err(|e| CodegenError::UnsupportedHost(e.to_string()))
-}
-
-/// Checks that the outputs exist and read only inputs below `num_inputs`.
-fn check(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Result<(), CodegenError> {
-    if let Some((output, &node)) = outputs.iter().enumerate().find(|(_, id)| id.index() >= dag.len()) {
-        return Err(CodegenError::UnknownOutput { output, node, len: dag.len() });
-    }
-    let reach = dag.reachable(outputs);
-    for id in dag.ids().filter(|id| reach[id.index()]) {
-        if let Op::Input(index) = dag.op(id) {
-            if index as usize >= num_inputs {
-                return Err(CodegenError::InputOutOfRange { node: id, index, num_inputs });
-            }
-        }
-    }
-    Ok(())
 }

@@ -2,7 +2,9 @@
 //! signature as a [`JitKernel`](crate::JitKernel) chunk, for users who ship
 //! derivatives into C, C++ or embedded code.
 
-use frontend::{ExprDag, NodeId, Op};
+use crate::error::CodegenError;
+use crate::name::{check_name, C_KEYWORDS};
+use frontend::{ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
 /// The helpers whose semantics C lacks, identical to `Op::eval`: IEEE
@@ -30,25 +32,30 @@ static inline double dstar_sign(double a)
 }
 ";
 
-/// Writes `void fn_name(const double *x, double *out)` computing `outputs`
-/// (in order) from `x[0..num_inputs]`, as a self-contained C99 file that
-/// includes only `<math.h>` (link with `-lm`).
+/// Writes `void fn_name(const double *x, double *out)` computing the
+/// kernel's outputs (in order) from `x[0..num_inputs]`, as a self-contained
+/// C99 file that includes only `<math.h>` (link with `-lm`).
 ///
-/// `fn_name` must be a C identifier. An input `k >= num_inputs` reads NaN, as
-/// in [`frontend::eval()`]. Arithmetic, `sqrt`, `abs`, `floor`, `ceil`, `min`,
+/// # Errors
+/// [`CodegenError::InvalidName`] unless `fn_name` is a C identifier that is
+/// not a keyword.
+///
+/// Arithmetic, `sqrt`, `abs`, `floor`, `ceil`, `min`,
 /// `max`, `sign` and `ifelse` give the interpreter's results bit for bit when
 /// compiled in a standard mode (`-std=c99`: no contraction of `a*b + c` into
 /// an `fma`); other functions are the C library's, within an ulp or so.
 ///
 /// ```
 /// let program = frontend::parse_program("in x\nout min(x, 1) * x")?;
-/// let c = backend::emit_c(&program.dag, &program.output_nodes(), 1, "f");
+/// let c = backend::emit_c(&program.kernel()?, "f")?;
 /// assert!(c.contains("void f(const double *x, double *out)"));
 /// assert!(c.contains("dstar_min(v0, 1e0)"));
-/// # Ok::<(), frontend::ParseError>(())
+/// assert!(backend::emit_c(&program.kernel()?, "f(void){} void g").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn emit_c(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: &str) -> String {
-    debug_assert!(is_identifier(fn_name), "{fn_name:?} is not a C identifier");
+pub fn emit_c(kernel: &Kernel, fn_name: &str) -> Result<String, CodegenError> {
+    check_name(fn_name, "C", C_KEYWORDS)?;
+    let (dag, outputs, num_inputs) = (kernel.dag(), kernel.roots(), kernel.num_inputs());
     let reach = dag.reachable(outputs);
     let mut c = String::new();
     let ops = dag.count_ops(outputs);
@@ -70,8 +77,7 @@ pub fn emit_c(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: &st
         let a: Vec<String> = dag.args(id).iter().map(|&a| operand(dag, a)).collect();
         let expr = match op {
             Op::Const(c) => literal(c.get()),
-            Op::Input(k) if (k as usize) < num_inputs => format!("x[{k}]"),
-            Op::Input(_) => "NAN".to_string(),
+            Op::Input(k) => format!("x[{k}]"),
             Op::Neg => format!("-{}", a[0]),
             Op::Add => format!("{} + {}", a[0], a[1]),
             Op::Sub => format!("{} - {}", a[0], a[1]),
@@ -113,7 +119,7 @@ pub fn emit_c(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: &st
         let _ = writeln!(c, "    out[{k}] = {};", operand(dag, id));
     }
     c.push_str("}\n");
-    c
+    Ok(c)
 }
 
 /// How node `id` is referred to: its literal if constant, else its variable.
@@ -142,12 +148,6 @@ fn literal(v: f64) -> String {
     }
 }
 
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,7 +166,7 @@ mod tests {
     #[test]
     fn emits_one_statement_per_operation() {
         let program = frontend::parse_program("in x, y\nout ifelse(x < y, -x, y ^ 2)\nout 3").unwrap();
-        let c = emit_c(&program.dag, &program.output_nodes(), 2, "kernel");
+        let c = emit_c(&program.kernel().unwrap(), "kernel").unwrap();
         assert!(c.contains("void kernel(const double *x, double *out)"), "{c}");
         assert!(c.contains("= v0 < v1 ? "), "{c}");
         assert!(c.contains("pow(v1, 2e0)"), "{c}");

@@ -2,7 +2,9 @@
 //! the kernel's signature, for users who want derivatives in their own crate
 //! without a JIT at run time.
 
-use frontend::{ExprDag, NodeId, Op};
+use crate::error::CodegenError;
+use crate::name::{check_name, RUST_KEYWORDS};
+use frontend::{ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
 /// IEEE 754-2019 `minimum`/`maximum` and `sign`, identical to `Op::eval`.
@@ -174,20 +176,27 @@ mod dstar_erf {
 }
 ";
 
-/// Writes `pub fn fn_name(x: &[f64], out: &mut [f64])` computing `outputs`
-/// (in order) from `x[0..num_inputs]`: plain Rust with no dependencies, that
+/// Writes `pub fn fn_name(x: &[f64], out: &mut [f64])` computing the
+/// kernel's outputs (in order) from `x[0..num_inputs]`: plain Rust with no dependencies, that
 /// panics if `x` or `out` is shorter than the kernel needs.
 ///
 /// Arithmetic and the helpers give the interpreter's results bit for bit;
 /// elementary functions are `f64` methods, as in the interpreter.
 ///
+///
+/// # Errors
+/// [`CodegenError::InvalidName`] unless `fn_name` is a Rust identifier that
+/// is not a keyword.
+///
 /// ```
 /// let program = frontend::parse_program("in x\nout min(x, 1) * x")?;
-/// let rust = backend::emit_rust(&program.dag, &program.output_nodes(), 1, "f");
+/// let rust = backend::emit_rust(&program.kernel()?, "f")?;
 /// assert!(rust.contains("pub fn f(x: &[f64], out: &mut [f64])"));
-/// # Ok::<(), frontend::ParseError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn emit_rust(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: &str) -> String {
+pub fn emit_rust(kernel: &Kernel, fn_name: &str) -> Result<String, CodegenError> {
+    check_name(fn_name, "Rust", RUST_KEYWORDS)?;
+    let (dag, outputs, num_inputs) = (kernel.dag(), kernel.roots(), kernel.num_inputs());
     let reach = dag.reachable(outputs);
     let mut body = String::new();
     let mut uses_erf = false;
@@ -197,8 +206,7 @@ pub fn emit_rust(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: 
         let method = |name: &str| format!("{}.{name}()", a[0]);
         let expr = match op {
             Op::Const(_) => continue, // written inline where used
-            Op::Input(k) if (k as usize) < num_inputs => format!("x[{k}]"),
-            Op::Input(_) => "f64::NAN".to_string(),
+            Op::Input(k) => format!("x[{k}]"),
             Op::Neg => format!("-{}", a[0]),
             Op::Add => format!("{} + {}", a[0], a[1]),
             Op::Sub => format!("{} - {}", a[0], a[1]),
@@ -264,7 +272,7 @@ pub fn emit_rust(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: 
         outputs.len(),
         outputs.len()
     );
-    s
+    Ok(s)
 }
 
 /// How node `id` is referred to: its literal if constant, else its variable.

@@ -2,7 +2,6 @@
 
 use cranelift_codegen::settings::SetError;
 use cranelift_module::ModuleError;
-use frontend::NodeId;
 
 /// Why a set of outputs could not be compiled.
 #[non_exhaustive]
@@ -11,25 +10,16 @@ pub enum CodegenError {
     /// Cranelift has no back end for the machine this runs on.
     #[error("the host machine is not supported by Cranelift: {0}")]
     UnsupportedHost(String),
-    /// An output is not a node of the DAG.
-    #[error("output {output} is {node:?}, but the DAG has only {len} nodes")]
-    UnknownOutput {
-        /// Position of the output.
-        output: usize,
-        /// The id that is out of range.
-        node: NodeId,
-        /// Number of nodes of the DAG.
-        len: usize,
-    },
-    /// A reachable `Input(index)` reads past the kernel's `num_inputs`.
-    #[error("{node:?} reads input {index}, but the kernel has {num_inputs} inputs")]
-    InputOutOfRange {
-        /// The input node.
-        node: NodeId,
-        /// The input it reads.
-        index: u32,
-        /// The number of inputs the kernel was asked for.
-        num_inputs: usize,
+    /// A function name for emitted source that is not an identifier of
+    /// the target language (or is one of its keywords).
+    #[error("'{name}' cannot name a {language} function: {reason}")]
+    InvalidName {
+        /// The name given.
+        name: String,
+        /// `C` or `Rust`.
+        language: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
     },
     /// Cranelift rejected a setting.
     #[error("cranelift rejected a setting: {0}")]

@@ -15,8 +15,7 @@
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x) * y\nout x / y")?;
-//! let kernel = backend::JitCompiler::new()?
-//!     .compile(&program.dag, &program.output_nodes(), program.inputs.len())?;
+//! let kernel = backend::JitCompiler::new()?.compile(&program.kernel()?)?;
 //! let mut out = [0.0; 2];
 //! kernel.eval(&[0.5, 2.0], &mut out)?;
 //! assert_eq!(out, [0.5f64.sin() * 2.0, 0.25]);
@@ -32,6 +31,7 @@ pub mod error;
 pub mod kernel;
 mod libm;
 mod lower;
+mod name;
 mod pairs;
 mod sincos;
 

@@ -20,9 +20,14 @@ fn compare(
     exact: bool,
     what: &str,
 ) {
-    let source = emit_c(dag, outputs, num_inputs, "dstar_kernel");
+    let source =
+        emit_c(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), num_inputs).unwrap(), "dstar_kernel")
+            .unwrap();
     let c = CKernel::build(cc, &source, "dstar_kernel", &["-O2", "-std=c99"], num_inputs, outputs.len());
-    let jit = JitCompiler::new().unwrap().compile(dag, outputs, num_inputs).unwrap();
+    let jit = JitCompiler::new()
+        .unwrap()
+        .compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), num_inputs).unwrap())
+        .unwrap();
     let mut a = vec![0.0; outputs.len()];
     let mut b = a.clone();
     for x in points {

@@ -4,8 +4,8 @@
 #[allow(dead_code)]
 mod support;
 
-use backend::{CodegenError, JitCompiler, KernelError, Regalloc};
-use frontend::{ExprDag, NodeId};
+use backend::{JitCompiler, KernelError, Regalloc};
+use frontend::{ExprDag, InvalidKernel, NodeId};
 use support::{random_case, same, Rng};
 
 fn sum_and_product() -> (ExprDag, Vec<NodeId>) {
@@ -17,7 +17,10 @@ fn sum_and_product() -> (ExprDag, Vec<NodeId>) {
 #[test]
 fn wrong_lengths_are_errors_and_write_nothing() {
     let (dag, outputs) = sum_and_product();
-    let kernel = JitCompiler::new().unwrap().compile(&dag, &outputs, 3).unwrap();
+    let kernel = JitCompiler::new()
+        .unwrap()
+        .compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap())
+        .unwrap();
     assert_eq!((kernel.num_inputs(), kernel.num_outputs()), (3, 2));
     let mut out = [-1.0; 2];
     assert_eq!(kernel.eval(&[1.0, 2.0], &mut out), Err(KernelError::InputLength { expected: 3, found: 2 }));
@@ -43,14 +46,22 @@ fn wrong_lengths_are_errors_and_write_nothing() {
 }
 
 #[test]
-fn bad_outputs_and_inputs_are_compile_errors() {
+fn bad_outputs_and_inputs_are_not_kernels() {
     let (dag, outputs) = sum_and_product();
-    let compiler = JitCompiler::new().unwrap();
-    let err = compiler.compile(&dag, &outputs, 2).unwrap_err();
-    assert!(matches!(err, CodegenError::InputOutOfRange { index: 2, num_inputs: 2, .. }), "{err}");
+    let err = frontend::Kernel::new(dag.clone(), outputs.to_vec(), 2).unwrap_err();
+    assert!(matches!(err, InvalidKernel::InputOutOfRange { index: 2, num_inputs: 2, .. }), "{err}");
     let beyond = NodeId::from_index(dag.len());
-    let err = compiler.compile(&dag, &[outputs[0], beyond], 3).unwrap_err();
-    assert!(matches!(err, CodegenError::UnknownOutput { output: 1, .. }), "{err}");
+    let err = frontend::Kernel::new(dag.clone(), vec![outputs[0], beyond], 3).unwrap_err();
+    assert!(matches!(err, InvalidKernel::UnknownRoot { root: 1, .. }), "{err}");
+}
+
+#[test]
+#[should_panic(expected = "arguments must be nodes of this DAG")]
+fn a_dangling_argument_cannot_be_built() {
+    let mut dag = ExprDag::new();
+    let x = dag.input(0);
+    dag.intern(frontend::Node::new(frontend::Op::Sin, &[NodeId::from_index(5)]));
+    let _ = x;
 }
 
 #[test]
@@ -59,17 +70,20 @@ fn degenerate_kernels_work() {
     let c = dag.constant(2.5);
     let x = dag.input(0);
     let compiler = JitCompiler::new().unwrap();
-    let constant = compiler.compile(&dag, &[c, c], 0).unwrap();
+    let constant = compiler.compile(&frontend::Kernel::new(dag.clone(), vec![c, c], 0).unwrap()).unwrap();
     let mut out = [0.0; 2];
     constant.eval(&[], &mut out).unwrap();
     assert_eq!(out, [2.5, 2.5]);
     let mut outs = [0.0; 6];
     constant.eval_batch(&[], &mut outs).unwrap();
     assert_eq!(outs, [2.5; 6]);
-    let nothing = compiler.compile(&dag, &[], 1).unwrap();
+    let nothing = compiler.compile(&frontend::Kernel::new(dag.clone(), vec![], 1).unwrap()).unwrap();
     nothing.eval(&[1.0], &mut []).unwrap();
     nothing.eval_batch(&[1.0, 2.0], &mut []).unwrap();
-    let identity = compiler.with_chunk_size(1).compile(&dag, &[x, c, x], 1).unwrap();
+    let identity = compiler
+        .with_chunk_size(1)
+        .compile(&frontend::Kernel::new(dag.clone(), vec![x, c, x], 1).unwrap())
+        .unwrap();
     let mut out = [0.0; 3];
     identity.eval(&[-0.0], &mut out).unwrap();
     assert_eq!(out.map(f64::to_bits), [(-0.0f64).to_bits(), 2.5f64.to_bits(), (-0.0f64).to_bits()]);
@@ -78,8 +92,11 @@ fn degenerate_kernels_work() {
 #[test]
 fn threads_share_one_kernel() {
     let case = random_case(1, 4, 120, false);
-    let kernel =
-        JitCompiler::new().unwrap().with_chunk_size(16).compile(&case.dag, &case.outputs, 4).unwrap();
+    let kernel = JitCompiler::new()
+        .unwrap()
+        .with_chunk_size(16)
+        .compile(&frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), 4).unwrap())
+        .unwrap();
     std::thread::scope(|s| {
         for t in 0..4 {
             let (kernel, case) = (&kernel, &case);
@@ -105,7 +122,7 @@ fn eval_batch_equals_eval_per_point() {
         let kernel = JitCompiler::new()
             .unwrap()
             .with_chunk_size(chunk_size)
-            .compile(&case.dag, &case.outputs, 3)
+            .compile(&frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), 3).unwrap())
             .unwrap();
         let mut rng = Rng::new(9);
         let points = 1000;
@@ -133,14 +150,24 @@ fn chunked_kernels_equal_unchunked_ones() {
         cases.push(support::Case { outputs: program.output_nodes(), dag: program.dag, num_inputs, point });
     }
     for (i, case) in cases.iter().enumerate() {
-        let whole = JitCompiler::new().unwrap().compile(&case.dag, &case.outputs, case.num_inputs).unwrap();
+        let whole = JitCompiler::new()
+            .unwrap()
+            .compile(
+                &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+            )
+            .unwrap();
         let mut want = vec![0.0; case.outputs.len()];
         let mut got = want.clone();
         for chunk_size in [1, 2, 7, 64] {
             for regalloc in [Regalloc::Backtracking, Regalloc::SinglePass] {
                 let compiler =
                     JitCompiler::new().unwrap().with_chunk_size(chunk_size).with_regalloc(regalloc);
-                let chunked = compiler.compile(&case.dag, &case.outputs, case.num_inputs).unwrap();
+                let chunked = compiler
+                    .compile(
+                        &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs)
+                            .unwrap(),
+                    )
+                    .unwrap();
                 for x in support::probe_points(case, &mut rng).into_iter().take(6) {
                     whole.eval(&x, &mut want).unwrap();
                     chunked.eval(&x, &mut got).unwrap();

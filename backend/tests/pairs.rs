@@ -67,7 +67,7 @@ fn paired_operations_match_the_interpreter_bit_for_bit() {
             let kernel = JitCompiler::new()
                 .expect("a supported host")
                 .with_chunk_size(chunk_size)
-                .compile(&dag, &outputs, n)
+                .compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), n).unwrap())
                 .expect("compiles");
             let mut out = vec![0.0; outputs.len()];
             for _ in 0..50 {

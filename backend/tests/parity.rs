@@ -16,7 +16,9 @@ fn corpus_matches_the_interpreter() {
         let outputs = program.output_nodes();
         let n = program.inputs.len();
         let x = support::point_of(&program);
-        let kernel = compiler.compile(&program.dag, &outputs, n).expect("corpus compiles");
+        let kernel = compiler
+            .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
+            .expect("corpus compiles");
         let mut out = vec![0.0; outputs.len()];
         kernel.eval(&x, &mut out).expect("lengths match");
         let want = frontend::eval(&program.dag, &outputs, &x);
@@ -40,7 +42,11 @@ fn random_programs_match_the_interpreter_bit_for_bit() {
         let case = random_case(seed, 4, 80, false);
         let reach = case.dag.reachable(&case.outputs);
         seen.extend(case.dag.ids().filter(|id| reach[id.index()]).map(|id| case.dag.op(id)));
-        let kernel = compiler.compile(&case.dag, &case.outputs, case.num_inputs).expect("compiles");
+        let kernel = compiler
+            .compile(
+                &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+            )
+            .expect("compiles");
         let mut out = vec![0.0; case.outputs.len()];
         for x in probe_points(&case, &mut rng) {
             kernel.eval(&x, &mut out).expect("lengths match");

@@ -26,7 +26,8 @@ fn compile_time_is_linear() {
         for num_ops in [1_000, 10_000, 100_000, 1_000_000] {
             let (dag, outputs, n) = support::scaling_program(num_ops, 1);
             let start = Instant::now();
-            let kernel = compiler.compile(&dag, &outputs, n).unwrap();
+            let kernel =
+                compiler.compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), n).unwrap()).unwrap();
             let elapsed = start.elapsed();
             let us = elapsed.as_secs_f64() * 1e6 / num_ops as f64;
             println!(
@@ -52,7 +53,10 @@ fn tiny_kernel_call_is_cheap() {
         frontend::parse_program("in x, y, z\na = x*y + z\nb = a*a - x/z\nout sqrt(abs(b)) + min(a, y)*0.5")
             .unwrap();
     assert_eq!(program.count_ops(), 10);
-    let kernel = JitCompiler::new().unwrap().compile(&program.dag, &program.output_nodes(), 3).unwrap();
+    let kernel = JitCompiler::new()
+        .unwrap()
+        .compile(&frontend::Kernel::new(program.dag.clone(), program.output_nodes(), 3).unwrap())
+        .unwrap();
     let x = [0.3, 1.2, -0.7];
     let mut out = [0.0];
     let call = || kernel.eval(black_box(&x), black_box(&mut out)).unwrap();
@@ -74,9 +78,13 @@ fn jit_against_gcc_o3() {
         let outputs = program.output_nodes();
         let n = program.inputs.len();
         let start = Instant::now();
-        let jit = compiler.compile(&program.dag, &outputs, n).unwrap();
+        let jit = compiler
+            .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
+            .unwrap();
         let compile_ms = start.elapsed().as_secs_f64() * 1e3;
-        let source = emit_c(&program.dag, &outputs, n, "dstar_kernel");
+        let source =
+            emit_c(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(), "dstar_kernel")
+                .unwrap();
         let c = CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());
         let x = support::point_of(&program);
         let mut out = vec![0.0; outputs.len()];

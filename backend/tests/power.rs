@@ -51,7 +51,8 @@ fn integer_powers_are_within_one_ulp_of_powf() {
         let e = dag.constant(k as f64);
         // `intern`, not `apply`: keep x^0 and x^1 as powers.
         let p = dag.intern(Node::new(Op::Pow, &[x, e]));
-        let kernel = compiler.compile(&dag, &[p], 1).expect("compiles");
+        let kernel =
+            compiler.compile(&frontend::Kernel::new(dag.clone(), vec![p], 1).unwrap()).expect("compiles");
         let mut out = [0.0];
         let mut inexact = 0;
         for x in points(k, &mut rng) {
@@ -74,7 +75,8 @@ fn other_exponents_call_pow() {
         let x = dag.input(0);
         let e = dag.constant(k);
         let p = dag.apply(Op::Pow, &[x, e]);
-        let kernel = compiler.compile(&dag, &[p], 1).expect("compiles");
+        let kernel =
+            compiler.compile(&frontend::Kernel::new(dag.clone(), vec![p], 1).unwrap()).expect("compiles");
         let mut out = [0.0];
         for x in points(0, &mut rng).into_iter().take(500) {
             kernel.eval(&[x], &mut out).expect("lengths match");

@@ -47,7 +47,7 @@ fn sine_and_cosine_of_one_argument_match_std_bit_for_bit() {
         frontend::parse_program("in x\nout sin(x)\nout cos(x)\nout cos(x) * sin(x)").expect("parses");
     let kernel = JitCompiler::new()
         .expect("a supported host")
-        .compile(&program.dag, &program.output_nodes(), 1)
+        .compile(&frontend::Kernel::new(program.dag.clone(), program.output_nodes(), 1).unwrap())
         .expect("compiles");
     let mut out = [0.0; 3];
     for x in arguments() {
@@ -82,7 +82,7 @@ fn pairs_far_apart_and_split_by_chunks_match_the_interpreter() {
         let kernel = JitCompiler::new()
             .expect("a supported host")
             .with_chunk_size(chunk_size)
-            .compile(&dag, &outputs, 2)
+            .compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 2).unwrap())
             .expect("compiles");
         let mut out = [0.0; 6];
         for _ in 0..1000 {

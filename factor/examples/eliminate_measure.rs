@@ -17,8 +17,10 @@ use eliminate::{
 use std::time::Instant;
 
 fn graph_of(program: &frontend::Program) -> (LinearizedGraph, frontend::ExprDag) {
-    let mut dag = program.dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, &program.output_nodes(), program.inputs.len());
+    let mut kernel =
+        frontend::Kernel::new(program.dag.clone(), program.output_nodes(), program.inputs.len()).unwrap();
+    let graph = LinearizedGraph::new(&mut kernel);
+    let dag = kernel.into_parts().0;
     (graph, dag)
 }
 
@@ -28,8 +30,11 @@ fn all_strategies() {
     );
     for (name, program) in corpus() {
         let start = Instant::now();
-        let reports = factor::strategies(&program.dag, &program.output_nodes(), program.inputs.len());
-        let jacobian = factor::jacobian(&program);
+        let reports = factor::strategies(
+            &frontend::Kernel::new(program.dag.clone(), program.output_nodes(), program.inputs.len())
+                .unwrap(),
+        );
+        let jacobian = factor::jacobian(program.kernel().unwrap());
         let dstar = jacobian.jacobian_ops() - jacobian.function_ops();
         let (graph, _) = graph_of(&program);
         print!("{name} (V={} E={} dstar={dstar}):", graph.num_vertices(), graph.edges().len());
@@ -57,8 +62,10 @@ fn seu() {
             let Some(case) = support::random_seu(&mut rng, inputs, target - inputs, outputs) else {
                 continue;
             };
-            let mut dag = case.dag.clone();
-            let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+            let mut kernel =
+                frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
+            let graph = LinearizedGraph::new(&mut kernel);
+            let dag = kernel.into_parts().0;
             let n = graph.num_vertices();
             if n < target * 9 / 10 || n > target * 11 / 10 {
                 continue;
@@ -120,8 +127,10 @@ fn scarcity() {
     let mut totals = [0usize; 4];
     for round in 0..30 {
         let case = support::random_case(&mut rng, 20 + round * 2);
-        let mut dag = case.dag.clone();
-        let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+        let mut kernel =
+            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
+        let graph = LinearizedGraph::new(&mut kernel);
+        let dag = kernel.into_parts().0;
         let (a, b, c, d) = scarcity_line(&format!("random {round}"), &graph, &dag);
         for (t, v) in totals.iter_mut().zip([a, b, c, d]) {
             *t += v;
@@ -166,13 +175,19 @@ fn default_choice() {
         let (mut default_ops, mut dstar_ops, mut seu_sub, mut markowitz) = (0, 0, 0, 0);
         for _ in 0..200 {
             let case = support::random_case(&mut rng, ops);
-            let default = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
-            let dstar = factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs);
+            let default = factor::jacobian(
+                frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+            );
+            let dstar = factor::dstar_jacobian(
+                frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+            );
             *picks.entry(default.method().name()).or_default() += 1;
             default_ops += default.jacobian_ops();
             dstar_ops += dstar.jacobian_ops();
-            let mut dag = case.dag.clone();
-            let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+            let mut kernel =
+                frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
+            let graph = LinearizedGraph::new(&mut kernel);
+            let dag = kernel.into_parts().0;
             let cost = |s| costs(&graph, &dag, s).map(|(c, _)| c.mults + c.adds).expect("runs");
             seu_sub += cost(Elimination::SeuSubgraphs);
             markowitz += cost(Elimination::MarkowitzVertex);

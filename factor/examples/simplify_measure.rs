@@ -40,7 +40,8 @@ fn main() {
         let mut jacobian = None;
         for _ in 0..5 {
             let start = Instant::now();
-            let j = factor::jacobian_of(dag.clone(), &outputs, num_inputs);
+            let j =
+                factor::jacobian(frontend::Kernel::new(dag.clone(), outputs.to_vec(), num_inputs).unwrap());
             dstar = dstar.min(start.elapsed());
             jacobian = Some(j);
         }
@@ -53,8 +54,7 @@ fn main() {
         };
         let mut best = None;
         for _ in 0..3 {
-            let (_, report) =
-                simplifier.run_roots(&jacobian.dag, &jacobian.kernel_roots(), jacobian.shape().1);
+            let (_, report) = simplifier.run(jacobian.kernel());
             if best.as_ref().is_none_or(|b: &simplify::SimplifyReport| report.elapsed < b.elapsed) {
                 best = Some(report);
             }

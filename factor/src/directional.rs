@@ -1,80 +1,56 @@
 //! Directional derivatives that never form the Jacobian: `J·v` by forward
 //! tangent propagation, `wᵀ·J` by reverse adjoint accumulation, and the
-//! Hessian-vector product `H·v` as the `J·v` of the gradient.
+//! Hessian-vector product `H·v` as the `J·v` of the gradient. Each is a
+//! [`Kernel`] whose extra inputs are the direction.
 
-use crate::jacobian::jacobian_of;
+use crate::jacobian::jacobian;
 use derivative::propagate::{adjoints, materialize, tangents};
 use derivative::{DerivativeGraph, Term};
-use frontend::{ExprDag, NodeId};
+use frontend::{Kernel, NodeId};
 
-/// A derived function: `outputs` of `dag` over the inputs `0..num_inputs`.
-#[derive(Clone, Debug)]
-pub struct Directional {
-    /// The original function's DAG, extended with the derived nodes.
-    pub dag: ExprDag,
-    /// The derived outputs.
-    pub outputs: Vec<NodeId>,
-    /// The derived function's inputs: the original ones, then the direction.
-    pub num_inputs: usize,
-}
-
-impl Directional {
-    /// The outputs at `x` (the original inputs followed by the direction).
-    pub fn eval(&self, x: &[f64]) -> Vec<f64> {
-        frontend::eval(&self.dag, &self.outputs, x)
-    }
-
-    /// Operations the derived outputs need.
-    pub fn ops(&self) -> usize {
-        self.dag.count_ops(&self.outputs)
-    }
-}
-
-/// `J·v` for the Jacobian `J` of `outputs` with respect to the inputs
-/// `0..n`: a function of `(x, v)` with `v` the inputs `n..2n`, one output per
-/// function output.
-pub fn jvp(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Directional {
-    let mut dag = dag;
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
-    let seeds: Vec<(usize, Term)> = (0..num_inputs)
-        .map(|k| {
-            let direction = dag.input(num_inputs + k);
-            (k, Term { node: direction, negated: false })
-        })
-        .collect();
+/// `J·v` for the Jacobian `J` of `function`: a kernel of `(x, v)` with `v`
+/// the inputs `n..2n`, one output per function output.
+pub fn jvp(function: Kernel) -> Kernel {
+    let n = function.num_inputs();
+    let mut kernel = function;
+    let graph = DerivativeGraph::new(&mut kernel);
+    let (mut dag, outputs) = kernel.into_parts();
+    let seeds: Vec<(usize, Term)> =
+        (0..n).map(|k| (k, Term { node: dag.input(n + k), negated: false })).collect();
     let tangents = tangents(&mut dag, &graph, &seeds);
-    let outputs = outputs.iter().map(|&r| materialize(&mut dag, tangents[r.index()])).collect();
-    Directional { dag, outputs, num_inputs: 2 * num_inputs }
+    let products = outputs.iter().map(|&r| materialize(&mut dag, tangents[r.index()])).collect();
+    Kernel::new(dag, products, 2 * n).expect("tangents read x and v only")
 }
 
-/// `wᵀ·J` for the Jacobian `J` of `outputs` with respect to the inputs
-/// `0..n`: a function of `(x, w)` with `w` the inputs `n..n+m`, one output
-/// per function input.
-pub fn vjp(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Directional {
-    let mut dag = dag;
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
-    let seeds: Vec<(usize, Term)> = (0..outputs.len())
-        .map(|i| {
-            let weight = dag.input(num_inputs + i);
-            (i, Term { node: weight, negated: false })
-        })
-        .collect();
+/// `wᵀ·J` for the Jacobian `J` of `function`: a kernel of `(x, w)` with `w`
+/// the inputs `n..n+m`, one output per function input.
+pub fn vjp(function: Kernel) -> Kernel {
+    let (n, m) = (function.num_inputs(), function.num_outputs());
+    let mut kernel = function;
+    let graph = DerivativeGraph::new(&mut kernel);
+    let mut dag = kernel.into_parts().0;
+    let seeds: Vec<(usize, Term)> =
+        (0..m).map(|i| (i, Term { node: dag.input(n + i), negated: false })).collect();
     let adjoints = adjoints(&mut dag, &graph, &seeds);
-    let gradient = (0..num_inputs)
+    let gradient = (0..n)
         .map(|k| {
             let adjoint = graph.leaf(k).and_then(|leaf| adjoints[leaf.index()]);
             materialize(&mut dag, adjoint)
         })
         .collect();
-    Directional { dag, outputs: gradient, num_inputs: num_inputs + outputs.len() }
+    Kernel::new(dag, gradient, n + m).expect("adjoints read x and w only")
 }
 
-/// `H·v` for the Hessian `H` of the scalar `output`: a function of `(x, v)`
-/// with `v` the inputs `n..2n`, one output per input.
-pub fn hvp(dag: ExprDag, output: NodeId, num_inputs: usize) -> Directional {
-    let gradient = jacobian_of(dag, &[output], num_inputs);
-    let mut dag = gradient.dag.clone();
-    let dense: Vec<NodeId> =
-        (0..num_inputs).map(|k| gradient.get(0, k).unwrap_or_else(|| dag.constant(0.0))).collect();
-    jvp(dag, &dense, num_inputs)
+/// `H·v` for the Hessian `H` of output `output` of `function`: a kernel of
+/// `(x, v)` with `v` the inputs `n..2n`, one output per input. Panics if
+/// `output` is not an output of `function`.
+pub fn hvp(function: Kernel, output: usize) -> Kernel {
+    let n = function.num_inputs();
+    let f = function.roots()[output];
+    let gradient = jacobian(function.with_roots(vec![f]).expect("an output of a valid kernel"));
+    let dense: Vec<Option<NodeId>> = (0..n).map(|k| gradient.get(0, k)).collect();
+    let mut kernel = gradient.into_kernel();
+    let zero = kernel.dag_mut().constant(0.0);
+    let dense = dense.into_iter().map(|g| g.unwrap_or(zero)).collect();
+    jvp(kernel.with_roots(dense).expect("the gradient of a valid kernel"))
 }

@@ -1,97 +1,109 @@
 //! Hessians of scalar outputs: the Jacobian of the gradient, each symmetric
 //! entry built once.
 
-use crate::jacobian::{jacobian_of, jacobian_where};
+use crate::jacobian::{jacobian, jacobian_where};
 use derivative::Entry;
-use frontend::{ExprDag, NodeId};
+use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 
-/// The Hessian of one scalar output with respect to inputs `0..n`, with the
-/// function and its gradient, all in one DAG.
+/// The Hessian of one scalar output with respect to the inputs, with the
+/// function and its gradient, all in one kernel.
 #[derive(Clone, Debug)]
 pub struct Hessian {
-    /// The function's DAG, extended with gradient and Hessian nodes.
-    pub dag: ExprDag,
-    function: NodeId,
-    num_inputs: usize,
-    /// Structurally nonzero gradient entries `(col, node)`, columns ascending.
-    gradient: Vec<(usize, NodeId)>,
-    /// The lower triangle (`row >= col`) of the nonzero entries, CSR order.
-    entries: Vec<Entry>,
+    /// Roots: the function, the nonzero gradient entries, then the lower
+    /// triangle's nonzero entries in CSR order.
+    kernel: Kernel,
+    /// The gradient's pattern, one row.
+    gradient: SparsityPattern,
+    /// The lower triangle's pattern (`row >= col`).
+    lower: SparsityPattern,
 }
 
-/// The Hessian of the scalar `output` with respect to the inputs
-/// `0..num_inputs`. Applying [`jacobian_of`] to the gradient nodes again gives
-/// derivatives of any order.
-pub fn hessian(dag: ExprDag, output: NodeId, num_inputs: usize) -> Hessian {
-    let first = jacobian_of(dag, &[output], num_inputs);
-    let gradient: Vec<(usize, NodeId)> = first.entries().iter().map(|e| (e.col, e.node)).collect();
-    let gradient_nodes: Vec<NodeId> = gradient.iter().map(|g| g.1).collect();
-    let columns: Vec<usize> = gradient.iter().map(|g| g.0).collect();
+/// The Hessian of output `output` of `function` with respect to its inputs.
+/// Applying [`jacobian`] to the gradient again gives derivatives of any
+/// order. Panics if `output` is not an output of `function`.
+pub fn hessian(function: Kernel, output: usize) -> Hessian {
+    let n = function.num_inputs();
+    let f = function.roots()[output];
+    let scalar = function.with_roots(vec![f]).expect("an output of a valid kernel");
+    let first = jacobian(scalar);
+    let gradient = first.pattern().clone();
+    let columns: Vec<usize> = gradient.cols.clone();
+    let gradient_nodes = first.entry_nodes().to_vec();
     // Row i of the second Jacobian is ∂/∂x of gradient entry columns[i]:
     // only the entries on or below the diagonal are built.
-    let second = jacobian_where(first.dag, &gradient_nodes, num_inputs, &|row, col| col <= columns[row]);
+    let second_function =
+        first.into_kernel().with_roots(gradient_nodes.clone()).expect("gradient of a kernel");
+    let second = jacobian_where(second_function, &|row, col| col <= columns[row]);
     let mut entries: Vec<Entry> =
-        second.entries().iter().map(|e| Entry { row: columns[e.row], col: e.col, node: e.node }).collect();
+        second.entries().map(|e| Entry { row: columns[e.row], col: e.col, node: e.node }).collect();
     entries.sort_by_key(|e| (e.row, e.col));
-    Hessian { dag: second.dag, function: output, num_inputs, gradient, entries }
+    let lower = SparsityPattern::new(n, n, entries.iter().map(|e| (e.row, e.col)));
+    let roots = std::iter::once(f).chain(gradient_nodes).chain(entries.iter().map(|e| e.node)).collect();
+    let kernel = second.into_kernel().with_roots(roots).expect("derivatives of a kernel");
+    Hessian { kernel, gradient, lower }
 }
 
 impl Hessian {
+    /// The kernel: function, gradient entries, lower-triangle entries.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The kernel's output layout: the value, the sparse gradient, the lower
+    /// triangle of the Hessian.
+    pub fn layout(&self) -> Layout {
+        Layout::new(vec![
+            Block::Values(1),
+            Block::Sparse(self.gradient.clone()),
+            Block::Lower(self.lower.clone()),
+        ])
+    }
+
+    /// The DAG holding function, gradient and Hessian.
+    pub fn dag(&self) -> &ExprDag {
+        self.kernel.dag()
+    }
+
     /// The function node.
     pub fn function(&self) -> NodeId {
-        self.function
+        self.kernel.roots()[0]
     }
 
     /// The nonzero gradient entries `(col, node)`, columns ascending.
-    pub fn gradient(&self) -> &[(usize, NodeId)] {
-        &self.gradient
+    pub fn gradient(&self) -> impl Iterator<Item = (usize, NodeId)> + '_ {
+        self.gradient.cols.iter().copied().zip(self.kernel.roots()[1..].iter().copied())
     }
 
     /// The nonzero entries on or below the diagonal (`row >= col`), in CSR
     /// order; `(col, row)` holds the same value.
-    pub fn lower_entries(&self) -> &[Entry] {
-        &self.entries
+    pub fn lower_entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        let nodes = &self.kernel.roots()[1 + self.gradient.nnz()..];
+        self.lower.positions().zip(nodes).map(|((row, col), &node)| Entry { row, col, node })
+    }
+
+    /// The lower triangle's pattern.
+    pub fn lower_pattern(&self) -> &SparsityPattern {
+        &self.lower
     }
 
     /// Number of structurally nonzero entries of the full symmetric matrix.
     pub fn nnz(&self) -> usize {
-        self.entries.iter().map(|e| if e.row == e.col { 1 } else { 2 }).sum()
-    }
-
-    /// The dense symmetric matrix of entry nodes, `None` for structural zeros.
-    pub fn dense(&self) -> Vec<Vec<Option<NodeId>>> {
-        let mut dense = vec![vec![None; self.num_inputs]; self.num_inputs];
-        for e in &self.entries {
-            dense[e.row][e.col] = Some(e.node);
-            dense[e.col][e.row] = Some(e.node);
-        }
-        dense
+        self.lower.positions().map(|(row, col)| if row == col { 1 } else { 2 }).sum()
     }
 
     /// Operations to compute function, gradient and Hessian together.
     pub fn ops(&self) -> usize {
-        self.dag.count_ops(&self.roots())
+        self.kernel.count_ops()
     }
 
     /// The function value, the dense gradient and the dense Hessian at `x`.
     pub fn eval(&self, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
-        let values = frontend::eval_nodes(&self.dag, &self.roots(), x);
-        let mut gradient = vec![0.0; self.num_inputs];
-        for &(col, node) in &self.gradient {
-            gradient[col] = values[node.index()];
-        }
-        let mut dense = vec![vec![0.0; self.num_inputs]; self.num_inputs];
-        for e in &self.entries {
-            dense[e.row][e.col] = values[e.node.index()];
-            dense[e.col][e.row] = values[e.node.index()];
-        }
-        (values[self.function.index()], gradient, dense)
-    }
-
-    fn roots(&self) -> Vec<NodeId> {
-        let gradient = self.gradient.iter().map(|g| g.1);
-        let entries = self.entries.iter().map(|e| e.node);
-        std::iter::once(self.function).chain(gradient).chain(entries).collect()
+        let out = self.kernel.eval(x);
+        let layout = self.layout();
+        let parts = layout.split(&out);
+        let blocks = layout.blocks();
+        let gradient = blocks[1].to_dense(parts[1]).swap_remove(0);
+        (parts[0][0], gradient, blocks[2].to_dense(parts[2]))
     }
 }
 
@@ -109,7 +121,7 @@ mod tests {
         let xy = dag.mul(x, y);
         let s = dag.apply(Op::Sin, &[x]);
         let f = dag.add(xy, s);
-        let h = hessian(dag, f, 2);
+        let h = hessian(Kernel::new(dag, vec![f], 2).unwrap(), 0);
         let (value, gradient, dense) = h.eval(&[0.5, 2.0]);
         assert_eq!(value, 1.0 + 0.5f64.sin());
         assert_eq!(gradient, vec![2.0 + 0.5f64.cos(), 0.5]);

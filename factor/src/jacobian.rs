@@ -1,47 +1,34 @@
-//! The [`Jacobian`]: shape, structural sparsity and one node per nonzero
-//! entry, in the same DAG as the function.
+//! The [`Jacobian`]: a kernel computing the function and its structurally
+//! nonzero entries together, and their sparsity pattern.
 
 use crate::method::Method;
 use crate::plan;
 use derivative::{factorize, DerivativeGraph, Entry, Strategy};
 use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
-use frontend::{ExprDag, NodeId, Program};
+use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
 use simplify::{Simplifier, SimplifyReport};
 
-/// The Jacobian of some outputs with respect to inputs `0..n`.
+/// The Jacobian of a function's outputs with respect to its inputs.
 ///
-/// `dag` holds the function and the entries together, so a kernel that
-/// computes both shares their common work. Entries absent from
-/// [`Jacobian::entries`] are structural zeros: no path joins that output to
-/// that input.
+/// Its [`Kernel`] computes the `m` outputs, then the nonzero entries in CSR
+/// order (see [`Jacobian::layout`]), in the function's own DAG, so that
+/// compiling it shares the common work. Entries absent from the pattern are
+/// structural zeros: no path joins that output to that input.
 #[derive(Clone, Debug)]
 pub struct Jacobian {
-    /// The function's DAG, extended with the derivative nodes.
-    pub dag: ExprDag,
-    outputs: Vec<NodeId>,
-    num_inputs: usize,
-    entries: Vec<Entry>,
+    kernel: Kernel,
+    pattern: SparsityPattern,
     method: Method,
 }
 
-/// The Jacobian of `program`'s outputs with respect to its inputs.
-pub fn jacobian(program: &Program) -> Jacobian {
-    jacobian_of(program.dag.clone(), &program.output_nodes(), program.inputs.len())
-}
-
-/// The Jacobian of `outputs` (nodes of `dag`) with respect to the inputs
-/// `0..num_inputs`; `dag` is extended with the entries.
-///
-/// The cheapest accumulation wins, counted as the operations of the kernel
-/// (function and entries together): D* in the variants
-/// [`plan::dstar_candidates`] names, against the cheapest of
+/// The Jacobian of `function` by the cheapest accumulation, counted as the
+/// operations of the kernel (function and entries together): D* in the
+/// variants [`plan::dstar_candidates`] names, against the cheapest of
 /// [`plan::elimination_candidates`]. D* wins ties.
-pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
-    let (dstar, elimination) = rayon::join(
-        || dstar_jacobian(dag.clone(), outputs, num_inputs),
-        || elimination_jacobian(&dag, outputs, num_inputs),
-    );
+pub fn jacobian(function: Kernel) -> Jacobian {
+    let (dstar, elimination) =
+        rayon::join(|| dstar_jacobian(function.clone()), || elimination_jacobian(&function));
     match elimination {
         Some(elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => elimination,
         _ => dstar,
@@ -50,17 +37,15 @@ pub fn jacobian_of(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacob
 
 /// The Jacobian by the competing elimination with the fewest
 /// multiplications and additions, or `None` when none competes.
-fn elimination_jacobian(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Option<Jacobian> {
-    if !plan::eliminations_may_compete(dag.count_ops(outputs)) {
+fn elimination_jacobian(function: &Kernel) -> Option<Jacobian> {
+    if !plan::eliminations_may_compete(function.count_ops()) {
         return None;
     }
-    let mut dag = dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
-    let elimination = cheapest_elimination(&graph, &dag)?;
-    let accumulation = accumulate_graph(&graph, dag, elimination).ok()?;
-    let (dag, entries) = accumulation.into_parts();
-    let method = Method::Elimination(elimination);
-    Some(Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method })
+    let mut kernel = function.clone();
+    let graph = LinearizedGraph::new(&mut kernel);
+    let elimination = cheapest_elimination(&graph, kernel.dag())?;
+    let (dag, entries) = accumulate_graph(&graph, kernel.into_parts().0, elimination).ok()?.into_parts();
+    Some(Jacobian::new(function, dag, entries, Method::Elimination(elimination)))
 }
 
 /// The competing elimination with the fewest multiplications plus
@@ -73,32 +58,29 @@ pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> Option<El
         .map(|(s, _)| s)
 }
 
-/// Like [`jacobian_of`], by D* alone: the cheapest of its four variants.
-pub fn dstar_jacobian(dag: ExprDag, outputs: &[NodeId], num_inputs: usize) -> Jacobian {
-    jacobian_where(dag, outputs, num_inputs, &|_, _| true)
+/// Like [`jacobian`], by D* alone: the cheapest of its variants.
+pub fn dstar_jacobian(function: Kernel) -> Jacobian {
+    jacobian_where(function, &|_, _| true)
 }
 
-/// Like [`jacobian_of`], with the strategy fixed instead of chosen by cost.
-pub fn jacobian_with(dag: ExprDag, outputs: &[NodeId], num_inputs: usize, strategy: Strategy) -> Jacobian {
-    let mut dag = dag;
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+/// Like [`jacobian`], by D* with the strategy fixed instead of chosen by cost.
+pub fn jacobian_with(function: Kernel, strategy: Strategy) -> Jacobian {
+    let mut kernel = function.clone();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let mut dag = kernel.into_parts().0;
     let entries = factorize(&mut dag, &graph, strategy, &|_, _| true);
-    Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
+    Jacobian::new(&function, dag, entries, Method::Dstar(strategy))
 }
 
 /// The entries `(row, col)` of the Jacobian that `keep` accepts; the others
 /// are left out (not built at all), as for the upper triangle of a Hessian.
-pub(crate) fn jacobian_where(
-    dag: ExprDag,
-    outputs: &[NodeId],
-    num_inputs: usize,
-    keep: &(dyn Fn(usize, usize) -> bool + Sync),
-) -> Jacobian {
-    let mut dag = dag;
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> bool + Sync)) -> Jacobian {
+    let mut kernel = function.clone();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let dag = kernel.into_parts().0;
     let build = |mut dag: ExprDag, strategy| {
         let entries = factorize(&mut dag, &graph, strategy, keep);
-        Jacobian { dag, outputs: outputs.to_vec(), num_inputs, entries, method: Method::Dstar(strategy) }
+        Jacobian::new(&function, dag, entries, Method::Dstar(strategy))
     };
     let mut candidates = plan::dstar_candidates(&graph);
     if candidates.len() == 1 {
@@ -120,69 +102,70 @@ pub(crate) fn jacobian_where(
 }
 
 impl Jacobian {
+    /// The Jacobian of `function` whose `entries` (in CSR order) are nodes
+    /// of `dag`, an extension of the function's DAG.
+    fn new(function: &Kernel, dag: ExprDag, entries: Vec<Entry>, method: Method) -> Jacobian {
+        let (m, n) = (function.num_outputs(), function.num_inputs());
+        let pattern = SparsityPattern::new(m, n, entries.iter().map(|e| (e.row, e.col)));
+        let roots = function.roots().iter().copied().chain(entries.iter().map(|e| e.node)).collect();
+        let kernel = Kernel::new(dag, roots, n).expect("entries are built from the function's inputs");
+        Jacobian { kernel, pattern, method }
+    }
+
+    /// The kernel: the `m` function outputs, then the nonzero entries in CSR
+    /// order.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The kernel, for compiling or emitting.
+    pub fn into_kernel(self) -> Kernel {
+        self.kernel
+    }
+
+    /// The kernel's output layout: the `m` values, then the sparse Jacobian.
+    pub fn layout(&self) -> Layout {
+        Layout::new(vec![Block::Values(self.pattern.num_rows()), Block::Sparse(self.pattern.clone())])
+    }
+
+    /// The DAG holding the function and the entries.
+    pub fn dag(&self) -> &ExprDag {
+        self.kernel.dag()
+    }
+
     /// `(outputs, inputs)`.
     pub fn shape(&self) -> (usize, usize) {
-        (self.outputs.len(), self.num_inputs)
+        (self.pattern.num_rows(), self.pattern.num_cols)
     }
 
     /// The function's output nodes, one per row.
     pub fn outputs(&self) -> &[NodeId] {
-        &self.outputs
-    }
-
-    /// The nonzero entries in CSR order: row-major, columns ascending.
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+        &self.kernel.roots()[..self.pattern.num_rows()]
     }
 
     /// The nodes of the nonzero entries, in CSR order.
-    pub fn entry_nodes(&self) -> Vec<NodeId> {
-        self.entries.iter().map(|e| e.node).collect()
+    pub fn entry_nodes(&self) -> &[NodeId] {
+        &self.kernel.roots()[self.pattern.num_rows()..]
     }
 
-    /// What a kernel computes: the outputs, then the entries in CSR order.
-    pub fn kernel_roots(&self) -> Vec<NodeId> {
-        self.outputs.iter().copied().chain(self.entries.iter().map(|e| e.node)).collect()
+    /// The nonzero entries in CSR order: row-major, columns ascending.
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = Entry> + '_ {
+        self.pattern.positions().zip(self.entry_nodes()).map(|((row, col), &node)| Entry { row, col, node })
     }
 
-    /// Replaces the kernel by an equivalent one: `dag` and the nodes of the
-    /// outputs then the entries, in [`Jacobian::kernel_roots`] order. Shape,
-    /// pattern and method are unchanged.
-    pub fn replace_kernel(&mut self, dag: ExprDag, roots: &[NodeId]) {
-        assert_eq!(roots.len(), self.outputs.len() + self.entries.len(), "one node per kernel root");
-        let (outputs, entries) = roots.split_at(self.outputs.len());
-        self.outputs.copy_from_slice(outputs);
-        for (entry, &node) in self.entries.iter_mut().zip(entries) {
-            entry.node = node;
-        }
-        self.dag = dag;
-    }
-
-    /// Shares common subchains among the entries with `simplifier` (the
-    /// function's own nodes stay as they are) when that saves operations.
-    pub fn simplify(&mut self, simplifier: &Simplifier) -> SimplifyReport {
-        let entries = self.entry_nodes();
-        let (rewritten, report) = simplifier.run_frozen(&self.dag, &self.outputs, &entries, self.num_inputs);
-        if let Some(r) = rewritten {
-            self.replace_kernel(r.dag, &r.roots);
-        }
-        report
+    /// The structural sparsity pattern.
+    pub fn pattern(&self) -> &SparsityPattern {
+        &self.pattern
     }
 
     /// Number of structurally nonzero entries.
     pub fn nnz(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The structurally nonzero positions `(row, col)`, in CSR order.
-    pub fn pattern(&self) -> Vec<(usize, usize)> {
-        self.entries.iter().map(|e| (e.row, e.col)).collect()
+        self.pattern.nnz()
     }
 
     /// The node of entry `(row, col)`, or `None` for a structural zero.
     pub fn get(&self, row: usize, col: usize) -> Option<NodeId> {
-        let at = self.entries.binary_search_by_key(&(row, col), |e| (e.row, e.col)).ok()?;
-        Some(self.entries[at].node)
+        Some(self.entry_nodes()[self.pattern.find(row, col)?])
     }
 
     /// How the entries were accumulated.
@@ -192,25 +175,31 @@ impl Jacobian {
 
     /// Operations the function alone needs.
     pub fn function_ops(&self) -> usize {
-        self.dag.count_ops(&self.outputs)
+        self.dag().count_ops(self.outputs())
     }
 
     /// Operations to compute the function and the Jacobian together.
     pub fn jacobian_ops(&self) -> usize {
-        self.dag.count_ops(&self.kernel_roots())
+        self.kernel.count_ops()
+    }
+
+    /// Shares common subchains among the entries with `simplifier` (the
+    /// function's own nodes stay as they are) when that saves operations.
+    pub fn simplify(&mut self, simplifier: &Simplifier) -> SimplifyReport {
+        let (rewritten, report) = simplifier.run_frozen(&self.kernel, self.pattern.num_rows());
+        if let Some(kernel) = rewritten {
+            self.kernel = kernel;
+        }
+        report
     }
 
     /// The function's values and the dense Jacobian (one row per output) at
     /// `x`, by the reference interpreter.
     pub fn eval(&self, x: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
-        let roots = self.kernel_roots();
-        let values = frontend::eval(&self.dag, &roots, x);
-        let (function, entries) = values.split_at(self.outputs.len());
-        let mut dense = vec![vec![0.0; self.num_inputs]; self.outputs.len()];
-        for (e, value) in self.entries.iter().zip(entries) {
-            dense[e.row][e.col] = *value;
-        }
-        (function.to_vec(), dense)
+        let out = self.kernel.eval(x);
+        let layout = self.layout();
+        let parts = layout.split(&out);
+        (parts[0].to_vec(), layout.blocks()[1].to_dense(parts[1]))
     }
 }
 
@@ -219,12 +208,16 @@ mod tests {
     use super::*;
     use frontend::Op;
 
+    fn kernel(dag: ExprDag, roots: &[NodeId], n: usize) -> Kernel {
+        Kernel::new(dag, roots.to_vec(), n).expect("a valid kernel")
+    }
+
     #[test]
     fn square_has_derivative_two_x() {
         let mut dag = ExprDag::new();
         let x = dag.input(0);
         let square = dag.mul(x, x);
-        let jacobian = jacobian_of(dag, &[square], 1);
+        let jacobian = jacobian(kernel(dag, &[square], 1));
         let (values, dense) = jacobian.eval(&[3.0]);
         assert_eq!(values, vec![9.0]);
         assert_eq!(dense, vec![vec![6.0]]);
@@ -235,7 +228,7 @@ mod tests {
         let mut dag = ExprDag::new();
         let x = dag.input(0);
         let p = dag.apply(Op::Pow, &[x, x]);
-        let jacobian = jacobian_of(dag, &[p], 1);
+        let jacobian = jacobian(kernel(dag, &[p], 1));
         let (_, dense) = jacobian.eval(&[1.7]);
         let exact = 1.7f64.powf(1.7) * (1.7f64.ln() + 1.0);
         assert!((dense[0][0] - exact).abs() < 1e-12 * exact);
@@ -248,9 +241,9 @@ mod tests {
         let y = dag.input(1);
         let c = dag.constant(2.0);
         let s = dag.apply(Op::Sin, &[y]);
-        let jacobian = jacobian_of(dag, &[x, c, s, x], 3);
+        let jacobian = jacobian(kernel(dag, &[x, c, s, x], 3));
         assert_eq!(jacobian.shape(), (4, 3));
-        assert_eq!(jacobian.pattern(), vec![(0, 0), (2, 1), (3, 0)]);
+        assert_eq!(jacobian.pattern().positions().collect::<Vec<_>>(), vec![(0, 0), (2, 1), (3, 0)]);
         let (_, dense) = jacobian.eval(&[0.5, 0.25, 9.0]);
         assert_eq!(dense[0], vec![1.0, 0.0, 0.0]);
         assert_eq!(dense[2][1], 0.25f64.cos());
@@ -264,7 +257,7 @@ mod tests {
         let point = [0.3, -0.8];
         let dense: Vec<Vec<Vec<f64>>> = Strategy::ALL
             .iter()
-            .map(|&s| jacobian_with(program.dag.clone(), &program.output_nodes(), 2, s).eval(&point).1)
+            .map(|&s| jacobian_with(program.kernel().expect("valid"), s).eval(&point).1)
             .collect();
         for other in &dense[1..] {
             for (a, b) in dense[0].iter().flatten().zip(other.iter().flatten()) {

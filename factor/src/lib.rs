@@ -5,11 +5,11 @@
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
-//! let jacobian = factor::jacobian(&program);
+//! let jacobian = factor::jacobian(program.kernel()?);
 //! let (values, dense) = jacobian.eval(&[1.0, 2.0]);
 //! assert_eq!(values[0], 2f64.sin() + 1.0);
 //! assert_eq!(dense[0], vec![2.0 * 2f64.cos() + 2.0, 2f64.cos()]);
-//! # Ok::<(), frontend::ParseError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod directional;
@@ -20,10 +20,10 @@ pub mod plan;
 pub mod report;
 
 pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
-pub use directional::{hvp, jvp, vjp, Directional};
+pub use directional::{hvp, jvp, vjp};
 pub use eliminate::Elimination;
 pub use hessian::{hessian, Hessian};
-pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_of, jacobian_with, Jacobian};
+pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_with, Jacobian};
 pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
 pub use simplify::{Simplifier, SimplifyReport, StopReason};

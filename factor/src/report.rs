@@ -5,7 +5,7 @@ use crate::jacobian::dstar_jacobian;
 use crate::method::Method;
 use derivative::DerivativeGraph;
 use eliminate::{costs, is_unit, Cost, Elimination, LinearizedGraph, Skip};
-use frontend::{ExprDag, NodeId, Op};
+use frontend::{Kernel, Op};
 
 /// One line of `dstar elim`: an accumulation and what it costs, or why it
 /// was skipped.
@@ -26,24 +26,24 @@ pub struct Outcome {
     pub nonunit_edges: usize,
 }
 
-/// Runs every strategy on the Jacobian of `outputs` with respect to inputs
-/// `0..num_inputs`, then D*. `seu_optimal` is listed only on
+/// Runs every strategy on the Jacobian of `function`, then D*. `seu_optimal` is listed only on
 /// single-expression-use graphs; strategies over their size guard are
 /// listed as skipped. Scarcity lines count the partial elimination and its
 /// remainder graph.
-pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<StrategyReport> {
-    let mut dag = dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
+pub fn strategies(function: &Kernel) -> Vec<StrategyReport> {
+    let mut kernel = function.clone();
+    let graph = LinearizedGraph::new(&mut kernel);
+    let dag = kernel.dag();
     let mut reports = Vec::new();
     for strategy in Elimination::ALL {
         if strategy == Elimination::SeuOptimal && !graph.is_single_expression_use() {
             continue;
         }
         let outcome =
-            costs(&graph, &dag, strategy).map(|(cost, nonunit_edges)| Outcome { cost, nonunit_edges });
+            costs(&graph, dag, strategy).map(|(cost, nonunit_edges)| Outcome { cost, nonunit_edges });
         reports.push(StrategyReport { method: Method::Elimination(strategy), outcome });
     }
-    reports.push(dstar_report(&dag, outputs, num_inputs));
+    reports.push(dstar_report(function));
     reports
 }
 
@@ -51,15 +51,16 @@ pub fn strategies(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Vec<S
 /// and additions its entries need beyond the function and the local
 /// partials (negations are free, as multiplications by -1 are), and its
 /// nonunit entries.
-pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    let jacobian = dstar_jacobian(dag.clone(), outputs, num_inputs);
-    let mut dag = jacobian.dag.clone();
+pub fn dstar_report(function: &Kernel) -> StrategyReport {
+    let jacobian = dstar_jacobian(function.clone());
     // The partials are already in the DAG: this only finds them again.
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
-    let mut given = outputs.to_vec();
+    let mut kernel = jacobian.kernel().clone().with_roots(function.roots().to_vec()).expect("same inputs");
+    let graph = DerivativeGraph::new(&mut kernel);
+    let dag = kernel.dag();
+    let mut given = function.roots().to_vec();
     given.extend(graph.edges().iter().map(|e| e.label));
     let given = dag.reachable(&given);
-    let needed = dag.reachable(&jacobian.entry_nodes());
+    let needed = dag.reachable(jacobian.entry_nodes());
     let mut cost = Cost::ZERO;
     for id in dag.ids().filter(|id| needed[id.index()] && !given[id.index()]) {
         match dag.op(id) {
@@ -68,15 +69,15 @@ pub fn dstar_report(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> Str
             _ => {}
         }
     }
-    let nonunit_edges = jacobian.entries().iter().filter(|e| !is_unit(&dag, e.node)).count();
+    let nonunit_edges = jacobian.entry_nodes().iter().filter(|&&node| !is_unit(dag, node)).count();
     StrategyReport { method: jacobian.method(), outcome: Ok(Outcome { cost, nonunit_edges }) }
 }
 
 /// The full accumulation with the fewest multiplications plus additions
 /// (earlier in report order on ties). On single-expression-use graphs this
 /// includes `seu_optimal`, the best vertex elimination.
-pub fn cheapest(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> StrategyReport {
-    strategies(dag, outputs, num_inputs)
+pub fn cheapest(function: &Kernel) -> StrategyReport {
+    strategies(function)
         .into_iter()
         .filter(|r| !matches!(r.method, Method::Elimination(e) if e.is_partial()))
         .filter_map(|r| Some((r.outcome.as_ref().ok()?.cost.total(), r)))

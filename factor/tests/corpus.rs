@@ -23,7 +23,7 @@ fn check(path: &Path) {
     )
     .expect("valid JSON");
     let point = numbers(&reference["point"]);
-    let jacobian = factor::jacobian(&program);
+    let jacobian = factor::jacobian(program.kernel().unwrap());
     let (values, dense) = jacobian.eval(&point);
     let name = path.file_stem().expect("a file name").to_string_lossy();
     for (i, (a, b)) in values.iter().zip(numbers(&reference["values"])).enumerate() {
@@ -43,9 +43,13 @@ fn check(path: &Path) {
 fn check_cost(path: &Path) {
     let program = frontend::parse_program(&std::fs::read_to_string(path).expect("readable")).expect("parses");
     let outputs = program.output_nodes();
-    let jacobian = factor::jacobian(&program);
-    let forward = factor::forward_mode_ops(&program.dag, &outputs, program.inputs.len());
-    let reverse = factor::reverse_mode_ops(&program.dag, &outputs, program.inputs.len());
+    let jacobian = factor::jacobian(program.kernel().unwrap());
+    let forward = factor::forward_mode_ops(
+        &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
+    );
+    let reverse = factor::reverse_mode_ops(
+        &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
+    );
     let name = path.file_stem().expect("a file name").to_string_lossy();
     assert!(
         jacobian.jacobian_ops() <= forward.min(reverse),

@@ -11,12 +11,17 @@ use eliminate::{
 use support::{cases, close, point, random_case, random_seu, Case};
 
 fn dstar(case: &Case, x: &[f64]) -> Vec<Vec<f64>> {
-    factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs).eval(x).1
+    factor::dstar_jacobian(
+        frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+    )
+    .eval(x)
+    .1
 }
 
 fn graph_of(case: &Case) -> (LinearizedGraph, frontend::ExprDag) {
-    let mut dag = case.dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, &case.outputs, case.num_inputs);
+    let mut kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
+    let graph = LinearizedGraph::new(&mut kernel);
+    let dag = kernel.into_parts().0;
     (graph, dag)
 }
 
@@ -111,8 +116,9 @@ fn remainder_graphs_multiply_directions() {
         for strategy in
             [Elimination::ScarcityGreedy, Elimination::ScarcityMetropolis, Elimination::ScarcityHybrid]
         {
-            let remainder =
-                scarcity_remainder(&case.dag, &case.outputs, case.num_inputs, strategy).expect("partial");
+            let function =
+                frontend::Kernel::new(case.dag.clone(), case.outputs.clone(), case.num_inputs).unwrap();
+            let remainder = scarcity_remainder(&function, strategy).expect("partial");
             assert!(
                 remainder.nonunit_edges() <= graph.nonunit_edges(),
                 "round {round}: {strategy:?} made it worse"
@@ -126,13 +132,14 @@ fn remainder_graphs_multiply_directions() {
             assert!(close(&products, &expected), "round {round} {strategy:?}: {products:?} vs {expected:?}");
             // The same products as DAG nodes, with one multiplication per
             // nonunit edge and direction at most.
-            let (dag, nodes) = remainder.directions_dag(directions.len());
+            let kernel = remainder.directions_kernel(directions.len());
+            let (dag, nodes) = (kernel.dag(), kernel.roots());
             let mut inputs = x.clone();
             directions.iter().for_each(|v| inputs.extend(v));
-            let values = frontend::eval(&dag, &nodes, &inputs);
+            let values = kernel.eval(&inputs);
             let symbolic: Vec<Vec<f64>> = values.chunks(case.outputs.len()).map(<[f64]>::to_vec).collect();
             assert!(close(&symbolic, &expected), "round {round} {strategy:?}: {symbolic:?} vs {expected:?}");
-            let reached = dag.reachable(&nodes);
+            let reached = dag.reachable(nodes);
             let new_mults = (remainder.dag.len()..dag.len())
                 .map(frontend::NodeId::from_index)
                 .filter(|&id| reached[id.index()] && dag.op(id) == frontend::Op::Mul)
@@ -168,8 +175,12 @@ fn the_default_jacobian_is_the_cheapest_of_dstar_and_the_eliminations() {
     let mut eliminations_won = 0;
     for round in 0..cases(80, 1500) {
         let case = random_case(&mut rng, 3 + round % 40);
-        let default = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
-        let dstar = factor::dstar_jacobian(case.dag.clone(), &case.outputs, case.num_inputs);
+        let default = factor::jacobian(
+            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+        );
+        let dstar = factor::dstar_jacobian(
+            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+        );
         let (graph, dag) = graph_of(&case);
         let best = factor::cheapest_elimination(&graph, &dag).expect("small graphs compete");
         let elimination = accumulate_graph(&graph, dag, best).expect("the cheapest one runs");

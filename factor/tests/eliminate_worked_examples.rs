@@ -7,7 +7,7 @@ use frontend::parse_program;
 
 fn report(source: &str) -> Vec<StrategyReport> {
     let program = parse_program(source).expect("valid program");
-    strategies(&program.dag, &program.output_nodes(), program.inputs.len())
+    strategies(&program.kernel().unwrap())
 }
 
 fn find<'a>(reports: &'a [StrategyReport], name: &str) -> &'a StrategyReport {
@@ -40,8 +40,7 @@ fn x1_sin_x1_over_x2() {
 #[test]
 fn x0_sin_x1_sin_x1() {
     let program = parse_program("in x0, x1\nout x0*sin(x1)*sin(x1)").expect("valid program");
-    let mut dag = program.dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, &program.output_nodes(), 2);
+    let graph = LinearizedGraph::new(&mut program.kernel().unwrap());
     assert_eq!((graph.num_vertices(), graph.edges().len()), (5, 5));
     assert_eq!(metagraph_size(&graph, METAGRAPH_STATE_LIMIT), Ok(14));
     let reports = report("in x0, x1\nout x0*sin(x1)*sin(x1)");
@@ -57,7 +56,7 @@ fn x0_sin_x1_sin_x1() {
 fn report_lists_every_strategy_and_picks_the_cheapest() {
     let program =
         parse_program("in x, y\nt = sin(x*y)\nout t\nout t*x\nout x\nout t").expect("valid program");
-    let reports = strategies(&program.dag, &program.output_nodes(), 2);
+    let reports = strategies(&program.kernel().unwrap());
     let names: Vec<&str> = reports.iter().map(|r| r.method.name()).collect();
     for name in [
         "forward_vertex",
@@ -74,14 +73,22 @@ fn report_lists_every_strategy_and_picks_the_cheapest() {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     assert!(!names.contains(&"seu_optimal"), "t has three uses: not SEU");
-    let best = factor::cheapest(&program.dag, &program.output_nodes(), 2);
+    let best =
+        factor::cheapest(&frontend::Kernel::new(program.dag.clone(), program.output_nodes(), 2).unwrap());
     let total = |r: &StrategyReport| r.outcome.as_ref().expect("ran").cost.total();
     assert_eq!(total(&best), total(find(&reports, "optimal_edge")));
     // Outputs that are inputs, repeated, or used by other outputs.
     let x = [0.3, -0.7];
-    let expected = factor::jacobian_of(program.dag.clone(), &program.output_nodes(), 2).eval(&x).1;
+    let expected =
+        factor::jacobian(frontend::Kernel::new(program.dag.clone(), program.output_nodes(), 2).unwrap())
+            .eval(&x)
+            .1;
     let Method::Elimination(strategy) = best.method else { panic!("D* is not an elimination: {best:?}") };
-    let done = eliminate::accumulate(&program.dag, &program.output_nodes(), 2, strategy).expect("runs");
+    let done = eliminate::accumulate(
+        &frontend::Kernel::new(program.dag.clone(), program.output_nodes(), 2).unwrap(),
+        strategy,
+    )
+    .expect("runs");
     assert_eq!(done.eval(&x), expected);
 }
 

@@ -30,11 +30,18 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
         let case = random_case(&mut rng, shape);
         // The default (the cheapest of D* and the eliminations) at every
         // other point, and every D* strategy, whichever would be chosen by cost.
-        let default = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+        let default = factor::jacobian(
+            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+        );
         *methods.entry(default.method().name()).or_default() += 1;
         let jacobians: Vec<_> = Strategy::ALL
             .iter()
-            .map(|&s| factor::jacobian_with(case.dag.clone(), &case.outputs, case.num_inputs, s))
+            .map(|&s| {
+                factor::jacobian_with(
+                    frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+                    s,
+                )
+            })
             .collect();
         default_ops += default.jacobian_ops();
         dstar_ops += jacobians.iter().map(factor::Jacobian::jacobian_ops).min().expect("four");
@@ -82,12 +89,12 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
 /// from the input side, stay finite. Only such a point may excuse a
 /// non-finite entry, and the point then counts as skipped.
 fn overflows(jacobian: &factor::Jacobian, x: &[f64]) -> bool {
-    let roots = jacobian.kernel_roots();
-    let values = frontend::eval_nodes(&jacobian.dag, &roots, x);
-    let reached = jacobian.dag.reachable(&roots);
-    jacobian.dag.ids().filter(|id| reached[id.index()]).any(|id| {
-        let args = jacobian.dag.args(id);
-        jacobian.dag.op(id) == frontend::Op::Mul
+    let roots = jacobian.kernel().roots().to_vec();
+    let values = frontend::eval_nodes(jacobian.dag(), &roots, x);
+    let reached = jacobian.dag().reachable(&roots);
+    jacobian.dag().ids().filter(|id| reached[id.index()]).any(|id| {
+        let args = jacobian.dag().args(id);
+        jacobian.dag().op(id) == frontend::Op::Mul
             && values[id.index()].is_infinite()
             && args.iter().all(|a| values[a.index()].is_finite())
     })
@@ -102,7 +109,9 @@ fn explain_seed() {
     let mut rng = Rng::new(seed);
     let shape = random_shape(&mut rng);
     let case = random_case(&mut rng, shape);
-    let jacobian = factor::jacobian_of(case.dag.clone(), &case.outputs, case.num_inputs);
+    let jacobian = factor::jacobian(
+        frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+    );
     for _ in 0..8 {
         let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
         let (values, dense) = jacobian.eval(&x);

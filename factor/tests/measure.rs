@@ -21,11 +21,15 @@ fn corpus_operation_counts() {
         let source = std::fs::read_to_string(&path).expect("readable");
         let start = Instant::now();
         let program = frontend::parse_program(&source).expect("parses");
-        let jacobian = factor::jacobian(&program);
+        let jacobian = factor::jacobian(program.kernel().unwrap());
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let outputs = program.output_nodes();
-        let forward = factor::forward_mode_ops(&program.dag, &outputs, program.inputs.len());
-        let reverse = factor::reverse_mode_ops(&program.dag, &outputs, program.inputs.len());
+        let forward = factor::forward_mode_ops(
+            &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
+        );
+        let reverse = factor::reverse_mode_ops(
+            &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
+        );
         let name = path.file_stem().expect("name").to_string_lossy().to_string();
         println!(
             "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6.3} {:>9.2} {:>8}",
@@ -49,15 +53,15 @@ fn spherical_harmonics_cost_and_time() {
     for order in [10, 20, 25] {
         let (dag, outputs) = support::sh::spherical_harmonics(order);
         let start = Instant::now();
-        let jacobian = factor::jacobian_of(dag.clone(), &outputs, 3);
+        let jacobian = factor::jacobian(frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap());
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let ratio = jacobian.jacobian_ops() as f64 / jacobian.function_ops() as f64;
         println!(
             "sh order {order}: function {} jacobian {} ({ratio:.3}x), forward {}, reverse {}, symbolic {ms:.2} ms",
             jacobian.function_ops(),
             jacobian.jacobian_ops(),
-            factor::forward_mode_ops(&dag, &outputs, 3),
-            factor::reverse_mode_ops(&dag, &outputs, 3),
+            factor::forward_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap()),
+            factor::reverse_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap()),
         );
     }
 }
@@ -90,7 +94,7 @@ fn large_random(ops: usize) {
     let outputs: Vec<frontend::NodeId> = pool[pool.len() - 10..].to_vec();
     let function_ops = dag.count_ops(&outputs);
     let start = Instant::now();
-    let jacobian = factor::jacobian_of(dag, &outputs, 10);
+    let jacobian = factor::jacobian(frontend::Kernel::new(dag, outputs.to_vec(), 10).unwrap());
     let seconds = start.elapsed().as_secs_f64();
     let max_rss = std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -101,7 +105,7 @@ fn large_random(ops: usize) {
         jacobian.jacobian_ops(),
         jacobian.nnz(),
         jacobian.method(),
-        jacobian.dag.len()
+        jacobian.dag().len()
     );
 }
 

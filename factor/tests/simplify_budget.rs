@@ -13,18 +13,12 @@ use support::{random_case, Rng};
 fn tiny_limits_stop_cleanly() {
     let mut rng = Rng::new(7);
     let case = random_case(&mut rng, 3, 60);
-    let jacobian = factor::jacobian_of(case.dag, &case.outputs, case.num_inputs);
-    let (_, report) = Simplifier::new().with_chains(false).with_node_limit(1).run_roots(
-        &jacobian.dag,
-        &jacobian.kernel_roots(),
-        jacobian.shape().1,
-    );
+    let jacobian =
+        factor::jacobian(frontend::Kernel::new(case.dag, case.outputs.to_vec(), case.num_inputs).unwrap());
+    let (_, report) = Simplifier::new().with_chains(false).with_node_limit(1).run(jacobian.kernel());
     assert!(matches!(report.stop_reason, StopReason::NodeLimit(_)), "{:?}", report.stop_reason);
-    let (_, report) = Simplifier::new().with_iter_limit(1).with_time_limit(Duration::from_secs(5)).run_roots(
-        &jacobian.dag,
-        &jacobian.kernel_roots(),
-        jacobian.shape().1,
-    );
+    let (_, report) =
+        Simplifier::new().with_iter_limit(1).with_time_limit(Duration::from_secs(5)).run(jacobian.kernel());
     assert!(
         matches!(report.stop_reason, StopReason::IterationLimit(1) | StopReason::Saturated),
         "{:?}",
@@ -42,13 +36,10 @@ fn random_100k_program_keeps_its_budget() {
     let mut rng = Rng::new(100_000);
     let case = random_case(&mut rng, 8, 100_000);
     let start = Instant::now();
-    let jacobian = factor::jacobian_of(case.dag, &case.outputs, case.num_inputs);
+    let jacobian =
+        factor::jacobian(frontend::Kernel::new(case.dag, case.outputs.to_vec(), case.num_inputs).unwrap());
     let symbolic = start.elapsed();
-    let (rewritten, report) = Simplifier::new().with_symbolic_time(symbolic).run_roots(
-        &jacobian.dag,
-        &jacobian.kernel_roots(),
-        jacobian.shape().1,
-    );
+    let (rewritten, report) = Simplifier::new().with_symbolic_time(symbolic).run(jacobian.kernel());
     eprintln!("D* {symbolic:?}, {report:?}");
     assert!(report.ops_after <= report.ops_before);
     assert_eq!(rewritten.is_some(), report.ops_after < report.ops_before);
@@ -63,7 +54,7 @@ fn random_100k_program_keeps_its_budget() {
 #[test]
 fn kernels_over_the_size_limit_are_left_alone() {
     let program = frontend::parse_program("in x, y\nt = x*y\nout sin(t)*t + 3*t*x").expect("valid");
-    let mut jacobian = factor::jacobian(&program);
+    let mut jacobian = factor::jacobian(program.kernel().unwrap());
     let before = jacobian.jacobian_ops();
     let report = jacobian.simplify(&Simplifier::new().with_max_ops(before - 1));
     assert_eq!(report.stop_reason.name(), "too_large");

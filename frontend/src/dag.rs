@@ -158,9 +158,10 @@ impl ExprDag {
         if node.op.is_commutative() && node.slots[1] < node.slots[0] {
             node.slots.swap(0, 1);
         }
-        debug_assert!(
+        // Children before parents: a DAG with a dangling argument cannot be built.
+        assert!(
             node.args().iter().all(|a| a.index() < self.len()),
-            "arguments must exist before their parent"
+            "{node:?}: arguments must be nodes of this DAG, created before their parent"
         );
         let hash = node_hash(&node);
         let nodes = &self.nodes;

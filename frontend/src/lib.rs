@@ -16,6 +16,8 @@
 pub mod dag;
 pub mod error;
 pub mod eval;
+pub mod kernel;
+pub mod layout;
 pub mod lexer;
 pub mod op;
 pub mod parser;
@@ -26,6 +28,8 @@ pub mod span;
 pub use dag::{ExprDag, Node, NodeId};
 pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};
+pub use kernel::{InvalidKernel, Kernel};
+pub use layout::{Block, Layout, SparsityPattern};
 pub use op::{Cmp, Op, Real};
 pub use parser::{parse_expr, parse_expr_in, parse_expr_with_inputs, parse_program, Functions};
 pub use print::{print_expr, print_nodes, print_program, Printed};

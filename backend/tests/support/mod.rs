@@ -205,7 +205,9 @@ pub fn assert_nodewise_parity(
 ) {
     let reach = dag.reachable(outputs);
     let nodes: Vec<NodeId> = dag.ids().filter(|id| reach[id.index()]).collect();
-    let kernel = compiler.compile(dag, &nodes, num_inputs).expect("a compilable case");
+    let kernel = compiler
+        .compile(&frontend::Kernel::new(dag.clone(), nodes.to_vec(), num_inputs).unwrap())
+        .expect("a compilable case");
     let mut out = vec![0.0; nodes.len()];
     kernel.eval(x, &mut out).expect("matching lengths");
     let mut jit = vec![f64::NAN; dag.len()];

@@ -27,7 +27,8 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let program = load(&args.file)?;
     progress.stage("factoring the Jacobian");
-    let jacobian = dstar::differentiate(&program, &args.pipeline.options()).jacobian;
+    let jacobian =
+        dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     let x = match (&args.at, &program.point) {
         (None, None) => vec![0.5; program.inputs.len()],
@@ -35,8 +36,8 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     };
     progress.stage("compiling");
     let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
-    let n = program.inputs.len();
-    let function = compiler.compile(&program.dag, &program.output_nodes(), n).map_err(Failure::internal)?;
+    let function =
+        compiler.compile(&program.kernel().map_err(Failure::internal)?).map_err(Failure::internal)?;
     let start = Instant::now();
     let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;

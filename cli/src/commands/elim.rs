@@ -18,9 +18,9 @@ pub struct ElimArgs {
 pub fn run(args: &ElimArgs) -> Result<(), Failure> {
     let progress = Progress::start("eliminating");
     let program = load(&args.file)?;
-    let (outputs, n) = (program.output_nodes(), program.inputs.len());
-    let reports = dstar::factor::strategies(&program.dag, &outputs, n);
-    let default = dstar::factor::jacobian(&program);
+    let function = program.kernel().map_err(Failure::internal)?;
+    let reports = dstar::factor::strategies(&function);
+    let default = dstar::factor::jacobian(function);
     drop(progress);
     let picked = default.method().name();
     if args.json {

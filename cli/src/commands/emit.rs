@@ -32,28 +32,22 @@ pub struct EmitArgs {
 
 pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     let program = load(&args.file)?;
-    let n = program.inputs.len();
     let text = match args.target {
         Target::Text => {
             let source = std::fs::read_to_string(&args.file).map_err(Failure::internal)?;
             dstar::jacobian(&source).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
-            let jacobian = dstar::differentiate(&program, &args.pipeline.options()).jacobian;
-            let roots = jacobian.kernel_roots();
+            let jacobian =
+                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
             let layout = layout_comment(&program, &jacobian);
             let code = match args.target {
-                Target::C => dstar::backend::emit_c(&jacobian.dag, &roots, n, &args.name),
-                _ => dstar::backend::emit_rust(&jacobian.dag, &roots, n, &args.name),
+                Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name),
+                _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name),
             };
-            format!("{layout}{code}")
+            format!("{layout}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
         }
-        Target::Dot => dstar::derivative_graph_dot(
-            &program.dag,
-            &program.output_nodes(),
-            &program.inputs,
-            &program.output_names(),
-        ),
+        Target::Dot => dstar::derivative_graph_dot(&program).map_err(Failure::internal)?,
     };
     print!("{text}");
     Ok(())

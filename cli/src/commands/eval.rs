@@ -83,9 +83,9 @@ fn eval_function(program: &Program, x: &[f64], interp: bool) -> Result<Vec<f64>,
     if interp {
         return Ok(dstar::frontend::eval_program(program, x));
     }
-    let kernel = dstar::backend::JitCompiler::new()
-        .and_then(|c| c.compile(&program.dag, &program.output_nodes(), program.inputs.len()))
-        .map_err(Failure::internal)?;
+    let function = program.kernel().map_err(Failure::internal)?;
+    let kernel =
+        dstar::backend::JitCompiler::new().and_then(|c| c.compile(&function)).map_err(Failure::internal)?;
     let mut out = vec![0.0; program.outputs.len()];
     kernel.eval(x, &mut out).map_err(Failure::internal)?;
     Ok(out)
@@ -99,7 +99,7 @@ fn eval_jacobian(
     interp: bool,
     options: &dstar::Options,
 ) -> Result<(Vec<f64>, Matrix), Failure> {
-    let jacobian = dstar::differentiate(program, options).jacobian;
+    let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
     if interp {
         return Ok(jacobian.eval(x));
     }
@@ -109,29 +109,24 @@ fn eval_jacobian(
 }
 
 fn eval_hessians(program: &Program, x: &[f64], interp: bool) -> Result<Vec<Matrix>, Failure> {
-    let n = program.inputs.len();
     let compiler =
         if interp { None } else { Some(dstar::backend::JitCompiler::new().map_err(Failure::internal)?) };
+    let function = program.kernel().map_err(Failure::internal)?;
     let mut matrices = vec![];
-    for output in &program.outputs {
-        let hessian = dstar::factor::hessian(program.dag.clone(), output.node, n);
-        let entries = hessian.lower_entries();
-        let nodes: Vec<_> = entries.iter().map(|e| e.node).collect();
-        let values = match &compiler {
-            None => dstar::frontend::eval(&hessian.dag, &nodes, x),
+    for output in 0..program.outputs.len() {
+        let hessian = dstar::factor::hessian(function.clone(), output);
+        let out = match &compiler {
+            None => hessian.kernel().eval(x),
             Some(c) => {
-                let kernel = c.compile(&hessian.dag, &nodes, n).map_err(Failure::internal)?;
-                let mut out = vec![0.0; nodes.len()];
+                let kernel = c.compile(hessian.kernel()).map_err(Failure::internal)?;
+                let mut out = vec![0.0; kernel.num_outputs()];
                 kernel.eval(x, &mut out).map_err(Failure::internal)?;
                 out
             }
         };
-        let mut m = vec![vec![0.0; n]; n];
-        for (e, v) in entries.iter().zip(values) {
-            m[e.row][e.col] = v;
-            m[e.col][e.row] = v;
-        }
-        matrices.push(m);
+        let layout = hessian.layout();
+        let parts = layout.split(&out);
+        matrices.push(layout.blocks()[2].to_dense(parts[2]));
     }
     Ok(matrices)
 }

@@ -166,29 +166,29 @@ impl<'a> DerivativeForm<'a> {
                 if !is_name(name) {
                     return Err(SessionError::at("expected a variable name", at, at + name.len()));
                 }
-                let n = program.inputs.len();
-                let (mut dag, mut node) = (program.dag.clone(), program.outputs[0].node);
+                let mut kernel = kernel_of(&program)?;
                 match program.inputs.iter().position(|i| i == name) {
-                    None => node = dag.constant(0.0),
+                    None => kernel = constant_zero(kernel),
                     Some(col) => {
                         for _ in 0..*order {
-                            let jacobian = dstar::factor::jacobian_of(dag, &[node], n);
-                            let entry = jacobian.entries().iter().find(|e| e.col == col).map(|e| e.node);
-                            dag = jacobian.dag;
-                            node = match entry {
-                                Some(e) => e,
-                                None => dag.constant(0.0),
+                            let jacobian = dstar::factor::jacobian(kernel);
+                            let entry = jacobian.get(0, col);
+                            kernel = jacobian.into_kernel();
+                            kernel = match entry {
+                                Some(e) => kernel.with_roots(vec![e]).map_err(internal)?,
+                                None => constant_zero(kernel),
                             };
                         }
                     }
                 }
-                Ok(evaluated(dag, program.inputs, vec![node], Shape::Scalar))
+                let (dag, roots) = kernel.into_parts();
+                Ok(evaluated(dag, program.inputs, roots, Shape::Scalar))
             }
             Kind::Grad { f } => {
                 let program = function(session, *f)?;
                 let n = program.inputs.len();
-                let jacobian = dstar::factor::jacobian_of(program.dag.clone(), &program.output_nodes(), n);
-                let mut dag = jacobian.dag.clone();
+                let jacobian = dstar::factor::jacobian(kernel_of(&program)?);
+                let mut dag = jacobian.dag().clone();
                 let zero = dag.constant(0.0);
                 let mut row = vec![zero; n];
                 for e in jacobian.entries() {
@@ -199,8 +199,9 @@ impl<'a> DerivativeForm<'a> {
             Kind::Jacobian { fs } => {
                 let (dag, inputs, outputs) = functions_together(session, fs)?;
                 let n = inputs.len();
-                let jacobian = dstar::factor::jacobian_of(dag, &outputs, n);
-                let mut dag = jacobian.dag.clone();
+                let kernel = dstar::Kernel::new(dag, outputs.clone(), n).map_err(internal)?;
+                let jacobian = dstar::factor::jacobian(kernel);
+                let mut dag = jacobian.dag().clone();
                 let zero = dag.constant(0.0);
                 let mut entries = vec![zero; outputs.len() * n];
                 for e in jacobian.entries() {
@@ -211,15 +212,34 @@ impl<'a> DerivativeForm<'a> {
             Kind::Hessian { f } => {
                 let program = function(session, *f)?;
                 let n = program.inputs.len();
-                let hessian = dstar::factor::hessian(program.dag.clone(), program.outputs[0].node, n);
-                let dense = hessian.dense();
-                let mut dag = hessian.dag.clone();
+                let hessian = dstar::factor::hessian(kernel_of(&program)?, 0);
+                let mut dag = hessian.dag().clone();
                 let zero = dag.constant(0.0);
-                let entries: Vec<NodeId> = dense.iter().flatten().map(|e| e.unwrap_or(zero)).collect();
+                let mut entries: Vec<NodeId> = vec![zero; n * n];
+                for e in hessian.lower_entries() {
+                    entries[e.row * n + e.col] = e.node;
+                    entries[e.col * n + e.row] = e.node;
+                }
                 Ok(evaluated(dag, program.inputs, entries, Shape::Matrix { cols: n }))
             }
         }
     }
+}
+
+/// A definition's program as a kernel.
+fn kernel_of(program: &Program) -> Result<dstar::Kernel, SessionError> {
+    program.kernel().map_err(internal)
+}
+
+/// The same DAG computing the constant 0.
+fn constant_zero(kernel: dstar::Kernel) -> dstar::Kernel {
+    let (mut dag, _) = kernel.into_parts();
+    let zero = dag.constant(0.0);
+    dstar::Kernel::new(dag, vec![zero], 0).expect("a constant reads no input")
+}
+
+pub fn internal(e: impl std::fmt::Display) -> SessionError {
+    SessionError::new(e.to_string())
 }
 
 fn is_name(s: &str) -> bool {

@@ -233,9 +233,8 @@ impl Session {
                 self.compiler = Some(JitCompiler::new().map_err(|e| internal(&e))?);
             }
             let compiler = self.compiler.as_ref().expect("created above");
-            let kernel = compiler
-                .compile(&program.dag, &program.output_nodes(), program.inputs.len())
-                .map_err(|e| internal(&e))?;
+            let function = program.kernel().map_err(|e| internal(&e))?;
+            let kernel = compiler.compile(&function).map_err(|e| internal(&e))?;
             self.kernels.insert(key.to_string(), kernel);
         }
         let kernel = &self.kernels[key];
@@ -267,7 +266,7 @@ impl Session {
                 .join("\n")),
             "ops" => {
                 let program = self.function_of(arg, offset)?;
-                let jacobian = dstar::factor::jacobian(&program);
+                let jacobian = dstar::factor::jacobian(program.kernel().map_err(form::internal)?);
                 Ok(format!(
                     "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
                     program.count_ops(),
@@ -282,12 +281,7 @@ impl Session {
                     .rsplit_once(' ')
                     .ok_or_else(|| SessionError::at("usage: :dot EXPR FILE", offset, offset + arg.len()))?;
                 let program = self.function_of(expr.trim(), offset)?;
-                let dot = dstar::derivative_graph_dot(
-                    &program.dag,
-                    &program.output_nodes(),
-                    &program.inputs,
-                    &program.output_names(),
-                );
+                let dot = dstar::derivative_graph_dot(&program).map_err(form::internal)?;
                 write_file(file, &dot)?;
                 let mut reply = format!("wrote {file}");
                 let svg = format!("{file}.svg");
@@ -321,13 +315,12 @@ impl Session {
     fn time(&mut self, arg: &str, offset: usize) -> Result<String, SessionError> {
         let program = self.function_of(arg, offset)?;
         let start = std::time::Instant::now();
-        let jacobian = dstar::factor::jacobian(&program);
+        let function = program.kernel().map_err(form::internal)?;
+        let jacobian = dstar::factor::jacobian(function.clone());
         let symbolic = start.elapsed();
-        let compiler = JitCompiler::new().map_err(|e| SessionError::new(e.to_string()))?;
+        let compiler = JitCompiler::new().map_err(form::internal)?;
         let n = program.inputs.len();
-        let function = compiler
-            .compile(&program.dag, &program.output_nodes(), n)
-            .map_err(|e| SessionError::new(e.to_string()))?;
+        let function = compiler.compile(&function).map_err(form::internal)?;
         let start = std::time::Instant::now();
         let kernel =
             JacobianKernel::compile(&jacobian, &compiler).map_err(|e| SessionError::new(e.to_string()))?;

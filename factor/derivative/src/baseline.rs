@@ -9,13 +9,15 @@
 use crate::graph::DerivativeGraph;
 use crate::propagate::{adjoints, tangents};
 use crate::term::Term;
-use frontend::{ExprDag, NodeId};
+use frontend::Kernel;
 
 /// Operations of the function plus `n` forward (tangent) sweeps, one seeded
 /// at each input.
-pub fn forward_mode_ops(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> usize {
-    let mut dag = dag.clone();
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+pub fn forward_mode_ops(function: &Kernel) -> usize {
+    let mut kernel = function.clone();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let (outputs, num_inputs) = (function.roots(), function.num_inputs());
+    let mut dag = kernel.into_parts().0;
     let mut roots = outputs.to_vec();
     for k in 0..num_inputs {
         let one = Term::one(&mut dag);
@@ -31,9 +33,11 @@ pub fn forward_mode_ops(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) ->
 
 /// Operations of the function plus `m` reverse (adjoint) sweeps, one seeded
 /// at each output.
-pub fn reverse_mode_ops(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) -> usize {
-    let mut dag = dag.clone();
-    let graph = DerivativeGraph::new(&mut dag, outputs, num_inputs);
+pub fn reverse_mode_ops(function: &Kernel) -> usize {
+    let mut kernel = function.clone();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let (outputs, num_inputs) = (function.roots(), function.num_inputs());
+    let mut dag = kernel.into_parts().0;
     let mut roots = outputs.to_vec();
     for i in 0..outputs.len() {
         let one = Term::one(&mut dag);
@@ -50,7 +54,7 @@ pub fn reverse_mode_ops(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use frontend::Op;
+    use frontend::{ExprDag, Op};
 
     #[test]
     fn chain_costs_match_hand_counts() {
@@ -59,7 +63,8 @@ mod tests {
         let x = dag.input(0);
         let e = dag.apply(Op::Exp, &[x]);
         let f = dag.apply(Op::Sin, &[e]);
-        assert_eq!(forward_mode_ops(&dag, &[f], 1), 4);
-        assert_eq!(reverse_mode_ops(&dag, &[f], 1), 4);
+        let kernel = Kernel::new(dag, vec![f], 1).unwrap();
+        assert_eq!(forward_mode_ops(&kernel), 4);
+        assert_eq!(reverse_mode_ops(&kernel), 4);
     }
 }

@@ -150,7 +150,8 @@ mod tests {
         let prod = dag.mul(s, sum);
         let p = dag.apply(Op::Pow, &[c, c]);
         let r = dag.add(prod, p);
-        (DerivativeGraph::new(&mut dag, &[r, s], 2), r)
+        let mut kernel = frontend::Kernel::new(dag, vec![r, s], 2).unwrap();
+        (DerivativeGraph::new(&mut kernel), r)
     }
 
     /// Immediate dominators by petgraph, with edges reversed when `reverse`.

@@ -3,7 +3,7 @@
 //! local partial.
 
 use crate::rules;
-use frontend::{ExprDag, NodeId, Op};
+use frontend::{ExprDag, Kernel, NodeId, Op};
 use std::fmt;
 use std::ops::Range;
 
@@ -63,10 +63,12 @@ pub struct DerivativeGraph {
 }
 
 impl DerivativeGraph {
-    /// Builds the derivative graph of `roots` with respect to the inputs
-    /// `0..num_inputs`, adding the partials to `dag`. Inputs with an index of
-    /// `num_inputs` or more are treated as constants.
-    pub fn new(dag: &mut ExprDag, roots: &[NodeId], num_inputs: usize) -> DerivativeGraph {
+    /// Builds the derivative graph of the kernel's roots with respect to its
+    /// inputs, adding the partials to its DAG.
+    pub fn new(kernel: &mut Kernel) -> DerivativeGraph {
+        let num_inputs = kernel.num_inputs();
+        let roots = &kernel.roots().to_vec();
+        let dag = kernel.dag_mut();
         let size = dag.len();
         let reach = dag.reachable(roots);
         let is_leaf =
@@ -291,7 +293,8 @@ mod tests {
         let s = dag.apply(Op::Sin, &[x]);
         let s2 = dag.mul(s, s);
         let p = dag.apply(Op::Pow, &[x, x]);
-        let graph = DerivativeGraph::new(&mut dag, &[square, s2, p], 1);
+        let mut kernel = Kernel::new(dag, vec![square, s2, p], 1).unwrap();
+        let graph = DerivativeGraph::new(&mut kernel);
         for (node, child) in [(square, x), (s2, s), (p, x)] {
             let edges: Vec<&Edge> = graph.children(node).iter().filter(|e| e.child == child).collect();
             assert_eq!(edges.len(), 2, "{node:?}");
@@ -308,7 +311,8 @@ mod tests {
         let g = dag.mul(f, y);
         let two = dag.constant(2.0);
         let h = dag.mul(g, two);
-        let graph = DerivativeGraph::new(&mut dag, &[h], 2);
+        let mut kernel = Kernel::new(dag, vec![h], 2).unwrap();
+        let graph = DerivativeGraph::new(&mut kernel);
         assert!(!graph.contains(f), "floor has no edge, so nothing below it is on a path");
         assert!(!graph.contains(x));
         assert!(graph.contains(y) && graph.contains(g) && graph.contains(h));

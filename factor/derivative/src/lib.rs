@@ -11,14 +11,14 @@
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
-//! let mut dag = program.dag.clone();
-//! let graph = derivative::DerivativeGraph::new(&mut dag, &program.output_nodes(), 2);
+//! let mut kernel = program.kernel()?;
+//! let graph = derivative::DerivativeGraph::new(&mut kernel);
 //! let strategy = derivative::Strategy::ALL[0];
-//! let entries = derivative::factorize(&mut dag, &graph, strategy, &|_, _| true);
+//! let entries = derivative::factorize(kernel.dag_mut(), &graph, strategy, &|_, _| true);
 //! let nodes: Vec<_> = entries.iter().map(|e| e.node).collect();
-//! let values = frontend::eval(&dag, &nodes, &[1.0, 2.0]);
+//! let values = frontend::eval(kernel.dag(), &nodes, &[1.0, 2.0]);
 //! assert_eq!(values, vec![2.0 * 2f64.cos() + 2.0, 2f64.cos()]);
-//! # Ok::<(), frontend::ParseError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod baseline;

@@ -13,7 +13,7 @@ use crate::separator::{accumulate_separated, min_cut_separator, natural_separato
 use crate::seu::{seu_plan, seu_subgraph_plan};
 use crate::skip::Skip;
 use crate::vertex::{eliminate_markowitz, forward_order, optimal_order, reverse_order, run_order};
-use frontend::{ExprDag, NodeId};
+use frontend::{ExprDag, Kernel};
 
 /// An elimination strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,18 +107,13 @@ impl Elimination {
     }
 }
 
-/// The Jacobian of `outputs` by `strategy`, as nodes of a copy of `dag`. A
-/// scarcity strategy finishes its remainder graph by Markowitz elimination;
-/// the cost then covers both.
-pub fn accumulate(
-    dag: &ExprDag,
-    outputs: &[NodeId],
-    num_inputs: usize,
-    strategy: Elimination,
-) -> Result<Accumulation, Skip> {
-    let mut dag = dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
-    accumulate_graph(&graph, dag, strategy)
+/// The Jacobian of `function` by `strategy`, as nodes of a copy of its DAG.
+/// A scarcity strategy finishes its remainder graph by Markowitz
+/// elimination; the cost then covers both.
+pub fn accumulate(function: &Kernel, strategy: Elimination) -> Result<Accumulation, Skip> {
+    let mut kernel = function.clone();
+    let graph = LinearizedGraph::new(&mut kernel);
+    accumulate_graph(&graph, kernel.into_parts().0, strategy)
 }
 
 /// Like [`accumulate`], on a graph already built in `dag`.
@@ -138,17 +133,13 @@ pub fn accumulate_graph(
     }
 }
 
-/// The remainder graph of a scarcity strategy (`None` for a full one).
-pub fn scarcity_remainder(
-    dag: &ExprDag,
-    outputs: &[NodeId],
-    num_inputs: usize,
-    strategy: Elimination,
-) -> Option<Remainder> {
-    let mut dag = dag.clone();
-    let graph = LinearizedGraph::new(&mut dag, outputs, num_inputs);
+/// The remainder graph of `function` left by a scarcity strategy (`None`
+/// for a full one).
+pub fn scarcity_remainder(function: &Kernel, strategy: Elimination) -> Option<Remainder> {
+    let mut kernel = function.clone();
+    let graph = LinearizedGraph::new(&mut kernel);
     let moves = scarcity_moves(&graph, strategy)?;
-    Some(remainder(&graph, dag, &moves))
+    Some(remainder(&graph, kernel.into_parts().0, &moves))
 }
 
 /// The cost and final nonunit edge count of `strategy` on `graph` (built in

@@ -3,7 +3,7 @@
 //! [`derivative::rules::partials`] as nodes of the same DAG.
 
 use derivative::DerivativeGraph;
-use frontend::{ExprDag, NodeId, Op};
+use frontend::{ExprDag, Kernel, NodeId, Op};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -82,10 +82,12 @@ pub struct LinearizedGraph {
 }
 
 impl LinearizedGraph {
-    /// The linearized graph of `outputs` with respect to the inputs
-    /// `0..num_inputs`; the local partials are added to `dag`.
-    pub fn new(dag: &mut ExprDag, outputs: &[NodeId], num_inputs: usize) -> LinearizedGraph {
-        let graph = DerivativeGraph::new(dag, outputs, num_inputs);
+    /// The linearized graph of the kernel's outputs with respect to its
+    /// inputs; the local partials are added to its DAG.
+    pub fn new(kernel: &mut Kernel) -> LinearizedGraph {
+        let graph = DerivativeGraph::new(kernel);
+        let (outputs, num_inputs) = (&kernel.roots().to_vec(), kernel.num_inputs());
+        let dag = kernel.dag_mut();
         let bound = graph.node_bound();
         let is_output = |v: NodeId| outputs.contains(&v);
         // Claim each output node as its own output vertex where allowed.
@@ -272,7 +274,12 @@ mod tests {
         let square = dag.mul(x, x);
         let s = dag.apply(Op::Sin, &[square]);
         // `square` is an output used by `s`, and `x` is an output too.
-        let graph = LinearizedGraph::new(&mut dag, &[square, s, x], 1);
+        let graph = {
+            let mut kernel = frontend::Kernel::new(std::mem::take(&mut dag), vec![square, s, x], 1).unwrap();
+            let graph = LinearizedGraph::new(&mut kernel);
+            dag = kernel.into_parts().0;
+            graph
+        };
         assert_eq!(graph.num_vertices(), 5, "x, x*x, sin (its own output), copies for x*x and x");
         let square_vertex = graph.vertices().find(|&v| graph.node(v) == square).expect("present");
         assert_eq!(graph.kind(square_vertex), VertexKind::Intermediate);

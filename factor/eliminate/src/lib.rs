@@ -11,11 +11,11 @@
 //!
 //! ```
 //! let program = frontend::parse_program("in x1, x2\nout x1*sin(x1)/x2")?;
-//! let mut dag = program.dag.clone();
-//! let graph = eliminate::LinearizedGraph::new(&mut dag, &program.output_nodes(), 2);
-//! let (cost, _) = eliminate::costs(&graph, &dag, eliminate::Elimination::OptimalEdge).expect("small");
+//! let mut kernel = program.kernel()?;
+//! let graph = eliminate::LinearizedGraph::new(&mut kernel);
+//! let (cost, _) = eliminate::costs(&graph, kernel.dag(), eliminate::Elimination::OptimalEdge).expect("small");
 //! assert_eq!((cost.mults, cost.adds), (2, 1));
-//! # Ok::<(), frontend::ParseError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod accumulate;

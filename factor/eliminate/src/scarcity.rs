@@ -13,7 +13,7 @@ use crate::cost::Cost;
 use crate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 use crate::pattern::{Move, Pattern};
 use crate::rng::Rng;
-use frontend::{ExprDag, NodeId};
+use frontend::{ExprDag, Kernel, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -109,13 +109,12 @@ impl Remainder {
         self.outputs.len()
     }
 
-    /// `J·V` for `num_directions` directions as nodes of a copy of the DAG,
-    /// ready to compile: inputs `0..n` are `x`, and input `n + d·n + j` is
-    /// component `j` of direction `d`. Returns the DAG and the `d·m + i`
-    /// ordered products. The same propagation as [`Remainder::apply`]: one
-    /// multiplication per nonunit edge and direction, unit edges add or
-    /// subtract.
-    pub fn directions_dag(&self, num_directions: usize) -> (ExprDag, Vec<NodeId>) {
+    /// `J·V` for `num_directions` directions as a kernel over a copy of the
+    /// DAG: inputs `0..n` are `x`, and input `n + d·n + j` is component `j`
+    /// of direction `d`; output `d·m + i` is component `i` of `J·v_d`. The
+    /// same propagation as [`Remainder::apply`]: one multiplication per
+    /// nonunit edge and direction, unit edges add or subtract.
+    pub fn directions_kernel(&self, num_directions: usize) -> Kernel {
         let mut dag = self.dag.clone();
         let n = self.num_inputs();
         let mut products = Vec::with_capacity(num_directions * self.num_outputs());
@@ -145,7 +144,8 @@ impl Remainder {
                 products.push(product);
             }
         }
-        (dag, products)
+        let num_inputs = n * (1 + num_directions);
+        Kernel::new(dag, products, num_inputs).expect("the products read x and the directions only")
     }
 }
 

@@ -179,7 +179,7 @@ mod tests {
         let u = dag.apply(Op::Tanh, &[ac]);
         let st = dag.mul(s, t);
         let y = dag.mul(st, u);
-        let graph = LinearizedGraph::new(&mut dag, &[y], 4);
+        let graph = LinearizedGraph::new(&mut frontend::Kernel::new(dag, vec![y], 4).unwrap());
         let plan = seu_plan(&graph).expect("every intermediate has one use");
         let cost = order_cost(&graph, &plan.order);
         assert_eq!(cost.mults, plan.lower_bound);

@@ -34,6 +34,8 @@ pub enum Skip {
     NotSingleExpressionUse,
 }
 
+impl std::error::Error for Skip {}
+
 impl fmt::Display for Skip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

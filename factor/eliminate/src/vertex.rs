@@ -134,7 +134,7 @@ mod tests {
         let s = dag.apply(Op::Sin, &[x1]);
         let p = dag.mul(x1, s);
         let y = dag.div(p, x2);
-        LinearizedGraph::new(&mut dag, &[y], 2)
+        LinearizedGraph::new(&mut frontend::Kernel::new(dag, vec![y], 2).unwrap())
     }
 
     #[test]

@@ -13,13 +13,13 @@
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout 3*(2*x*y) + 3*(2*x*y)*x*y")?;
-//! let (dag, roots) = (&program.dag, program.output_nodes());
-//! let (rewritten, report) = simplify::Simplifier::new().with_node_limit(10_000).run_roots(dag, &roots, 2);
-//! assert_eq!(report.ops_before, dag.count_ops(&roots));
+//! let kernel = program.kernel()?;
+//! let (rewritten, report) = simplify::Simplifier::new().with_node_limit(10_000).run(&kernel);
+//! assert_eq!(report.ops_before, kernel.count_ops());
 //! let rewritten = rewritten.expect("the shared product is computed once");
 //! assert!(report.ops_after < report.ops_before);
-//! assert_eq!(report.ops_after, rewritten.dag.count_ops(&rewritten.roots));
-//! # Ok::<(), frontend::ParseError>(())
+//! assert_eq!(report.ops_after, rewritten.count_ops());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod analysis;
@@ -34,4 +34,4 @@ pub mod simplifier;
 pub use analysis::ConstantFold;
 pub use extract::DagExtractor;
 pub use language::OpNode;
-pub use simplifier::{Rewritten, Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS};
+pub use simplifier::{Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS};

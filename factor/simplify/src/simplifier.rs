@@ -6,7 +6,7 @@ use crate::convert::{to_egraph, Selection};
 use crate::extract::DagExtractor;
 use crate::rules;
 use egg::{Runner, SimpleScheduler};
-use frontend::{ExprDag, Node, NodeId};
+use frontend::{ExprDag, Kernel, Node, NodeId};
 use std::time::{Duration, Instant};
 
 /// Why the rewriting stopped. Limits are normal outcomes, not errors: the
@@ -88,14 +88,11 @@ pub struct SimplifyReport {
     pub time_limit: Duration,
 }
 
-/// A rewritten kernel: a fresh DAG (inputs first) and the new node of each
-/// root, in the order the roots were given.
-#[derive(Clone, Debug)]
-pub struct Rewritten {
-    /// The new DAG.
-    pub dag: ExprDag,
-    /// The roots' nodes in `dag`.
-    pub roots: Vec<NodeId>,
+/// A rewritten DAG and the new node of each root, in the order the roots
+/// were given.
+struct Rewritten {
+    dag: ExprDag,
+    roots: Vec<NodeId>,
 }
 
 /// Rewrites a Jacobian kernel (function outputs and entries together) in an
@@ -186,9 +183,17 @@ impl Simplifier {
         self.with_time_limit((symbolic * SYMBOLIC_TIME_FACTOR).max(MIN_TIME_LIMIT))
     }
 
+    /// Simplifies `kernel`. Returns the rewritten kernel (a fresh DAG, the
+    /// same inputs and outputs) only if it needs fewer ops.
+    pub fn run(&self, kernel: &Kernel) -> (Option<Kernel>, SimplifyReport) {
+        let (rewritten, report) = self.run_roots(kernel.dag(), kernel.roots(), kernel.num_inputs());
+        let rewritten = rewritten
+            .map(|r| Kernel::new(r.dag, r.roots, kernel.num_inputs()).expect("rewriting keeps the inputs"));
+        (rewritten, report)
+    }
+
     /// Simplifies the kernel `roots` of `dag` (inputs `0..num_inputs`).
-    /// Returns the rewritten kernel only if it needs fewer ops than the input.
-    pub fn run_roots(
+    fn run_roots(
         &self,
         dag: &ExprDag,
         roots: &[NodeId],
@@ -298,25 +303,20 @@ impl Simplifier {
         Some(Rewritten { dag: new_dag, roots: new_roots })
     }
 
-    /// Simplifies the `entries` of a kernel over `function` (the nodes of
-    /// `dag` that compute the function's outputs) when that saves operations;
-    /// hitting a limit is a [`StopReason`] in the report, never an error.
-    /// Returns the kernel, `function` then the new entries, in a copy of `dag`.
+    /// Simplifies the roots of `kernel` after the first `frozen` (the
+    /// function's outputs, computed by the nodes they reach) when that saves
+    /// operations; hitting a limit is a [`StopReason`] in the report, never
+    /// an error. Returns the kernel, with the same first `frozen` roots, in a
+    /// copy of its DAG.
     ///
-    /// The function's own nodes are frozen: the entries see each function
+    /// The function's own nodes are frozen: the other roots see each function
     /// node they read as an extra input, so rewriting can share work among
-    /// the entries but never changes how the function is computed, and its
-    /// values stay bit for bit those of the plain function.
-    pub fn run_frozen(
-        &self,
-        dag: &ExprDag,
-        function: &[NodeId],
-        entries: &[NodeId],
-        num_inputs: usize,
-    ) -> (Option<Rewritten>, SimplifyReport) {
-        let mut kernel = function.to_vec();
-        kernel.extend_from_slice(entries);
-        let before = dag.count_ops(&kernel);
+    /// them but never changes how the function is computed, and its values
+    /// stay bit for bit those of the plain function.
+    pub fn run_frozen(&self, kernel: &Kernel, frozen: usize) -> (Option<Kernel>, SimplifyReport) {
+        let (dag, num_inputs) = (kernel.dag(), kernel.num_inputs());
+        let (function, entries) = kernel.roots().split_at(frozen);
+        let before = kernel.count_ops();
         if before > self.max_ops {
             return (None, too_large(before, Instant::now(), self.time_limit.unwrap_or(MIN_TIME_LIMIT)));
         }
@@ -334,7 +334,7 @@ impl Simplifier {
             let ops = dag.count_ops(&roots);
             if ops < before {
                 report.ops_after = ops;
-                result = Some(Rewritten { dag, roots });
+                result = Some(Kernel::new(dag, roots, num_inputs).expect("rewriting keeps the inputs"));
             }
         }
         (result, report)

@@ -112,8 +112,8 @@ pub fn random_seu(rng: &mut Rng, num_inputs: usize, size: usize, outputs: usize)
         roots.push(*open.first()?);
     }
     let case = Case { dag, outputs: roots, num_inputs };
-    let mut dag = case.dag.clone();
-    let graph = eliminate::LinearizedGraph::new(&mut dag, &case.outputs, num_inputs);
+    let mut kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), num_inputs).unwrap();
+    let graph = eliminate::LinearizedGraph::new(&mut kernel);
     let nonunit = graph.edges().iter().all(|e| !e.unit);
     (graph.is_single_expression_use() && nonunit && graph.intermediates().count() > 0).then_some(case)
 }

@@ -1,0 +1,157 @@
+//! [`Kernel`]: what every later stage takes and gives back, the outputs
+//! (roots) of an expression DAG over a fixed number of inputs, checked once.
+
+use crate::dag::{ExprDag, NodeId};
+use crate::eval::eval;
+use crate::op::Op;
+use crate::program::Program;
+
+/// Why a DAG and roots do not form a [`Kernel`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidKernel {
+    /// A root names a node the DAG does not have.
+    #[error("root {root} is node {node:?}, but the DAG has only {len} nodes")]
+    UnknownRoot {
+        /// The root's position.
+        root: usize,
+        /// The node it names.
+        node: NodeId,
+        /// Nodes in the DAG.
+        len: usize,
+    },
+    /// A root depends on an input the kernel does not have.
+    #[error("node {node:?} reads input {index}, but the kernel has {num_inputs} inputs")]
+    InputOutOfRange {
+        /// The input node.
+        node: NodeId,
+        /// Its index.
+        index: u32,
+        /// The kernel's inputs.
+        num_inputs: usize,
+    },
+}
+
+/// The outputs `roots` of `dag` as a function of the inputs `0..num_inputs`.
+///
+/// Built only through [`Kernel::new`], which checks that every root exists
+/// and reads only inputs below `num_inputs`; every stage after it (derivatives,
+/// simplification, compilation, emission) relies on that and checks nothing
+/// again. Extending the DAG ([`Kernel::dag_mut`]) keeps it valid: nodes are
+/// append-only, so what the roots reach never changes.
+///
+/// ```
+/// let program = frontend::parse_program("in x, y\nout x * y\nout sin(x)")?;
+/// let kernel = program.kernel()?;
+/// assert_eq!((kernel.num_inputs(), kernel.num_outputs(), kernel.count_ops()), (2, 2, 2));
+/// assert_eq!(kernel.eval(&[2.0, 3.0]), vec![6.0, 2f64.sin()]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    dag: ExprDag,
+    roots: Vec<NodeId>,
+    num_inputs: usize,
+}
+
+impl Kernel {
+    /// The kernel computing `roots` of `dag` from `num_inputs` inputs.
+    ///
+    /// # Errors
+    /// [`InvalidKernel`] if a root is not a node of `dag` or depends on an
+    /// input `k >= num_inputs`.
+    pub fn new(dag: ExprDag, roots: Vec<NodeId>, num_inputs: usize) -> Result<Kernel, InvalidKernel> {
+        if let Some((root, &node)) = roots.iter().enumerate().find(|(_, id)| id.index() >= dag.len()) {
+            return Err(InvalidKernel::UnknownRoot { root, node, len: dag.len() });
+        }
+        let reach = dag.reachable(&roots);
+        for node in dag.ids().filter(|id| reach[id.index()]) {
+            if let Op::Input(index) = dag.op(node) {
+                if index as usize >= num_inputs {
+                    return Err(InvalidKernel::InputOutOfRange { node, index, num_inputs });
+                }
+            }
+        }
+        Ok(Kernel { dag, roots, num_inputs })
+    }
+
+    /// The same DAG with other roots (checked as by [`Kernel::new`]).
+    ///
+    /// # Errors
+    /// As [`Kernel::new`].
+    pub fn with_roots(self, roots: Vec<NodeId>) -> Result<Kernel, InvalidKernel> {
+        Kernel::new(self.dag, roots, self.num_inputs)
+    }
+
+    /// The expression DAG; it may hold nodes the roots do not reach.
+    pub fn dag(&self) -> &ExprDag {
+        &self.dag
+    }
+
+    /// The DAG, to add nodes to (derivatives built beside the function).
+    /// Adding nodes never changes what the roots compute.
+    pub fn dag_mut(&mut self) -> &mut ExprDag {
+        &mut self.dag
+    }
+
+    /// The output nodes, in order.
+    pub fn roots(&self) -> &[NodeId] {
+        &self.roots
+    }
+
+    /// Number of inputs: `x` has this length.
+    pub fn num_inputs(&self) -> usize {
+        self.num_inputs
+    }
+
+    /// Number of outputs (roots).
+    pub fn num_outputs(&self) -> usize {
+        self.roots.len()
+    }
+
+    /// Operations the roots need (see [`ExprDag::count_ops`]).
+    pub fn count_ops(&self) -> usize {
+        self.dag.count_ops(&self.roots)
+    }
+
+    /// The outputs at `x`, by the reference interpreter (a missing input
+    /// reads NaN).
+    pub fn eval(&self, x: &[f64]) -> Vec<f64> {
+        eval(&self.dag, &self.roots, x)
+    }
+
+    /// The DAG and the roots.
+    pub fn into_parts(self) -> (ExprDag, Vec<NodeId>) {
+        (self.dag, self.roots)
+    }
+}
+
+impl Program {
+    /// The program as a [`Kernel`]: its outputs over its inputs.
+    ///
+    /// # Errors
+    /// [`InvalidKernel`] for a program built by hand whose outputs read an
+    /// input it does not declare (never for a parsed one).
+    pub fn kernel(&self) -> Result<Kernel, InvalidKernel> {
+        Kernel::new(self.dag.clone(), self.output_nodes(), self.inputs.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_and_inputs_are_checked_once() {
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let y = dag.input(3);
+        let s = dag.add(x, y);
+        assert!(Kernel::new(dag.clone(), vec![s], 4).is_ok());
+        let error = Kernel::new(dag.clone(), vec![s], 2).unwrap_err();
+        assert_eq!(error, InvalidKernel::InputOutOfRange { node: y, index: 3, num_inputs: 2 });
+        let missing = NodeId::from_index(10);
+        assert!(matches!(Kernel::new(dag.clone(), vec![missing], 4), Err(InvalidKernel::UnknownRoot { .. })));
+        // An input the roots do not reach does not matter.
+        assert!(Kernel::new(dag, vec![x], 1).is_ok());
+    }
+}
