@@ -1,6 +1,6 @@
 //! The default derivative pipeline: the cheapest Jacobian accumulation (D*
 //! unless an elimination strategy needs fewer ops), then common subchains
-//! (`factor::simplify`) within a budget tied to the symbolic time.
+//! (`simplify`) within a work budget proportional to the kernel.
 
 use crate::Error;
 use factor::Jacobian;
@@ -41,10 +41,7 @@ pub struct Differentiated {
 pub fn differentiate(program: &Program, options: &Options) -> Result<Differentiated, Error> {
     let start = Instant::now();
     let mut jacobian = factor::jacobian(program.kernel()?);
-    let accumulation = start.elapsed();
     let ops_before_simplify = jacobian.jacobian_ops();
-    let simplify = options
-        .simplify
-        .then(|| jacobian.simplify(&factor::plan::simplifier().with_symbolic_time(accumulation)));
+    let simplify = options.simplify.then(|| jacobian.simplify(&factor::plan::simplifier()));
     Ok(Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() })
 }

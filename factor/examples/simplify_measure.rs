@@ -1,8 +1,10 @@
 //! Measures the simplifier on every corpus problem (and generated spherical
-//! harmonics): ops before and after, pass time, D* time and their ratio.
+//! harmonics): ops before and after, work spent and its budget, pass time,
+//! D* time and their ratio.
 //!
 //! `cargo run --release -p dstar-factor --example simplify_measure [FILTER]`; with
-//! `TIME_MS=200` the budget is that time instead of twice the D* time.
+//! `WORK_PER_OP=256` the budget is that many units per op instead of the
+//! plan's (`WORK_PER_OP=max` for no limit).
 
 // The D* tests' generator of the corpus' spherical harmonics, for orders the
 // corpus does not hold.
@@ -19,8 +21,8 @@ use std::time::{Duration, Instant};
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
     println!(
-        "{:16} {:>7} {:>7} {:>7} {:>7} {:>9} {:>9} {:>6}  stop",
-        "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio"
+        "{:16} {:>7} {:>7} {:>7} {:>7} {:>9} {:>9} {:>6} {:>10} {:>10}  stop",
+        "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio", "work", "budget"
     );
     let mut problems: Vec<(String, ExprDag, Vec<NodeId>, usize)> = Vec::new();
     for (name, program) in corpus_support::corpus() {
@@ -46,11 +48,13 @@ fn main() {
             jacobian = Some(j);
         }
         let jacobian = jacobian.expect("ran");
-        let simplifier = match std::env::var("TIME_MS") {
-            Ok(ms) => {
-                Simplifier::new().with_time_limit(Duration::from_millis(ms.parse().expect("TIME_MS in ms")))
-            }
-            Err(_) => Simplifier::new().with_symbolic_time(dstar),
+        let simplifier = match std::env::var("WORK_PER_OP").as_deref() {
+            Ok("max") => Simplifier::new().with_work_limit(u64::MAX),
+            Ok(units) => factor::plan::simplifier().with_work_per_op(
+                units.parse().expect("WORK_PER_OP in units"),
+                factor::plan::SIMPLIFY_WORK_BASE,
+            ),
+            Err(_) => factor::plan::simplifier(),
         };
         let mut best = None;
         for _ in 0..3 {
@@ -61,7 +65,7 @@ fn main() {
         }
         let r = best.expect("ran");
         println!(
-            "{:16} {:>7} {:>7} {:>7} {:>6.1}% {:>9.3} {:>9.3} {:>6.2}  {:?} ({} it, {} nodes)",
+            "{:16} {:>7} {:>7} {:>7} {:>6.1}% {:>9.3} {:>9.3} {:>6.2} {:>10} {:>10}  {:?} ({} it, {} nodes)",
             name,
             jacobian.function_ops(),
             r.ops_before,
@@ -70,6 +74,8 @@ fn main() {
             dstar.as_secs_f64() * 1e3,
             r.elapsed.as_secs_f64() * 1e3,
             r.elapsed.as_secs_f64() / dstar.as_secs_f64(),
+            r.work_spent,
+            r.work_limit,
             r.stop_reason,
             r.iterations,
             r.egraph_nodes,

@@ -33,6 +33,15 @@ pub const FACE_EDGE_LIMIT: usize = 1 << 10;
 /// cost more than the accumulation did.
 pub const SIMPLIFY_MAX_OPS: usize = 500_000;
 
+/// Work the common-subchain pass may spend per kernel op (pair-count
+/// updates of the chains, then rewrite applications of the e-graph), and on
+/// top of that for any kernel: with these, the pass costs about what the
+/// accumulation did on the corpus, and finds what an unlimited pass finds
+/// on all but the largest kernels.
+pub const SIMPLIFY_WORK_PER_OP: u64 = 64;
+/// See [`SIMPLIFY_WORK_PER_OP`].
+pub const SIMPLIFY_WORK_BASE: u64 = 20_000;
+
 /// The D* variants worth building for `graph`, in the order that breaks
 /// ties: the factored and plain builds of the orientation that shares sums
 /// across the longer side first (outputs when there are more of them), then
@@ -114,7 +123,10 @@ pub fn elimination_candidates(graph: &LinearizedGraph) -> Vec<Elimination> {
     .collect()
 }
 
-/// The common-subchain pass of the default pipeline.
+/// The common-subchain pass of the default pipeline: the same kernel always
+/// gets the same budget, so it always comes out the same.
 pub fn simplifier() -> Simplifier {
-    Simplifier::new().with_max_ops(SIMPLIFY_MAX_OPS)
+    Simplifier::new()
+        .with_max_ops(SIMPLIFY_MAX_OPS)
+        .with_work_per_op(SIMPLIFY_WORK_PER_OP, SIMPLIFY_WORK_BASE)
 }

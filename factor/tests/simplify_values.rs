@@ -9,7 +9,6 @@ mod corpus_support;
 
 use frontend::{ExprDag, NodeId};
 use simplify::{chains, Simplifier};
-use std::time::Duration;
 use support::{close, random_case, Rng};
 
 /// Relative tolerance of the issue: reassociation and factoring only round
@@ -31,17 +30,16 @@ fn assert_same_values(
 
 /// The simplifiers under test: the whole pass, each half alone.
 fn simplifiers() -> [(&'static str, Simplifier); 2] {
-    let generous = Duration::from_millis(300);
+    let generous = 1 << 24;
     [
-        ("pass", Simplifier::new().with_time_limit(generous)),
-        ("egg only", Simplifier::new().with_time_limit(generous).with_chains(false).with_node_limit(5_000)),
+        ("pass", Simplifier::new().with_work_limit(generous)),
+        ("egg only", Simplifier::new().with_work_limit(generous).with_chains(false).with_node_limit(5_000)),
     ]
 }
 
 fn check(name: &str, dag: &ExprDag, roots: &[NodeId], num_inputs: usize, point: &[f64]) {
     let before = dag.count_ops(roots);
-    let (chained, chained_roots) =
-        chains::rebuild(dag, roots, num_inputs, std::time::Instant::now() + Duration::from_secs(60));
+    let (chained, chained_roots, _) = chains::rebuild(dag, roots, num_inputs, u64::MAX);
     assert_same_values(&format!("{name} (chains)"), (dag, roots), (&chained, &chained_roots), point);
     for (label, simplifier) in simplifiers() {
         let kernel = frontend::Kernel::new(dag.clone(), roots.to_vec(), num_inputs).unwrap();
@@ -63,7 +61,7 @@ fn check(name: &str, dag: &ExprDag, roots: &[NodeId], num_inputs: usize, point: 
 /// stay bit for bit; the entries agree to `REL`; ops never increase.
 fn check_run(name: &str, jacobian: &factor::Jacobian, point: &[f64]) {
     let mut simplified = jacobian.clone();
-    let report = simplified.simplify(&Simplifier::new().with_time_limit(Duration::from_millis(300)));
+    let report = simplified.simplify(&Simplifier::new().with_work_limit(1 << 24));
     assert_eq!(report.ops_before, jacobian.jacobian_ops());
     assert_eq!(report.ops_after, simplified.jacobian_ops());
     assert!(report.ops_after <= report.ops_before, "{name}: {report:?}");

@@ -19,7 +19,6 @@
 use crate::pairs::most_frequent_pairs;
 use frontend::{ExprDag, NodeId, Op, Real};
 use rustc_hash::FxHashMap;
-use std::time::Instant;
 
 /// Most factors in one product term before the node is kept whole.
 const MAX_FACTORS: usize = 12;
@@ -144,14 +143,17 @@ fn product(a: &Term, b: &Term) -> Term {
 /// computed once. Returns a fresh DAG (inputs `0..num_inputs` first) and the
 /// roots' nodes in it; the caller compares op counts.
 ///
-/// Pairing stops at `deadline` (what is paired by then is kept), so the
-/// pass is bounded by the time of flattening and emitting, both linear.
+/// Pairing stops after `budget` units of work (what is paired by then is
+/// kept; see [`most_frequent_pairs`]), half for products and the rest for
+/// sums, so the pass costs flattening and emitting, both linear, plus the
+/// budget, and its result depends on the input alone. Returns the work
+/// spent too.
 pub fn rebuild(
     dag: &ExprDag,
     roots: &[NodeId],
     num_inputs: usize,
-    deadline: Instant,
-) -> (ExprDag, Vec<NodeId>) {
+    budget: u64,
+) -> (ExprDag, Vec<NodeId>, u64) {
     let reach = dag.reachable(roots);
     let mut symbols = Symbols::default();
     let mut forms: Vec<Form> = vec![Vec::new(); dag.len()];
@@ -232,9 +234,9 @@ pub fn rebuild(
         }
         term_ranges.push(start..bags.len());
     }
-    most_frequent_pairs(
+    let left = most_frequent_pairs(
         &mut bags,
-        deadline,
+        budget / 2,
         |a: Sym, b: Sym| ((a.min(b), a.max(b)), false),
         |(a, b), _| symbols.get(Def::Mul(a, b)),
     );
@@ -251,9 +253,10 @@ pub fn rebuild(
     // Sums: each needed form is a bag of signed terms; a pair and its
     // negation share one key, the sign of the first element normalized.
     let mut sums: Vec<Vec<(Sym, bool)>> = term_ranges.iter().map(|r| terms[r.clone()].to_vec()).collect();
-    most_frequent_pairs(
+    let sums_budget = budget - budget / 2 + left;
+    let unspent = most_frequent_pairs(
         &mut sums,
-        deadline,
+        sums_budget,
         |a, b| {
             let (a, b) = if (a.0, a.1) <= (b.0, b.1) { (a, b) } else { (b, a) };
             ((a.0, b.0, a.1 != b.1), a.1)
@@ -281,7 +284,8 @@ pub fn rebuild(
         };
         result.insert(*id, value);
     }
-    emit(dag, &symbols, &result, roots, num_inputs)
+    let (dag, roots) = emit(dag, &symbols, &result, roots, num_inputs);
+    (dag, roots, budget - unspent)
 }
 
 /// The form of a node kept whole: its operation on its rebuilt arguments.

@@ -7,7 +7,8 @@
 //! needs fewer ops than the input.
 //!
 //! The main types are [`Simplifier`] (limits as `with_*` builders),
-//! [`SimplifyReport`] (ops before and after, and the [`StopReason`]) and
+//! [`SimplifyReport`] (ops before and after, work spent, and the
+//! [`StopReason`]) and
 //! [`OpNode`] (the e-node). Rewrites preserve values for finite inputs; see
 //! [`rules`] and [`chains`] for the NaN and infinity policy.
 //!
@@ -34,4 +35,4 @@ pub mod simplifier;
 pub use analysis::ConstantFold;
 pub use extract::DagExtractor;
 pub use language::OpNode;
-pub use simplifier::{Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS};
+pub use simplifier::{Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS, WORK_BASE, WORK_PER_OP};

@@ -6,7 +6,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hash::Hash;
-use std::time::Instant;
 
 use rustc_hash::FxHashMap;
 
@@ -16,16 +15,20 @@ use rustc_hash::FxHashMap;
 /// key plus a marker applied to the combined element (`combine` receives the
 /// key and returns the element that replaces the pair as it occurs, for
 /// both markers). Ties go to the smallest key, so the result is
-/// deterministic. Stops early, with every bag still valid, at `deadline`.
+/// deterministic. Stops early, with every bag still valid, once it has
+/// spent `budget` units of work (one per pair count it updates), and returns
+/// the work left: the result depends on the input alone, never on time.
 pub fn most_frequent_pairs<E, K>(
     bags: &mut [Vec<E>],
-    deadline: Instant,
+    budget: u64,
     canonical: impl Fn(E, E) -> (K, bool),
     mut combine: impl FnMut(K, bool) -> E,
-) where
+) -> u64
+where
     E: Copy + Eq,
     K: Copy + Eq + Hash + Ord,
 {
+    let mut work = 0u64;
     // Pairs are counted per pair of positions, so an update touches only the
     // pairs of the elements it removes and adds: O(bag) rather than O(bag²).
     let mut counts: FxHashMap<K, u32> = FxHashMap::default();
@@ -41,14 +44,12 @@ pub fn most_frequent_pairs<E, K>(
     }
     let mut heap: BinaryHeap<(u32, Reverse<K>)> =
         counts.iter().filter(|(_, &c)| c >= 2).map(|(&k, &c)| (c, Reverse(k))).collect();
-    let mut rounds = 0u32;
     while let Some((count, Reverse(key))) = heap.pop() {
         if counts.get(&key) != Some(&count) || count < 2 {
             continue; // stale entry
         }
-        rounds += 1;
-        if rounds % 64 == 0 && Instant::now() >= deadline {
-            return;
+        if work >= budget {
+            return 0;
         }
         let mut replaced: FxHashMap<bool, E> = FxHashMap::default();
         let mut list = holders.remove(&key).unwrap_or_default();
@@ -56,6 +57,7 @@ pub fn most_frequent_pairs<E, K>(
         for b in list {
             let bag = &mut bags[b as usize];
             while let Some((i, j, flip)) = find_pair(bag, key, &canonical) {
+                work += 2 * bag.len() as u64 + 1;
                 let element = *replaced.entry(flip).or_insert_with(|| combine(key, flip));
                 for (x, &e) in bag.iter().enumerate() {
                     for (y, k) in [(i, canonical(e, bag[i]).0), (j, canonical(e, bag[j]).0)] {
@@ -81,6 +83,7 @@ pub fn most_frequent_pairs<E, K>(
         }
         counts.remove(&key);
     }
+    budget - work.min(budget)
 }
 
 fn decrement<K: Eq + Hash>(counts: &mut FxHashMap<K, u32>, key: K) {
@@ -117,7 +120,7 @@ mod tests {
         let mut made = Vec::new();
         most_frequent_pairs(
             &mut bags,
-            Instant::now() + std::time::Duration::from_secs(1),
+            u64::MAX,
             |a, b| ((a.min(b), a.max(b)), false),
             |k, _| {
                 made.push(k);

@@ -5,8 +5,12 @@ use crate::chains;
 use crate::convert::{to_egraph, Selection};
 use crate::extract::DagExtractor;
 use crate::rules;
-use egg::{Runner, SimpleScheduler};
+use egg::{
+    Analysis, EGraph, Language, Rewrite, RewriteScheduler, Runner, RunnerLimits, RunnerResult, SearchMatches,
+};
 use frontend::{ExprDag, Kernel, Node, NodeId};
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// Why the rewriting stopped. Limits are normal outcomes, not errors: the
@@ -19,8 +23,8 @@ pub enum StopReason {
     IterationLimit(usize),
     /// The e-graph grew past the node limit, to the value.
     NodeLimit(usize),
-    /// The time limit (the value) ran out.
-    TimeLimit(Duration),
+    /// The work budget (the value, in units of work) ran out.
+    WorkLimit(u64),
     /// The kernel had more ops (the value) than the pass takes on: its
     /// stages that a time limit cannot interrupt would overrun the budget.
     TooLarge(usize),
@@ -30,13 +34,13 @@ pub enum StopReason {
 
 impl StopReason {
     /// A short machine-readable name: `saturated`, `iteration_limit`,
-    /// `node_limit`, `time_limit` or `other`.
+    /// `node_limit`, `work_limit`, `too_large` or `other`.
     pub fn name(&self) -> &'static str {
         match self {
             StopReason::Saturated => "saturated",
             StopReason::IterationLimit(_) => "iteration_limit",
             StopReason::NodeLimit(_) => "node_limit",
-            StopReason::TimeLimit(_) => "time_limit",
+            StopReason::WorkLimit(_) => "work_limit",
             StopReason::TooLarge(_) => "too_large",
             StopReason::Other(_) => "other",
         }
@@ -49,7 +53,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Saturated => write!(f, "saturated"),
             StopReason::IterationLimit(n) => write!(f, "the iteration limit ({n})"),
             StopReason::NodeLimit(n) => write!(f, "the node limit (e-graph at {n} nodes)"),
-            StopReason::TimeLimit(d) => write!(f, "the time limit ({:.2} ms)", d.as_secs_f64() * 1e3),
+            StopReason::WorkLimit(w) => write!(f, "the work limit ({w} units)"),
             StopReason::TooLarge(ops) => write!(f, "not run: {ops} ops is over the pass's size limit"),
             StopReason::Other(text) => write!(f, "{text}"),
         }
@@ -62,7 +66,8 @@ impl From<egg::StopReason> for StopReason {
             egg::StopReason::Saturated => StopReason::Saturated,
             egg::StopReason::IterationLimit(n) => StopReason::IterationLimit(n),
             egg::StopReason::NodeLimit(n) => StopReason::NodeLimit(n),
-            egg::StopReason::TimeLimit(s) => StopReason::TimeLimit(Duration::from_secs_f64(s)),
+            // The runner's time limit is set out of reach: work budgets bound the pass.
+            egg::StopReason::TimeLimit(s) => StopReason::Other(format!("egg's time limit ({s} s)")),
             egg::StopReason::Other(text) => StopReason::Other(text),
         }
     }
@@ -75,17 +80,19 @@ pub struct SimplifyReport {
     pub ops_before: usize,
     /// Ops after; equal to `ops_before` when the input was kept.
     pub ops_after: usize,
-    /// Why the rewriting stopped; `TimeLimit` also when the chains used the
-    /// budget and the e-graph did not run.
+    /// Why the rewriting stopped.
     pub stop_reason: StopReason,
     /// Rewrite iterations run.
     pub iterations: usize,
     /// E-nodes in the final e-graph.
     pub egraph_nodes: usize,
-    /// Wall time of the whole pass, conversions and extraction included.
+    /// The work budget the pass ran under, and what it spent (pair-count
+    /// updates of the chains, then rewrite applications of the e-graph).
+    pub work_limit: u64,
+    /// Work spent, at most `work_limit`.
+    pub work_spent: u64,
+    /// Wall time of the whole pass, for reports; it never decides anything.
     pub elapsed: Duration,
-    /// The time limit the pass ran under.
-    pub time_limit: Duration,
 }
 
 /// A rewritten DAG and the new node of each root, in the order the roots
@@ -98,14 +105,17 @@ struct Rewritten {
 /// Rewrites a Jacobian kernel (function outputs and entries together) in an
 /// e-graph to expose common subchains, then extracts the cheapest DAG found.
 ///
-/// Limits default to a budget proportional to the input; see
-/// [`Simplifier::with_symbolic_time`] to tie the time to the D* time.
+/// Every limit counts work (operations, e-nodes, iterations, pair updates,
+/// rewrite applications), never time, so the same kernel always gives the
+/// same result, on any machine and under any load; time is bounded as a
+/// consequence. Limits default to budgets proportional to the input.
 #[derive(Clone, Debug)]
 pub struct Simplifier {
     max_ops: usize,
     node_limit: Option<usize>,
     iter_limit: Option<usize>,
-    time_limit: Option<Duration>,
+    work_limit: Option<u64>,
+    work_per_op: (u64, u64),
     skip_chains: bool,
 }
 
@@ -115,7 +125,8 @@ impl Default for Simplifier {
             max_ops: DEFAULT_MAX_OPS,
             node_limit: None,
             iter_limit: None,
-            time_limit: None,
+            work_limit: None,
+            work_per_op: (WORK_PER_OP, WORK_BASE),
             skip_chains: false,
         }
     }
@@ -127,17 +138,15 @@ const DEFAULT_ITER_LIMIT: usize = 12;
 /// Default e-node limit per input e-node, on top of [`NODE_LIMIT_BASE`].
 const NODE_LIMIT_PER_NODE: usize = 6;
 const NODE_LIMIT_BASE: usize = 2_000;
-/// Default time per input op (the D* pass takes about 0.25-2 µs per op), and
-/// the floor below which the pass's fixed costs (flattening, loading the
-/// e-graph) leave it no time to find anything: 5 ms, unnoticeable by hand.
-const TIME_PER_OP: Duration = Duration::from_nanos(500);
-const MIN_TIME_LIMIT: Duration = Duration::from_millis(5);
+/// Default work per input op, on top of [`WORK_BASE`]: what the chains'
+/// pairing and the e-graph's rewrites may spend together.
+pub const WORK_PER_OP: u64 = 64;
+/// Work every kernel may spend however small: enough for small kernels to
+/// reach a fixed point.
+pub const WORK_BASE: u64 = 20_000;
 /// Kernels above this many ops are left alone by default: flattening,
-/// rebuilding and loading them (which a time limit cannot interrupt) take
-/// seconds, more than the budget the D* time allows.
+/// rebuilding and loading them cost more than the accumulation did.
 pub const DEFAULT_MAX_OPS: usize = 500_000;
-/// The time limit as a multiple of the symbolic (D*) time.
-const SYMBOLIC_TIME_FACTOR: u32 = 2;
 
 impl Simplifier {
     /// A simplifier with the default budget.
@@ -164,9 +173,18 @@ impl Simplifier {
         self
     }
 
-    /// Bounds the whole pass to about `limit` of wall time.
-    pub fn with_time_limit(mut self, limit: Duration) -> Simplifier {
-        self.time_limit = Some(limit);
+    /// Bounds the pass to `units` of work: pair-count updates of the chains,
+    /// then rewrite applications of the e-graph. Unless set, the budget
+    /// scales with the input (see [`Simplifier::with_work_per_op`]).
+    pub fn with_work_limit(mut self, units: u64) -> Simplifier {
+        self.work_limit = Some(units);
+        self
+    }
+
+    /// Bounds the pass to `per_op` units of work per input op plus `base`;
+    /// [`WORK_PER_OP`] and [`WORK_BASE`] unless set.
+    pub fn with_work_per_op(mut self, per_op: u64, base: u64) -> Simplifier {
+        self.work_per_op = (per_op, base);
         self
     }
 
@@ -175,12 +193,6 @@ impl Simplifier {
     pub fn with_chains(mut self, on: bool) -> Simplifier {
         self.skip_chains = !on;
         self
-    }
-
-    /// Bounds the pass to twice `symbolic`, the time the accumulation took, but
-    /// at least 5 ms.
-    pub fn with_symbolic_time(self, symbolic: Duration) -> Simplifier {
-        self.with_time_limit((symbolic * SYMBOLIC_TIME_FACTOR).max(MIN_TIME_LIMIT))
     }
 
     /// Simplifies `kernel`. Returns the rewritten kernel (a fresh DAG, the
@@ -192,6 +204,12 @@ impl Simplifier {
         (rewritten, report)
     }
 
+    /// The work budget for a kernel of `ops` operations.
+    fn work_limit(&self, ops: usize) -> u64 {
+        let (per_op, base) = self.work_per_op;
+        self.work_limit.unwrap_or(per_op.saturating_mul(ops as u64).saturating_add(base))
+    }
+
     /// Simplifies the kernel `roots` of `dag` (inputs `0..num_inputs`).
     fn run_roots(
         &self,
@@ -201,42 +219,35 @@ impl Simplifier {
     ) -> (Option<Rewritten>, SimplifyReport) {
         let start = Instant::now();
         let ops_before = dag.count_ops(roots);
-        let time_limit =
-            self.time_limit.unwrap_or_else(|| (TIME_PER_OP * ops_before as u32).max(MIN_TIME_LIMIT));
+        let work_limit = self.work_limit(ops_before);
         if ops_before > self.max_ops {
-            return (None, too_large(ops_before, start, time_limit));
-        }
-        let mut best: Option<Rewritten> = None;
-        let mut ops_after = ops_before;
-        // Chains first: linear but for the pairing, which stops at its
-        // share of the budget, and where most of the sharing is.
-        if !self.skip_chains {
-            let (chained, chained_roots) = chains::rebuild(dag, roots, num_inputs, start + time_limit / 2);
-            let ops = chained.count_ops(&chained_roots);
-            if ops < ops_after {
-                ops_after = ops;
-                best = Some(Rewritten { dag: chained, roots: chained_roots });
-            }
+            return (None, too_large(ops_before, start, work_limit));
         }
         let mut report = SimplifyReport {
             ops_before,
-            ops_after,
-            stop_reason: StopReason::TimeLimit(time_limit),
+            ops_after: ops_before,
+            stop_reason: StopReason::Saturated,
             iterations: 0,
             egraph_nodes: 0,
-            elapsed: start.elapsed(),
-            time_limit,
+            work_limit,
+            work_spent: 0,
+            elapsed: Duration::ZERO,
         };
-        // The e-graph pays for loading and extraction before it finds
-        // anything: skip it when the budget is already mostly spent.
-        let remaining = time_limit.saturating_sub(start.elapsed());
-        if remaining * MIN_EGRAPH_SHARE >= time_limit {
-            let (input_dag, input_roots) = best.as_ref().map_or((dag, roots), |b| (&b.dag, &b.roots[..]));
-            if let Some(found) =
-                self.rewrite(input_dag, input_roots, num_inputs, start, time_limit, &mut report)
-            {
-                best = Some(found);
+        let mut best: Option<Rewritten> = None;
+        // Chains first: linear but for the pairing, which stops at its share
+        // of the budget, and where most of the sharing is.
+        if !self.skip_chains {
+            let (chained, chained_roots, spent) = chains::rebuild(dag, roots, num_inputs, work_limit / 2);
+            report.work_spent = spent;
+            let ops = chained.count_ops(&chained_roots);
+            if ops < report.ops_after {
+                report.ops_after = ops;
+                best = Some(Rewritten { dag: chained, roots: chained_roots });
             }
+        }
+        let (input_dag, input_roots) = best.as_ref().map_or((dag, roots), |b| (&b.dag, &b.roots[..]));
+        if let Some(found) = self.rewrite(input_dag, input_roots, num_inputs, &mut report) {
+            best = Some(found);
         }
         report.elapsed = start.elapsed();
         (best, report)
@@ -250,23 +261,30 @@ impl Simplifier {
         dag: &ExprDag,
         roots: &[NodeId],
         num_inputs: usize,
-        start: Instant,
-        time_limit: Duration,
         report: &mut SimplifyReport,
     ) -> Option<Rewritten> {
         let (egraph, root_classes) = to_egraph(dag, roots);
         let node_limit =
             self.node_limit.unwrap_or(NODE_LIMIT_PER_NODE * egraph.total_number_of_nodes() + NODE_LIMIT_BASE);
-        // Leave a share of the budget for extraction.
-        let rewrite_time = time_limit.saturating_sub(start.elapsed()) * 3 / 5;
-        let runner = Runner::default()
+        let spent = Rc::new(Cell::new(0));
+        let scheduler =
+            BudgetScheduler { remaining: report.work_limit - report.work_spent, spent: Rc::clone(&spent) };
+        let mut runner = Runner::default()
             .with_egraph(egraph)
-            .with_scheduler(SimpleScheduler)
+            .with_scheduler(scheduler)
             .with_node_limit(node_limit)
             .with_iter_limit(self.iter_limit.unwrap_or(DEFAULT_ITER_LIMIT))
-            .with_time_limit(rewrite_time)
+            // Out of reach: the work budget and the node and iteration limits bound the run.
+            .with_time_limit(Duration::from_secs(1 << 32))
             .run(&rules::all());
-        report.stop_reason = runner.stop_reason.clone().map_or(StopReason::Saturated, StopReason::from);
+        let stop = runner.stop_reason.take();
+        report.stop_reason = match stop {
+            Some(egg::StopReason::Other(text)) if text == BudgetScheduler::EXHAUSTED => {
+                StopReason::WorkLimit(report.work_limit)
+            }
+            other => other.map_or(StopReason::Saturated, StopReason::from),
+        };
+        report.work_spent += spent.get();
         report.iterations = runner.iterations.len();
         let applied = runner.iterations.iter().any(|i| i.applied.values().any(|n| *n > 0));
         let mut egraph = runner.egraph;
@@ -280,9 +298,6 @@ impl Simplifier {
         let mut best: Selection = extractor.extract(&extractor.egraph_uses());
         let mut best_ops = best.count_ops(&egraph, &root_classes);
         for _ in 0..EXTRACTION_ROUNDS {
-            if start.elapsed() >= time_limit {
-                break;
-            }
             let next = extractor.extract(&extractor.selection_uses(&best, &root_classes));
             let ops = next.count_ops(&egraph, &root_classes);
             if ops >= best_ops {
@@ -318,7 +333,7 @@ impl Simplifier {
         let (function, entries) = kernel.roots().split_at(frozen);
         let before = kernel.count_ops();
         if before > self.max_ops {
-            return (None, too_large(before, Instant::now(), self.time_limit.unwrap_or(MIN_TIME_LIMIT)));
+            return (None, too_large(before, Instant::now(), self.work_limit(before)));
         }
         let (part, roots, frozen) = entries_over_frozen(dag, function, entries, num_inputs);
         let (rewritten, mut report) = self.run_roots(&part, &roots, num_inputs + frozen.len());
@@ -342,15 +357,57 @@ impl Simplifier {
 }
 
 /// The report of a pass that did not start: `ops` is over the size limit.
-fn too_large(ops: usize, start: Instant, time_limit: Duration) -> SimplifyReport {
+fn too_large(ops: usize, start: Instant, work_limit: u64) -> SimplifyReport {
     SimplifyReport {
         ops_before: ops,
         ops_after: ops,
         stop_reason: StopReason::TooLarge(ops),
         iterations: 0,
         egraph_nodes: 0,
+        work_limit,
+        work_spent: 0,
         elapsed: start.elapsed(),
-        time_limit,
+    }
+}
+
+/// Runs every rewrite, like egg's `SimpleScheduler`, but applies at most
+/// the work left (one unit per substitution, in egg's deterministic match
+/// order) and then stops the runner.
+struct BudgetScheduler {
+    remaining: u64,
+    /// Shared with the caller: the runner owns its scheduler.
+    spent: Rc<Cell<u64>>,
+}
+
+impl BudgetScheduler {
+    /// The stop reason that reports an exhausted budget.
+    const EXHAUSTED: &'static str = "work budget exhausted";
+}
+
+impl<L: Language, N: Analysis<L>> RewriteScheduler<L, N> for BudgetScheduler {
+    fn search_rewrites<'a>(
+        &mut self,
+        iteration: usize,
+        egraph: &EGraph<L, N>,
+        rewrites: &[&'a Rewrite<L, N>],
+        limits: &RunnerLimits,
+    ) -> RunnerResult<Vec<Vec<SearchMatches<'a, L>>>> {
+        if self.remaining == 0 {
+            return Err(egg::StopReason::Other(BudgetScheduler::EXHAUSTED.to_string()));
+        }
+        let mut all = Vec::with_capacity(rewrites.len());
+        for rw in rewrites {
+            let mut matches = rw.search(egraph);
+            for m in &mut matches {
+                let take = (m.substs.len() as u64).min(self.remaining);
+                m.substs.truncate(take as usize);
+                self.remaining -= take;
+                self.spent.set(self.spent.get() + take);
+            }
+            all.push(matches);
+            limits.check_limits(iteration, egraph)?;
+        }
+        Ok(all)
     }
 }
 
@@ -394,10 +451,6 @@ fn entries_over_frozen(
     let roots = entries.iter().map(|e| map[e.index()].expect("entries are needed")).collect();
     (part, roots, frozen)
 }
-
-/// The e-graph runs only if at least `1 / MIN_EGRAPH_SHARE` of the time
-/// limit is left after the chains.
-const MIN_EGRAPH_SHARE: u32 = 4;
 
 /// Extraction rounds after the first, each re-estimating sharing from the
 /// previous selection, while they improve.
