@@ -133,10 +133,16 @@ fn baselines_count_both_sweeps() {
     let p = program("in x, y\na = x*y\nout sin(a)\nout cos(a) + x");
     let outputs = p.output_nodes();
     let jacobian = factor::jacobian(p.kernel().unwrap());
-    let forward =
-        factor::forward_mode_ops(&frontend::Kernel::new(p.dag.clone(), outputs.to_vec(), 2).unwrap());
-    let reverse =
-        factor::reverse_mode_ops(&frontend::Kernel::new(p.dag.clone(), outputs.to_vec(), 2).unwrap());
+    let forward = factor::forward_mode_ops(
+        &frontend::Kernel::new(p.dag.clone(), outputs.to_vec(), 2).unwrap(),
+        usize::MAX,
+    )
+    .expect("no limit");
+    let reverse = factor::reverse_mode_ops(
+        &frontend::Kernel::new(p.dag.clone(), outputs.to_vec(), 2).unwrap(),
+        usize::MAX,
+    )
+    .expect("no limit");
     assert!(
         jacobian.jacobian_ops() <= forward.min(reverse),
         "{} vs {forward}/{reverse}",

@@ -26,10 +26,14 @@ fn corpus_operation_counts() {
         let outputs = program.output_nodes();
         let forward = factor::forward_mode_ops(
             &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
-        );
+            usize::MAX,
+        )
+        .expect("no limit");
         let reverse = factor::reverse_mode_ops(
             &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
-        );
+            usize::MAX,
+        )
+        .expect("no limit");
         let name = path.file_stem().expect("name").to_string_lossy().to_string();
         println!(
             "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6.3} {:>9.2} {:>8}",
@@ -60,8 +64,8 @@ fn spherical_harmonics_cost_and_time() {
             "sh order {order}: function {} jacobian {} ({ratio:.3}x), forward {}, reverse {}, symbolic {ms:.2} ms",
             jacobian.function_ops(),
             jacobian.jacobian_ops(),
-            factor::forward_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap()),
-            factor::reverse_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap()),
+            factor::forward_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap(), usize::MAX).expect("no limit"),
+            factor::reverse_mode_ops(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap(), usize::MAX).expect("no limit"),
         );
     }
 }

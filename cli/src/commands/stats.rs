@@ -32,8 +32,9 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let function = program.kernel().map_err(Failure::internal)?;
     let function_ops = program.count_ops();
     let jacobian_ops = jacobian.jacobian_ops();
-    let forward = dstar::factor::forward_mode_ops(&function);
-    let reverse = dstar::factor::reverse_mode_ops(&function);
+    let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
+    let forward = dstar::factor::forward_mode_ops(&function, limit);
+    let reverse = dstar::factor::reverse_mode_ops(&function, limit);
     drop(progress);
     let strategy = jacobian.method().name();
     let simplify = derived.simplify.as_ref();
@@ -53,6 +54,9 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         if let Some(report) = simplify {
             stats["simplify_stop_reason"] = json!(report.stop_reason.name());
             stats["simplify_ms"] = json!(report.elapsed.as_secs_f64() * 1e3);
+            stats["simplify_work"] = json!(report.work_spent);
+            stats["simplify_iterations"] = json!(report.iterations);
+            stats["simplify_egraph_nodes"] = json!(report.egraph_nodes);
         }
         println!("{stats}");
     } else {
@@ -69,8 +73,12 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             );
         }
         println!("jacobian nonzeros    {:>10}   of {}", jacobian.nnz(), m * n);
-        println!("forward-mode ops     {forward:>10}   {n} tangent sweeps");
-        println!("reverse-mode ops     {reverse:>10}   {m} adjoint sweeps");
+        let baseline = |ops: Option<usize>| match ops {
+            Some(ops) => format!("{ops:>10}"),
+            None => format!("{:>10}", format!("skipped: sweeps over {limit} nodes")),
+        };
+        println!("forward-mode ops     {}   {n} tangent sweeps", baseline(forward));
+        println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(reverse));
         println!("symbolic time        {symbolic_ms:>10.2} ms   parse to finished Jacobian");
     }
     Ok(())

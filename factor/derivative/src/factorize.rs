@@ -25,7 +25,7 @@
 //! overflow the call stack.
 
 use crate::dominators::{DominatorTree, PostDominatorTree};
-use crate::graph::{DerivativeGraph, Marks};
+use crate::graph::{ConeParents, DerivativeGraph, Marks};
 use crate::subgraph::{FactorableSubgraph, LeafMasks};
 use crate::term::{sum, Term};
 use frontend::{ExprDag, NodeId};
@@ -162,10 +162,11 @@ pub fn factorize(
         match orientation {
             Orientation::Forward => {
                 let mut tree = PostDominatorTree::new(size);
+                let mut marks = Marks::new(size);
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
-                    tree.compute(graph, &masks, bit, leaf);
+                    tree.compute(graph, &masks, bit, leaf, &mut marks);
                     for (row, &root) in graph.roots().iter().enumerate() {
                         if reached(root) & bit != 0 && keep(row, col) {
                             let term = sums.toward_leaf(dag, graph, &tree, &masks, bit, root, leaf);
@@ -177,16 +178,18 @@ pub fn factorize(
             Orientation::Reverse => {
                 let mut tree = DominatorTree::new(size);
                 let mut marks = Marks::new(size);
+                let mut parents = ConeParents::new(size);
                 for (row, &root) in graph.roots().iter().enumerate() {
                     if reached(root) == 0 {
                         continue;
                     }
                     let descendants = graph.descendants(root, &mut marks);
-                    tree.compute(graph, &descendants, &marks);
+                    tree.compute(graph, &descendants);
+                    parents.compute(graph, &descendants);
                     for (j, &col) in batch.iter().enumerate() {
                         let Some(leaf) = graph.leaf(col) else { continue };
                         if reached(root) & (1 << j) != 0 && keep(row, col) {
-                            let term = sums.down_from_root(dag, graph, &tree, &marks, root, leaf);
+                            let term = sums.down_from_root(dag, &tree, &parents, root, leaf);
                             entries.push(Entry { row, col, node: term.materialize(dag) });
                         }
                     }
@@ -291,9 +294,8 @@ impl PathSums {
     fn down_from_root(
         &mut self,
         dag: &mut ExprDag,
-        graph: &DerivativeGraph,
         tree: &DominatorTree,
-        members: &Marks,
+        cone_parents: &ConeParents,
         root: NodeId,
         leaf: NodeId,
     ) -> Term {
@@ -326,12 +328,7 @@ impl PathSums {
             }
             // i == d: the subgraph (d, v) itself, over v's parents from d.
             // Parents in descending order, the order a reverse sweep meets them.
-            let parents = graph
-                .parent_edges(v)
-                .iter()
-                .rev()
-                .map(|&id| *graph.edge(id))
-                .filter(|e| members.contains(e.parent));
+            let parents = cone_parents.of(v).iter();
             let missing: Vec<NodeId> =
                 parents.clone().map(|e| e.parent).filter(|&p| self.get(dag, d, p).is_none()).collect();
             if !missing.is_empty() {

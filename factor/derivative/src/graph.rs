@@ -236,11 +236,88 @@ impl DerivativeGraph {
         found
     }
 
+    /// The nodes that reach `leaf` along edges, in ascending id order
+    /// (`leaf` first). Empty if `leaf` is not in the graph.
+    pub fn ancestors(&self, leaf: NodeId, mark: &mut Marks) -> Vec<NodeId> {
+        let mut found = Vec::new();
+        if !self.contains(leaf) {
+            return found;
+        }
+        mark.clear();
+        mark.insert(leaf);
+        let mut stack = vec![leaf];
+        while let Some(v) = stack.pop() {
+            found.push(v);
+            for &id in self.parent_edges(v) {
+                let p = self.edge(id).parent;
+                if mark.insert(p) {
+                    stack.push(p);
+                }
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+
     fn child_range(&self, v: NodeId) -> Range<usize> {
         match self.on_path.get(v.index()) {
             Some(true) => self.child_start[v.index()] as usize..self.child_start[v.index() + 1] as usize,
             _ => 0..0,
         }
+    }
+}
+
+/// The parent edges of each node of one root's cone that come from the cone
+/// itself, found in one pass over the cone's edges: a node with many
+/// parents outside the cone (an input used by every output) costs only its
+/// parents inside it.
+#[derive(Clone, Debug)]
+pub struct ConeParents {
+    offset: Vec<u32>,
+    count: Vec<u32>,
+    edges: Vec<Edge>,
+}
+
+impl ConeParents {
+    /// Empty lists over node ids below `size`.
+    pub fn new(size: usize) -> ConeParents {
+        ConeParents { offset: vec![0; size], count: vec![0; size], edges: Vec::new() }
+    }
+
+    /// Lists, for each node of `cone` (a root's descendants, descending,
+    /// as [`DerivativeGraph::descendants`] gives them), its parent edges from
+    /// the cone: parents descending, a parent's parallel edges last slot
+    /// first, the order in which a reverse sweep meets them. Lists of other
+    /// nodes are stale.
+    pub fn compute(&mut self, graph: &DerivativeGraph, cone: &[NodeId]) {
+        for v in cone {
+            self.count[v.index()] = 0;
+        }
+        for &u in cone {
+            for e in graph.children(u) {
+                self.count[e.child.index()] += 1;
+            }
+        }
+        let mut total = 0u32;
+        for v in cone {
+            self.offset[v.index()] = total;
+            total += std::mem::take(&mut self.count[v.index()]);
+        }
+        self.edges.clear();
+        self.edges.resize(total as usize, Edge { parent: cone[0], child: cone[0], label: cone[0] });
+        for &u in cone {
+            for e in graph.children(u).iter().rev() {
+                let c = e.child.index();
+                self.edges[(self.offset[c] + self.count[c]) as usize] = *e;
+                self.count[c] += 1;
+            }
+        }
+    }
+
+    /// The parent edges of `v` from the cone.
+    pub fn of(&self, v: NodeId) -> &[Edge] {
+        let start = self.offset[v.index()] as usize;
+        &self.edges[start..start + self.count[v.index()] as usize]
     }
 }
 

@@ -34,7 +34,7 @@ pub mod term;
 pub use baseline::{forward_mode_ops, reverse_mode_ops};
 pub use dominators::{DominatorTree, PostDominatorTree};
 pub use factorize::{factorize, Entry, Orientation, Strategy};
-pub use graph::{DerivativeGraph, Edge, EdgeId, Marks};
+pub use graph::{ConeParents, DerivativeGraph, Edge, EdgeId, Marks};
 pub use subgraph::{FactorableSubgraph, LeafMasks};
 pub use sweeps::sweep_components;
 pub use term::Term;

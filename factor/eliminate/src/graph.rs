@@ -89,7 +89,11 @@ impl LinearizedGraph {
         let (outputs, num_inputs) = (&kernel.roots().to_vec(), kernel.num_inputs());
         let dag = kernel.dag_mut();
         let bound = graph.node_bound();
-        let is_output = |v: NodeId| outputs.contains(&v);
+        // How many rows each node is the output of.
+        let mut rows_of = vec![0u32; bound];
+        for v in outputs.iter().filter(|v| graph.contains(**v)) {
+            rows_of[v.index()] += 1;
+        }
         // Claim each output node as its own output vertex where allowed.
         let mut own_row = vec![None; bound];
         let mut copies = Vec::new();
@@ -99,7 +103,7 @@ impl LinearizedGraph {
             }
             // A node listed twice keeps no row: both rows get copies.
             let is_sink = graph.parent_edges(v).is_empty() && !matches!(dag.op(v), Op::Input(_));
-            if is_sink && outputs.iter().filter(|&&w| w == v).count() == 1 {
+            if is_sink && rows_of[v.index()] == 1 {
                 own_row[v.index()] = Some(row);
             } else {
                 copies.push((row, v));
@@ -126,7 +130,7 @@ impl LinearizedGraph {
                     VertexKind::Output(row)
                 }
                 _ => {
-                    debug_assert!(is_output(v) || !graph.parent_edges(v).is_empty());
+                    debug_assert!(rows_of[index] > 0 || !graph.parent_edges(v).is_empty());
                     VertexKind::Intermediate
                 }
             };

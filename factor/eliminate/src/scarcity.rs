@@ -13,7 +13,9 @@ use crate::cost::Cost;
 use crate::graph::{LinearizedEdge, LinearizedGraph, VertexId, VertexKind};
 use crate::pattern::{Move, Pattern};
 use crate::rng::Rng;
-use frontend::{ExprDag, Kernel, NodeId};
+use derivative::propagate::{materialize, push_forward};
+use derivative::Term;
+use frontend::{ExprDag, Kernel};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -118,30 +120,19 @@ impl Remainder {
         let mut dag = self.dag.clone();
         let n = self.num_inputs();
         let mut products = Vec::with_capacity(num_directions * self.num_outputs());
+        let mut tangent = vec![None; self.kinds.len()];
         for d in 0..num_directions {
-            let mut tangent: Vec<Option<NodeId>> = vec![None; self.kinds.len()];
+            tangent.iter_mut().for_each(|t| *t = None);
             for (col, input) in self.inputs.iter().enumerate() {
                 if let Some(input) = input {
-                    tangent[input.index()] = Some(dag.input(n + d * n + col));
+                    tangent[input.index()] = Some(Term { node: dag.input(n + d * n + col), negated: false });
                 }
             }
             // Edges sorted by head, tails first: as in `apply`.
-            for e in &self.edges {
-                let Some(t) = tangent[e.from.index()] else { continue };
-                let term = match dag.as_const(e.label) {
-                    Some(c) if e.unit && c < 0.0 => dag.neg(t),
-                    Some(_) if e.unit => t,
-                    _ => dag.mul(e.label, t),
-                };
-                let sum = match tangent[e.to.index()] {
-                    Some(partial) => dag.add(partial, term),
-                    None => term,
-                };
-                tangent[e.to.index()] = Some(sum);
-            }
+            let edges = self.edges.iter().map(|e| (e.from.index(), e.to.index(), e.label));
+            push_forward(&mut dag, edges, &mut tangent);
             for y in &self.outputs {
-                let product = y.and_then(|y| tangent[y.index()]).unwrap_or_else(|| dag.constant(0.0));
-                products.push(product);
+                products.push(materialize(&mut dag, y.and_then(|y| tangent[y.index()])));
             }
         }
         let num_inputs = n * (1 + num_directions);

@@ -86,8 +86,8 @@ pub struct SimplifyReport {
     pub iterations: usize,
     /// E-nodes in the final e-graph.
     pub egraph_nodes: usize,
-    /// The work budget the pass ran under, and what it spent (pair-count
-    /// updates of the chains, then rewrite applications of the e-graph).
+    /// The work budget the pass ran under: pair-count updates of the
+    /// chains, then e-nodes searched per rule and rewrites applied.
     pub work_limit: u64,
     /// Work spent, at most `work_limit`.
     pub work_spent: u64,
@@ -140,7 +140,7 @@ const NODE_LIMIT_PER_NODE: usize = 6;
 const NODE_LIMIT_BASE: usize = 2_000;
 /// Default work per input op, on top of [`WORK_BASE`]: what the chains'
 /// pairing and the e-graph's rewrites may spend together.
-pub const WORK_PER_OP: u64 = 64;
+pub const WORK_PER_OP: u64 = 256;
 /// Work every kernel may spend however small: enough for small kernels to
 /// reach a fixed point.
 pub const WORK_BASE: u64 = 20_000;
@@ -370,9 +370,10 @@ fn too_large(ops: usize, start: Instant, work_limit: u64) -> SimplifyReport {
     }
 }
 
-/// Runs every rewrite, like egg's `SimpleScheduler`, but applies at most
-/// the work left (one unit per substitution, in egg's deterministic match
-/// order) and then stops the runner.
+/// Runs every rewrite, like egg's `SimpleScheduler`, within a work budget:
+/// each iteration's search costs one unit per e-node and rule, each
+/// substitution applied one more (in egg's deterministic match order); the
+/// runner stops when the budget is spent.
 struct BudgetScheduler {
     remaining: u64,
     /// Shared with the caller: the runner owns its scheduler.
@@ -392,9 +393,14 @@ impl<L: Language, N: Analysis<L>> RewriteScheduler<L, N> for BudgetScheduler {
         rewrites: &[&'a Rewrite<L, N>],
         limits: &RunnerLimits,
     ) -> RunnerResult<Vec<Vec<SearchMatches<'a, L>>>> {
-        if self.remaining == 0 {
+        let search = (egraph.total_number_of_nodes() * rewrites.len()) as u64;
+        if self.remaining <= search {
+            self.spent.set(self.spent.get() + self.remaining);
+            self.remaining = 0;
             return Err(egg::StopReason::Other(BudgetScheduler::EXHAUSTED.to_string()));
         }
+        self.remaining -= search;
+        self.spent.set(self.spent.get() + search);
         let mut all = Vec::with_capacity(rewrites.len());
         for rw in rewrites {
             let mut matches = rw.search(egraph);
