@@ -201,8 +201,28 @@ fn default_choice() {
     }
 }
 
+/// Time and cost of every strategy on one problem file: what the size
+/// guards are tuned with.
+fn time_file(path: &str) {
+    let source = std::fs::read_to_string(path).expect("readable file");
+    let program = frontend::parse_program(&source).expect("parses");
+    let (graph, dag) = graph_of(&program);
+    println!("{path}: {} vertices, {} edges", graph.num_vertices(), graph.edges().len());
+    for strategy in Elimination::ALL {
+        let start = Instant::now();
+        let result = costs(&graph, &dag, strategy);
+        println!("{:>20} {:>10.1} ms  {result:?}", strategy.name(), start.elapsed().as_secs_f64() * 1e3);
+    }
+}
+
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
+    if which == "time" {
+        for path in std::env::args().skip(2) {
+            time_file(&path);
+        }
+        return;
+    }
     if which.is_empty() || which == "corpus" {
         all_strategies();
     }

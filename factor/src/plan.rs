@@ -8,7 +8,7 @@
 //! the same input gives the same kernel on every machine.
 
 use derivative::{sweep_components, DerivativeGraph, Orientation, Strategy};
-use eliminate::{Elimination, LinearizedGraph};
+use eliminate::{Elimination, LinearizedGraph, Skip};
 use simplify::Simplifier;
 
 /// Above this many derivative-graph edges, D* builds the factored strategy
@@ -129,6 +129,49 @@ pub fn elimination_candidates(graph: &LinearizedGraph) -> Vec<Elimination> {
         _ => true,
     })
     .collect()
+}
+
+/// `dstar elim` (and [`crate::strategies`]) runs no strategy on graphs of
+/// more edges than this.
+pub const REPORT_EDGE_LIMIT: usize = 1 << 16;
+
+/// Face elimination (planned on the line graph) runs in `dstar elim` only up
+/// to this many edges.
+pub const REPORT_FACE_EDGE_LIMIT: usize = 1 << 14;
+
+/// The minimum-cut separator (a max flow of unit capacities, one augmenting
+/// path per cut edge) runs in `dstar elim` only up to this many edges.
+pub const REPORT_MIN_CUT_EDGE_LIMIT: usize = 1 << 13;
+
+/// Forward (reverse) vertex and edge elimination run in `dstar elim` only
+/// while forward (reverse) sweeps carry at most this many components: their
+/// fill alone costs that much.
+pub const REPORT_SWEEP_LIMIT: u64 = 1 << 22;
+
+/// Whether `strategy` may run on `graph` for `dstar elim`: size guards in
+/// units of work, like the default's. The exact and randomized strategies
+/// keep their own guards and budgets.
+pub fn report_guard(strategy: Elimination, graph: &LinearizedGraph) -> Result<(), Skip> {
+    let edges = graph.edges().len();
+    if edges > REPORT_EDGE_LIMIT {
+        return Err(Skip::TooManyEdges { count: edges, limit: REPORT_EDGE_LIMIT });
+    }
+    let sweeps = || graph.exact_sweep_components(REPORT_SWEEP_LIMIT);
+    match strategy {
+        Elimination::ForwardVertex | Elimination::ForwardEdge if sweeps().0 > REPORT_SWEEP_LIMIT => {
+            Err(Skip::TooManyComponents { limit: REPORT_SWEEP_LIMIT })
+        }
+        Elimination::ReverseVertex | Elimination::BackwardEdge if sweeps().1 > REPORT_SWEEP_LIMIT => {
+            Err(Skip::TooManyComponents { limit: REPORT_SWEEP_LIMIT })
+        }
+        Elimination::Face if edges > REPORT_FACE_EDGE_LIMIT => {
+            Err(Skip::TooManyEdges { count: edges, limit: REPORT_FACE_EDGE_LIMIT })
+        }
+        Elimination::SeparatorMinCut if edges > REPORT_MIN_CUT_EDGE_LIMIT => {
+            Err(Skip::TooManyEdges { count: edges, limit: REPORT_MIN_CUT_EDGE_LIMIT })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The common-subchain pass of the default pipeline: the same kernel always

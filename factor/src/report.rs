@@ -3,6 +3,7 @@
 
 use crate::jacobian::dstar_jacobian;
 use crate::method::Method;
+use crate::plan;
 use derivative::DerivativeGraph;
 use eliminate::{costs, is_unit, Cost, Elimination, LinearizedGraph, Skip};
 use frontend::{Kernel, Op};
@@ -27,10 +28,21 @@ pub struct Outcome {
 }
 
 /// Runs every strategy on the Jacobian of `function`, then D*. `seu_optimal` is listed only on
-/// single-expression-use graphs; strategies over their size guard are
-/// listed as skipped. Scarcity lines count the partial elimination and its
+/// single-expression-use graphs; strategies over their size guard
+/// ([`plan::report_guard`] and their own) are listed as skipped. Scarcity lines count the partial elimination and its
 /// remainder graph.
 pub fn strategies(function: &Kernel) -> Vec<StrategyReport> {
+    let ops = function.count_ops();
+    if ops > 2 * plan::REPORT_EDGE_LIMIT {
+        // Nearly every operation has an edge: don't build the graph.
+        let skip = Skip::TooManyOps { count: ops, limit: 2 * plan::REPORT_EDGE_LIMIT };
+        let mut reports: Vec<StrategyReport> = Elimination::ALL
+            .into_iter()
+            .map(|s| StrategyReport { method: Method::Elimination(s), outcome: Err(skip.clone()) })
+            .collect();
+        reports.push(dstar_report(function));
+        return reports;
+    }
     let mut kernel = function.clone();
     let graph = LinearizedGraph::new(&mut kernel);
     let dag = kernel.dag();
@@ -39,8 +51,9 @@ pub fn strategies(function: &Kernel) -> Vec<StrategyReport> {
         if strategy == Elimination::SeuOptimal && !graph.is_single_expression_use() {
             continue;
         }
-        let outcome =
-            costs(&graph, dag, strategy).map(|(cost, nonunit_edges)| Outcome { cost, nonunit_edges });
+        let outcome = plan::report_guard(strategy, &graph)
+            .and_then(|()| costs(&graph, dag, strategy))
+            .map(|(cost, nonunit_edges)| Outcome { cost, nonunit_edges });
         reports.push(StrategyReport { method: Method::Elimination(strategy), outcome });
     }
     reports.push(dstar_report(function));

@@ -36,5 +36,5 @@ pub use dominators::{DominatorTree, PostDominatorTree};
 pub use factorize::{factorize, Entry, Orientation, Strategy};
 pub use graph::{ConeParents, DerivativeGraph, Edge, EdgeId, Marks};
 pub use subgraph::{FactorableSubgraph, LeafMasks};
-pub use sweeps::sweep_components;
+pub use sweeps::{exact_sweep_components, sweep_components};
 pub use term::Term;

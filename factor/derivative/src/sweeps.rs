@@ -40,3 +40,66 @@ where
     }
     (forward, reverse)
 }
+
+/// Like [`sweep_components`], but exact for any number of inputs and
+/// outputs: the masks are taken 64 indices at a time, so the cost is the
+/// edges times the batches (`(inputs + outputs) / 64`). Counting stops once
+/// a direction passes `limit`, and reports `limit + 1` for it.
+pub fn exact_sweep_components<E>(
+    size: usize,
+    sources: &[(usize, usize)],
+    sinks: &[(usize, usize)],
+    edges: E,
+    limit: u64,
+) -> (u64, u64)
+where
+    E: DoubleEndedIterator<Item = (usize, usize)> + Clone,
+{
+    let count = |ends: &[(usize, usize)], forward: bool| {
+        let batches = ends.iter().map(|&(_, k)| k / 64 + 1).max().unwrap_or(0);
+        let mut total = 0u64;
+        let mut mask = vec![0u64; size];
+        for batch in 0..batches {
+            mask.iter_mut().for_each(|m| *m = 0);
+            for &(node, k) in ends.iter().filter(|(_, k)| k / 64 == batch) {
+                mask[node] |= 1 << (k % 64);
+            }
+            let mut step = |from: usize, to: usize| {
+                mask[to] |= mask[from];
+                total += u64::from(mask[from].count_ones());
+            };
+            if forward {
+                edges.clone().for_each(|(tail, head)| step(tail, head));
+            } else {
+                edges.clone().rev().for_each(|(tail, head)| step(head, tail));
+            }
+            if total > limit {
+                return limit + 1;
+            }
+        }
+        total
+    };
+    (count(sources, true), count(sinks, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_counts_agree_below_64_and_keep_counting_past_it() {
+        // A chain 0 -> 1 -> ... -> 199 with every node an input (source).
+        let n = 200;
+        let sources: Vec<(usize, usize)> = (0..n).map(|v| (v, v)).collect();
+        let sinks = [(n - 1, 0)];
+        let edges = (1..n).map(|v| (v - 1, v));
+        let (forward, reverse) = exact_sweep_components(n, &sources, &sinks, edges.clone(), u64::MAX);
+        // Edge (v-1, v) carries the v inputs 0..v.
+        assert_eq!(forward, (1..n as u64).sum::<u64>());
+        assert_eq!(reverse, (n - 1) as u64);
+        let (estimate, _) =
+            sweep_components(n, sources.iter().copied(), sinks.iter().copied(), edges.clone());
+        assert!(estimate < forward, "the 64-bit masks alias past 64 inputs");
+        assert_eq!(exact_sweep_components(n, &sources, &sinks, edges, 100).0, 101);
+    }
+}

@@ -251,6 +251,17 @@ impl LinearizedGraph {
         derivative::sweep_components(self.num_vertices(), sources, sinks, edges)
     }
 
+    /// The exact number of components forward and reverse sweeps carry,
+    /// each counted up to `limit` (see [`derivative::exact_sweep_components`]).
+    pub fn exact_sweep_components(&self, limit: u64) -> (u64, u64) {
+        let sources: Vec<_> =
+            (0..self.num_inputs()).filter_map(|col| Some((self.input(col)?.index(), col))).collect();
+        let sinks: Vec<_> =
+            (0..self.num_outputs()).filter_map(|row| Some((self.output(row)?.index(), row))).collect();
+        let edges = self.edges.iter().map(|e| (e.from.index(), e.to.index()));
+        derivative::exact_sweep_components(self.num_vertices(), &sources, &sinks, edges, limit)
+    }
+
     /// Whether every intermediate has exactly one successor: the
     /// single-expression-use graphs of Naumann's optimal vertex elimination.
     pub fn is_single_expression_use(&self) -> bool {

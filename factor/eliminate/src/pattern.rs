@@ -260,6 +260,14 @@ impl Pattern {
         cost
     }
 
+    /// The work of scoring or applying `m`: the edges it touches.
+    pub fn move_work(&self, m: Move) -> usize {
+        1 + match m {
+            Move::Front(_, j) => self.succs[j.index()].len(),
+            Move::Back(i, _) => self.preds[i.index()].len(),
+        }
+    }
+
     /// How `m` would change the number of nonunit edges.
     pub fn nonunit_delta(&self, m: Move) -> isize {
         let mut delta = 0isize;

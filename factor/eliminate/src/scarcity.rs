@@ -19,6 +19,20 @@ use frontend::{ExprDag, Kernel};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Work (edges touched scoring or applying moves) the scarcity heuristics
+/// may spend per edge of the graph, on top of [`SCARCITY_WORK_BASE`]: past it
+/// they keep the best remainder found so far. Scoring a move touches the
+/// edges of one vertex, so on graphs with vertices of thousands of edges an
+/// unbounded search is quadratic; the corpus never comes near the budget.
+pub const SCARCITY_WORK_PER_EDGE: usize = 256;
+/// See [`SCARCITY_WORK_PER_EDGE`].
+pub const SCARCITY_WORK_BASE: usize = 100_000;
+
+/// The work budget of a scarcity search on `graph`.
+fn work_budget(graph: &LinearizedGraph) -> usize {
+    SCARCITY_WORK_PER_EDGE * graph.edges().len() + SCARCITY_WORK_BASE
+}
+
 /// Parameters of the randomized searches.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Anneal {
@@ -165,12 +179,17 @@ pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move
 }
 
 /// The greedy scarcity moves: always the move that lowers the nonunit edge
-/// count most (ties: cheapest, then lowest edge), until no move lowers it.
+/// count most (ties: cheapest, then lowest edge), until no move lowers it or
+/// the work budget is spent.
 pub(crate) fn greedy_moves(graph: &LinearizedGraph) -> Vec<Move> {
     let mut pattern = Pattern::new(graph, false);
     let mut moves = Vec::new();
     let mut heap = BinaryHeap::new();
-    let score = |p: &Pattern, m: Move| (p.nonunit_delta(m), p.move_cost(m).total());
+    let work = std::cell::Cell::new(work_budget(graph));
+    let score = |p: &Pattern, m: Move| {
+        work.set(work.get().saturating_sub(p.move_work(m)));
+        (p.nonunit_delta(m), p.move_cost(m).total())
+    };
     let edges: Vec<(VertexId, VertexId)> = pattern.edge_list().iter().copied().collect();
     for (i, j) in edges {
         for m in pattern.moves_on(i, j) {
@@ -189,7 +208,7 @@ pub(crate) fn greedy_moves(graph: &LinearizedGraph) -> Vec<Move> {
             heap.push(Reverse((now, k)));
             continue;
         }
-        if now.0 >= 0 {
+        if now.0 >= 0 || work.get() == 0 {
             break;
         }
         let touched = touched_by(&pattern, m);
@@ -219,6 +238,7 @@ pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &
     let mut rng = Rng::new(anneal.seed);
     let initial = Pattern::new(graph, false);
     let steps = anneal.steps_per_edge * initial.num_edges() + 100;
+    let mut work = work_budget(graph);
     let mut best = (initial.nonunit_edges(), initial.cost().total());
     let mut best_moves: Vec<Move> = Vec::new();
     for run in 0..anneal.restarts {
@@ -241,7 +261,7 @@ pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &
         };
         note(&pattern, moves.len(), &mut best);
         for _ in 0..steps {
-            if pattern.is_done() {
+            if pattern.is_done() || work == 0 {
                 break;
             }
             let edges = pattern.edge_list();
@@ -251,6 +271,8 @@ pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &
                 continue;
             }
             let m = options[rng.below(options.len())];
+            // Scoring and applying each touch the move's edges.
+            work = work.saturating_sub(2 * pattern.move_work(m));
             let delta = pattern.nonunit_delta(m);
             let accept = delta <= 0
                 || rng.unit() < anneal.walk_probability

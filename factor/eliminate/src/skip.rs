@@ -25,6 +25,13 @@ pub enum Skip {
         /// The guard.
         limit: usize,
     },
+    /// The function is too large to build its linearized graph for this.
+    TooManyOps {
+        /// Operations of the function.
+        count: usize,
+        /// The guard.
+        limit: usize,
+    },
     /// The SEU planner's reach sets and ordering constraints grew past their budget.
     TooManyReachEntries {
         /// The guard.
@@ -32,6 +39,13 @@ pub enum Skip {
     },
     /// Some intermediate has more than one use.
     NotSingleExpressionUse,
+    /// The sweeps of this order carry more components (edges times the
+    /// inputs or outputs they reach) than the guard: its fill alone would
+    /// cost that much work.
+    TooManyComponents {
+        /// The guard.
+        limit: u64,
+    },
 }
 
 impl std::error::Error for Skip {}
@@ -44,8 +58,10 @@ impl fmt::Display for Skip {
             }
             Skip::TooManyStates { limit } => write!(f, "metagraph exceeds {limit} states"),
             Skip::TooManyEdges { count, limit } => write!(f, "{count} edges exceed the limit of {limit}"),
+            Skip::TooManyOps { count, limit } => write!(f, "{count} operations exceed the limit of {limit}"),
             Skip::TooManyReachEntries { limit } => write!(f, "SEU reach sets exceed {limit} entries"),
             Skip::NotSingleExpressionUse => write!(f, "not a single-expression-use graph"),
+            Skip::TooManyComponents { limit } => write!(f, "its sweeps carry over {limit} components"),
         }
     }
 }
