@@ -1,7 +1,8 @@
 //! The elementary functions a kernel calls instead of inlining: one
 //! `extern "C"` wrapper per function, registered with the JIT under a
 //! `dstar_*` symbol. Each wrapper calls exactly what [`Op::eval`] calls (a
-//! `std` method, or `libm::erf`), so JIT and interpreter agree bit for bit.
+//! `std` method, or a function of [`frontend::portable`]), so JIT and
+//! interpreter agree bit for bit.
 
 use frontend::Op;
 
@@ -220,7 +221,7 @@ mod wrappers {
         x.cbrt()
     }
     pub(super) extern "C" fn erf(x: f64) -> f64 {
-        libm::erf(x)
+        frontend::portable::erf(x)
     }
     pub(super) extern "C" fn pow(x: f64, y: f64) -> f64 {
         x.powf(y)

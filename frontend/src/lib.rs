@@ -19,6 +19,7 @@ pub mod eval;
 pub mod lexer;
 pub mod op;
 pub mod parser;
+pub mod portable;
 pub mod print;
 pub mod program;
 pub mod span;
@@ -31,3 +32,7 @@ pub use parser::{parse_expr, parse_expr_in, parse_expr_with_inputs, parse_progra
 pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
 pub use span::{Pos, Span};
+
+/// The text of [`portable`], which the Rust emitter copies into kernels so
+/// that they run the interpreter's own code.
+pub const PORTABLE_SOURCE: &str = include_str!("portable.rs");

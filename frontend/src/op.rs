@@ -3,6 +3,7 @@
 //! (`backend::lower`) and the e-graph language each `match` on [`Op`]
 //! exhaustively, so a new operation fails to compile where a decision is due.
 
+use crate::portable;
 use std::fmt;
 
 /// A floating-point constant that can be hashed and compared bit for bit.
@@ -361,14 +362,14 @@ impl Op {
             Op::Sqrt => a().sqrt(),
             Op::Cbrt => a().cbrt(),
             Op::Abs => a().abs(),
-            Op::Sign => sign(a()),
+            Op::Sign => portable::sign(a()),
             Op::Floor => a().floor(),
             Op::Ceil => a().ceil(),
-            Op::Erf => libm::erf(a()),
+            Op::Erf => portable::erf(a()),
             Op::Atan2 => a().atan2(b()),
             Op::Hypot => a().hypot(b()),
-            Op::Min => minimum(a(), b()),
-            Op::Max => maximum(a(), b()),
+            Op::Min => portable::minimum(a(), b()),
+            Op::Max => portable::maximum(a(), b()),
             Op::Select(cmp) => {
                 if cmp.holds(args[0], args[1]) {
                     args[2]
@@ -377,48 +378,6 @@ impl Op {
                 }
             }
         }
-    }
-}
-
-/// `sign(x)`: -1, 0 or 1, and `x` itself for `±0` and NaN.
-pub fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        x
-    }
-}
-
-/// IEEE 754-2019 `minimum`: NaN if either argument is NaN, and `-0 < +0`.
-/// This is what Cranelift's `fmin` computes, so interpreter and JIT agree.
-pub fn minimum(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a < b {
-        a
-    } else if b < a {
-        b
-    } else if a.is_sign_negative() {
-        a
-    } else {
-        b
-    }
-}
-
-/// IEEE 754-2019 `maximum`: NaN if either argument is NaN, and `+0 > -0`.
-pub fn maximum(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a > b {
-        a
-    } else if b > a {
-        b
-    } else if a.is_sign_positive() {
-        a
-    } else {
-        b
     }
 }
 
@@ -437,24 +396,6 @@ mod tests {
                 None => assert_eq!(name, "ifelse"),
             }
         }
-    }
-
-    #[test]
-    fn min_max_follow_ieee_2019() {
-        assert!(minimum(f64::NAN, 1.0).is_nan());
-        assert!(maximum(1.0, f64::NAN).is_nan());
-        assert!(minimum(0.0, -0.0).is_sign_negative());
-        assert!(maximum(-0.0, 0.0).is_sign_positive());
-        assert_eq!(minimum(2.0, 3.0), 2.0);
-        assert_eq!(maximum(2.0, 3.0), 3.0);
-    }
-
-    #[test]
-    fn sign_keeps_zero_and_nan() {
-        assert_eq!(sign(-3.0), -1.0);
-        assert_eq!(sign(0.5), 1.0);
-        assert!(sign(-0.0).is_sign_negative() && sign(-0.0) == 0.0);
-        assert!(sign(f64::NAN).is_nan());
     }
 
     #[test]
