@@ -135,7 +135,7 @@ fn op_cases() -> Vec<Case> {
             Case::new(name, &program, points.iter().map(|p| p.to_vec()).collect())
         })
         .collect();
-    let missing: Vec<Op> = Op::all_applied().into_iter().filter(|op| !covered.contains(op)).collect();
+    let missing: Vec<Op> = Op::ALL.into_iter().filter(|op| !covered.contains(op)).collect();
     assert!(missing.is_empty(), "no program uses {missing:?}");
     cases
 }

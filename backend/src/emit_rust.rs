@@ -2,7 +2,7 @@
 //! the kernel's signature, for users who want derivatives in their own crate
 //! without a JIT at run time.
 
-use frontend::{ExprDag, NodeId, Op};
+use frontend::{ExprDag, NodeId, Op, RustSpelling};
 use std::fmt::Write;
 
 /// The module holding the functions `Op::eval` defines itself
@@ -30,51 +30,22 @@ pub fn emit_rust(dag: &ExprDag, outputs: &[NodeId], num_inputs: usize, fn_name: 
     for id in dag.ids().filter(|id| reach[id.index()]) {
         let op = dag.op(id);
         let a: Vec<String> = dag.args(id).iter().map(|&a| operand(dag, a)).collect();
-        let method = |name: &str| format!("{}.{name}()", a[0]);
-        let mut portable = |name: &str| {
-            uses_portable = true;
-            format!("{PORTABLE}::{name}({})", a.join(", "))
-        };
         let expr = match op {
             Op::Const(_) => continue, // written inline where used
             Op::Input(k) if (k as usize) < num_inputs => format!("x[{k}]"),
             Op::Input(_) => "f64::NAN".to_string(),
-            Op::Neg => format!("-{}", a[0]),
-            Op::Add => format!("{} + {}", a[0], a[1]),
-            Op::Sub => format!("{} - {}", a[0], a[1]),
-            Op::Mul => format!("{} * {}", a[0], a[1]),
-            Op::Div => format!("{} / {}", a[0], a[1]),
-            Op::Pow => format!("{}.powf({})", a[0], a[1]),
-            Op::Sin => method("sin"),
-            Op::Cos => method("cos"),
-            Op::Tan => method("tan"),
-            Op::Asin => method("asin"),
-            Op::Acos => method("acos"),
-            Op::Atan => method("atan"),
-            Op::Sinh => method("sinh"),
-            Op::Cosh => method("cosh"),
-            Op::Tanh => method("tanh"),
-            Op::Asinh => method("asinh"),
-            Op::Acosh => method("acosh"),
-            Op::Atanh => method("atanh"),
-            Op::Exp => method("exp"),
-            Op::Log => method("ln"),
-            Op::Log2 => method("log2"),
-            Op::Log10 => method("log10"),
-            Op::Sqrt => method("sqrt"),
-            Op::Cbrt => method("cbrt"),
-            Op::Abs => method("abs"),
-            Op::Sign => portable("sign"),
-            Op::Floor => method("floor"),
-            Op::Ceil => method("ceil"),
-            Op::Erf => portable("erf"),
-            Op::Atan2 => format!("{}.atan2({})", a[0], a[1]),
-            Op::Hypot => format!("{}.hypot({})", a[0], a[1]),
-            Op::Min => portable("minimum"),
-            Op::Max => portable("maximum"),
             Op::Select(cmp) => {
                 format!("if {} {} {} {{ {} }} else {{ {} }}", a[0], cmp.symbol(), a[1], a[2], a[3])
             }
+            op => match op.rust_spelling().expect("every operation but leaves and Select has one") {
+                RustSpelling::Prefix(sign) => format!("{sign}{}", a[0]),
+                RustSpelling::Infix(operator) => format!("{} {operator} {}", a[0], a[1]),
+                RustSpelling::Method(name) => format!("{}.{name}({})", a[0], a[1..].join(", ")),
+                RustSpelling::Portable(name) => {
+                    uses_portable = true;
+                    format!("{PORTABLE}::{name}({})", a.join(", "))
+                }
+            },
         };
         let _ = writeln!(body, "    let v{} = {expr};", id.index());
     }

@@ -27,7 +27,7 @@ pub mod span;
 pub use dag::{ExprDag, Node, NodeId};
 pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};
-pub use op::{Cmp, Op, Real};
+pub use op::{CSpelling, Cmp, Op, Real, RustSpelling};
 pub use parser::{parse_expr, parse_expr_in, parse_expr_with_inputs, parse_program, Functions};
 pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
