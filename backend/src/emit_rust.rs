@@ -15,7 +15,7 @@ const PORTABLE: &str = "dstar_functions";
 ///
 /// Every operation is what the interpreter computes, bit for bit: the same
 /// `f64` methods, and the text of [`frontend::portable`] for the functions
-/// the interpreter defines itself (`sign`, `min`, `max`, `erf`).
+/// the interpreter defines itself (`sign`, `min`, `max`, `erf`, `asinh`, ...).
 ///
 /// ```
 /// let program = frontend::parse_program("in x\nout min(x, 1) * x")?;

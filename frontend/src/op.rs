@@ -122,9 +122,9 @@ macro_rules! for_each_op {
         Sinh  "sinh"  "sinh"   [unary f64::sinh]                  call   call "sinh"       method "sinh";
         Cosh  "cosh"  "cosh"   [unary f64::cosh]                  call   call "cosh"       method "cosh";
         Tanh  "tanh"  "tanh"   [unary f64::tanh]                  call   call "tanh"       method "tanh";
-        Asinh "asinh" "asinh"  [unary f64::asinh]                 call   call "asinh"      method "asinh";
-        Acosh "acosh" "acosh"  [unary f64::acosh]                 call   call "acosh"      method "acosh";
-        Atanh "atanh" "atanh"  [unary f64::atanh]                 call   call "atanh"      method "atanh";
+        Asinh "asinh" "asinh"  [unary $crate::portable::asinh]    call   call "asinh"      portable "asinh";
+        Acosh "acosh" "acosh"  [unary $crate::portable::acosh]    call   call "acosh"      portable "acosh";
+        Atanh "atanh" "atanh"  [unary $crate::portable::atanh]    call   call "atanh"      portable "atanh";
         Exp   "exp"   "exp"    [unary f64::exp]                   call   call "exp"        method "exp";
         Log   "log"   "log"    [unary f64::ln]                    call   call "log"        method "ln";
         Log2  "log2"  "log2"   [unary f64::log2]                  call   call "log2"       method "log2";
