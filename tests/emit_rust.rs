@@ -36,6 +36,7 @@ const OP_PROGRAMS: [(&str, &str, &[&[f64]]); 4] = [
          out c = sinh(x) + cosh(y) * tanh(z)
          out d = asinh(x) - acosh(1 + y) + atanh(z)
          out f = exp(x) * log(y + 1) + log2(z + 2) - log10(x + 3)
+         out k = expm1(x) * log1p(y) - exp2(z)
          out g = sqrt(x + y) + cbrt(z - x) * abs(y - z)
          out h = atan2(y, x) + hypot(x, z) - -x",
         &[&[0.3, 0.7, -0.2], &[-0.45, 0.1, 0.9], &[0.01, 0.99, 0.5], &[0.8, 0.25, -0.75]],

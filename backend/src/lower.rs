@@ -356,7 +356,10 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             | Op::Acosh
             | Op::Atanh
             | Op::Exp
+            | Op::Expm1
+            | Op::Exp2
             | Op::Log
+            | Op::Log1p
             | Op::Log2
             | Op::Log10
             | Op::Cbrt

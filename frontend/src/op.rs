@@ -126,7 +126,10 @@ macro_rules! for_each_op {
         Acosh "acosh" "acosh"  [unary $crate::portable::acosh]    call   call "acosh"      portable "acosh";
         Atanh "atanh" "atanh"  [unary $crate::portable::atanh]    call   call "atanh"      portable "atanh";
         Exp   "exp"   "exp"    [unary f64::exp]                   call   call "exp"        method "exp";
+        Expm1 "expm1" "expm1"  [unary f64::exp_m1]                call   call "expm1"      method "exp_m1";
+        Exp2  "exp2"  "exp2"   [unary f64::exp2]                  call   call "exp2"       method "exp2";
         Log   "log"   "log"    [unary f64::ln]                    call   call "log"        method "ln";
+        Log1p "log1p" "log1p"  [unary f64::ln_1p]                 call   call "log1p"      method "ln_1p";
         Log2  "log2"  "log2"   [unary f64::log2]                  call   call "log2"       method "log2";
         Log10 "log10" "log10"  [unary f64::log10]                 call   call "log10"      method "log10";
         Sqrt  "sqrt"  "sqrt"   [unary f64::sqrt]                  native call "sqrt"       method "sqrt";
