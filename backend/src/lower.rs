@@ -1,6 +1,8 @@
 //! Lowers one chunk of a kernel to a Cranelift function
 //! `fn(x: *const f64, out: *mut f64, scratch: *mut f64)`: the one place that
-//! decides, per [`Op`], between a native instruction and a libm call.
+//! decides, per [`Op`], between native instructions and a call of the
+//! reference implementation, which the JIT imports for the table's `call`
+//! rows ([`frontend::for_each_op!`]).
 //!
 //! Integer powers `x^k` with `2 <= |k| <= 16` are multiplications in
 //! double-double arithmetic (each product's rounding error recovered with an

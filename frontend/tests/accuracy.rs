@@ -107,8 +107,9 @@ fn inaccuracy(op: Op, x: f64, want: f64) -> Option<String> {
     (!right).then(|| format!("{}({x:e}) = {got:e}, want {want:e} (relative error {error:.1e})", op.name()))
 }
 
-/// Regression: `asinh` and `acosh` overflowed to infinity above about 1e154,
-/// and `atanh` lost digits near -1, where they were textbook formulas.
+/// Regression: `asinh` and `acosh` (Rust's `f64` methods) overflowed to
+/// infinity above `f64::MAX / 2`, where they form `2x`, and `atanh` lost
+/// digits near -1, where `1 + 2x/(1 - x)` cancels.
 #[test]
 fn issue_12_inverse_hyperbolic_functions_hold_over_the_whole_range() {
     // The exact values, rounded: see CASES.
