@@ -4,9 +4,10 @@
 //! Every kernel goes into one generated crate, one module each, with a `main`
 //! that evaluates them at fixed points (written as bit patterns) and prints
 //! the outputs as bit patterns, so `rustc` runs once. Both sides call the same
-//! `std` functions (and the same `erf`), so the results must be identical,
-//! except that the JIT computes `x^k` for small integer `k` by products in
-//! double-double arithmetic where the emitted Rust calls `powf`: within 1 ulp.
+//! `std` functions and the same `frontend::portable` code (`erf`, `min`, ...),
+//! so the results must be identical, except that the JIT computes `x^k` for
+//! small integer `k` by products in double-double arithmetic where the
+//! emitted Rust calls `powf`: within 1 ulp.
 
 mod support;
 
@@ -35,6 +36,7 @@ const OP_PROGRAMS: [(&str, &str, &[&[f64]]); 4] = [
          out c = sinh(x) + cosh(y) * tanh(z)
          out d = asinh(x) - acosh(1 + y) + atanh(z)
          out f = exp(x) * log(y + 1) + log2(z + 2) - log10(x + 3)
+         out k = expm1(x) * log1p(y) - exp2(z)
          out g = sqrt(x + y) + cbrt(z - x) * abs(y - z)
          out h = atan2(y, x) + hypot(x, z) - -x",
         &[&[0.3, 0.7, -0.2], &[-0.45, 0.1, 0.9], &[0.01, 0.99, 0.5], &[0.8, 0.25, -0.75]],
@@ -53,7 +55,17 @@ const OP_PROGRAMS: [(&str, &str, &[&[f64]]); 4] = [
         "in x, y
          out g = erf(x * y) + erf(-x)
          out f = x * erf(y - 1) + erf(x / 3) * y",
-        &[&[0.5, 1.5], &[1.1, 0.9], &[-2.0, 2.7], &[4.5, -1.6], &[7.0, 0.1], &[1e-9, 3.0]],
+        &[
+            &[0.5, 1.5],
+            &[1.1, 0.9],
+            &[-2.0, 2.7],
+            &[4.5, -1.6],
+            &[7.0, 0.1],
+            &[1e-9, 3.0],
+            // erf(-x) here: the `libm` crate's erf (once the interpreter's) and
+            // a port of it onto `f64::exp` (once the emitted Rust's) differ.
+            &[1.3491268946606185, 0.5],
+        ],
     ),
     (
         "pow",
@@ -128,7 +140,7 @@ fn op_cases() -> Vec<Case> {
             Case::new(name, &program, points.iter().map(|p| p.to_vec()).collect())
         })
         .collect();
-    let missing: Vec<Op> = Op::all_applied().into_iter().filter(|op| !covered.contains(op)).collect();
+    let missing: Vec<Op> = Op::ALL.into_iter().filter(|op| !covered.contains(op)).collect();
     assert!(missing.is_empty(), "no program uses {missing:?}");
     cases
 }
@@ -256,8 +268,9 @@ fn emitted_rust_matches_the_jit() {
     check_against_jit("kernels", &cases);
 }
 
-/// Regression: the emitted `dstar_erf` module ended in a doc comment that
-/// documents nothing, which `rustc` rejects.
+/// Regression: the emitted `erf` module ended in a doc comment that
+/// documents nothing, which `rustc` rejects; and the emitted `erf` was a port
+/// of the interpreter's onto `f64::exp` that differed from it now and then.
 #[test]
 fn issue_6_emitted_erf_compiles_and_matches_the_jit() {
     let cases: Vec<Case> = op_cases().into_iter().filter(|c| c.name == "erf").collect();

@@ -13,7 +13,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module, ModuleError};
-use frontend::Kernel;
+use frontend::{Kernel, Op};
 
 /// Cranelift's register allocators.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -88,17 +88,16 @@ impl JitCompiler {
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
         let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
-        for f in Libm::ALL {
-            jit.symbol(f.symbol(), f.function().address());
+        for f in Libm::all() {
+            jit.symbol(f.symbol, f.function.address());
         }
         let mut code = OwnedModule::new(JITModule::new(jit));
         let module = code.module_mut();
 
-        let mut libm = Vec::with_capacity(Libm::ALL.len());
-        for (i, f) in Libm::ALL.into_iter().enumerate() {
-            debug_assert_eq!(f as usize, i, "Libm::ALL is in declaration order");
-            let sig = libm_signature(module, f.function().arity());
-            libm.push(module.declare_function(f.symbol(), Linkage::Import, &sig)?);
+        let mut libm = vec![None; Op::ALL.len()];
+        for f in Libm::all() {
+            let sig = libm_signature(module, f.function.arity());
+            libm[f.index()] = Some(module.declare_function(f.symbol, Linkage::Import, &sig)?);
         }
         let sincos = if sincos::AVAILABLE {
             let sig = sincos::signature(module);

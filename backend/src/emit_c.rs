@@ -4,7 +4,7 @@
 
 use crate::error::CodegenError;
 use crate::name::{check_name, C_KEYWORDS};
-use frontend::{ExprDag, Kernel, NodeId, Op};
+use frontend::{CSpelling, ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
 /// The helpers whose semantics C lacks, identical to `Op::eval`: IEEE
@@ -78,40 +78,12 @@ pub fn emit_c(kernel: &Kernel, fn_name: &str) -> Result<String, CodegenError> {
         let expr = match op {
             Op::Const(c) => literal(c.get()),
             Op::Input(k) => format!("x[{k}]"),
-            Op::Neg => format!("-{}", a[0]),
-            Op::Add => format!("{} + {}", a[0], a[1]),
-            Op::Sub => format!("{} - {}", a[0], a[1]),
-            Op::Mul => format!("{} * {}", a[0], a[1]),
-            Op::Div => format!("{} / {}", a[0], a[1]),
-            Op::Pow => call("pow", &a),
-            Op::Sin => call("sin", &a),
-            Op::Cos => call("cos", &a),
-            Op::Tan => call("tan", &a),
-            Op::Asin => call("asin", &a),
-            Op::Acos => call("acos", &a),
-            Op::Atan => call("atan", &a),
-            Op::Sinh => call("sinh", &a),
-            Op::Cosh => call("cosh", &a),
-            Op::Tanh => call("tanh", &a),
-            Op::Asinh => call("asinh", &a),
-            Op::Acosh => call("acosh", &a),
-            Op::Atanh => call("atanh", &a),
-            Op::Exp => call("exp", &a),
-            Op::Log => call("log", &a),
-            Op::Log2 => call("log2", &a),
-            Op::Log10 => call("log10", &a),
-            Op::Sqrt => call("sqrt", &a),
-            Op::Cbrt => call("cbrt", &a),
-            Op::Abs => call("fabs", &a),
-            Op::Sign => call("dstar_sign", &a),
-            Op::Floor => call("floor", &a),
-            Op::Ceil => call("ceil", &a),
-            Op::Erf => call("erf", &a),
-            Op::Atan2 => call("atan2", &a),
-            Op::Hypot => call("hypot", &a),
-            Op::Min => call("dstar_min", &a),
-            Op::Max => call("dstar_max", &a),
             Op::Select(cmp) => format!("{} {} {} ? {} : {}", a[0], cmp.symbol(), a[1], a[2], a[3]),
+            op => match op.c_spelling().expect("every operation but leaves and Select has one") {
+                CSpelling::Prefix(sign) => format!("{sign}{}", a[0]),
+                CSpelling::Infix(operator) => format!("{} {operator} {}", a[0], a[1]),
+                CSpelling::Call(name) => format!("{name}({})", a.join(", ")),
+            },
         };
         let _ = writeln!(c, "    const double v{} = {expr};", id.index());
     }
@@ -128,10 +100,6 @@ fn operand(dag: &ExprDag, id: NodeId) -> String {
         Some(v) => literal(v),
         None => format!("v{}", id.index()),
     }
-}
-
-fn call(name: &str, args: &[String]) -> String {
-    format!("{name}({})", args.join(", "))
 }
 
 /// A C expression for `v` that the compiler reads back exactly: Rust's

@@ -1,6 +1,8 @@
 //! Lowers one chunk of a kernel to a Cranelift function
 //! `fn(x: *const f64, out: *mut f64, scratch: *mut f64)`: the one place that
-//! decides, per [`Op`], between a native instruction and a libm call.
+//! decides, per [`Op`], between native instructions and a call of the
+//! reference implementation, which the JIT imports for the table's `call`
+//! rows ([`frontend::for_each_op!`]).
 //!
 //! Integer powers `x^k` with `2 <= |k| <= 16` are multiplications in
 //! double-double arithmetic (each product's rounding error recovered with an
@@ -10,7 +12,6 @@
 //! branch calls `pow` instead.
 
 use crate::chunk::ChunkPlan;
-use crate::libm::Libm;
 use crate::pairs::{ChunkPairs, Lanes};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
@@ -74,8 +75,9 @@ pub(crate) struct LowerInput<'a> {
     pub dag: &'a ExprDag,
     /// The chunks and scratch slots.
     pub plan: &'a ChunkPlan,
-    /// The module's declaration of each libm function, indexed by `Libm as usize`.
-    pub libm: &'a [FuncId],
+    /// The module's declaration of each imported function, indexed by
+    /// [`Op::index`]; `None` for operations the JIT does not import.
+    pub libm: &'a [Option<FuncId>],
     /// The declaration of [`sincos`], if kernels call it.
     pub sincos: Option<FuncId>,
     /// How many operations read each node, for [`ChunkPairs::find`].
@@ -104,7 +106,7 @@ pub(crate) fn lower_chunk<M: Module>(
         b,
         module,
         input,
-        imported: [None; Libm::ALL.len()],
+        imported: [None; Op::ALL.len()],
         sincos: None,
         cache,
         chunk,
@@ -124,7 +126,8 @@ struct ChunkLowering<'f, 'c, M: Module> {
     b: FunctionBuilder<'f>,
     module: &'c mut M,
     input: &'c LowerInput<'c>,
-    imported: [Option<FuncRef>; Libm::ALL.len()],
+    /// The imported functions declared in this function so far, by [`Op::index`].
+    imported: [Option<FuncRef>; Op::ALL.len()],
     /// `sincos` and the 16 bytes it writes to, once a call needs them.
     sincos: Option<(FuncRef, StackSlot)>,
     cache: &'c mut ValueCache,
@@ -293,13 +296,16 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
         self.b.ins().f64const(c)
     }
 
-    fn call(&mut self, f: Libm, args: &[Value]) -> Value {
-        debug_assert_eq!(args.len(), f.op().arity(), "{f:?}");
-        let func_ref = match self.imported[f as usize] {
+    /// A call of the reference implementation of `op`, which the JIT imports.
+    fn call(&mut self, op: Op, args: &[Value]) -> Value {
+        debug_assert_eq!(args.len(), op.arity(), "{op:?}");
+        let i = op.index().expect("a leaf is never called");
+        let func_ref = match self.imported[i] {
             Some(r) => r,
             None => {
-                let r = self.module.declare_func_in_func(self.input.libm[f as usize], &mut *self.b.func);
-                self.imported[f as usize] = Some(r);
+                let declared = self.input.libm[i].unwrap_or_else(|| panic!("the table imports {op:?}"));
+                let r = self.module.declare_func_in_func(declared, &mut *self.b.func);
+                self.imported[i] = Some(r);
                 r
             }
         };
@@ -325,33 +331,14 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             Op::Div => self.b.ins().fdiv(a, b),
             Op::Pow => match inline_power(dag, dag.args(id)[1]) {
                 Some(k) => self.power(a, b, k),
-                None => self.call(Libm::Pow, &[a, b]),
+                None => self.call(Op::Pow, &[a, b]),
             },
-            Op::Sin => self.sin_or_cos(id, Libm::Sin, a),
-            Op::Cos => self.sin_or_cos(id, Libm::Cos, a),
-            Op::Tan => self.call(Libm::Tan, &[a]),
-            Op::Asin => self.call(Libm::Asin, &[a]),
-            Op::Acos => self.call(Libm::Acos, &[a]),
-            Op::Atan => self.call(Libm::Atan, &[a]),
-            Op::Sinh => self.call(Libm::Sinh, &[a]),
-            Op::Cosh => self.call(Libm::Cosh, &[a]),
-            Op::Tanh => self.call(Libm::Tanh, &[a]),
-            Op::Asinh => self.call(Libm::Asinh, &[a]),
-            Op::Acosh => self.call(Libm::Acosh, &[a]),
-            Op::Atanh => self.call(Libm::Atanh, &[a]),
-            Op::Exp => self.call(Libm::Exp, &[a]),
-            Op::Log => self.call(Libm::Log, &[a]),
-            Op::Log2 => self.call(Libm::Log2, &[a]),
-            Op::Log10 => self.call(Libm::Log10, &[a]),
+            op @ (Op::Sin | Op::Cos) => self.sin_or_cos(id, op, a),
             Op::Sqrt => self.b.ins().sqrt(a),
-            Op::Cbrt => self.call(Libm::Cbrt, &[a]),
             Op::Abs => self.b.ins().fabs(a),
             Op::Sign => self.sign(a),
             Op::Floor => self.b.ins().floor(a),
             Op::Ceil => self.b.ins().ceil(a),
-            Op::Erf => self.call(Libm::Erf, &[a]),
-            Op::Atan2 => self.call(Libm::Atan2, &[a, b]),
-            Op::Hypot => self.call(Libm::Hypot, &[a, b]),
             // Cranelift's fmin/fmax are IEEE 754-2019 minimum/maximum, as `Op::eval`.
             Op::Min => self.b.ins().fmin(a, b),
             Op::Max => self.b.ins().fmax(a, b),
@@ -359,13 +346,35 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 let cond = self.b.ins().fcmp(float_cc(cmp), a, b);
                 self.b.ins().select(cond, x, y)
             }
+            // No instruction: a call of the reference the table imports.
+            op @ (Op::Tan
+            | Op::Asin
+            | Op::Acos
+            | Op::Atan
+            | Op::Sinh
+            | Op::Cosh
+            | Op::Tanh
+            | Op::Asinh
+            | Op::Acosh
+            | Op::Atanh
+            | Op::Exp
+            | Op::Expm1
+            | Op::Exp2
+            | Op::Log
+            | Op::Log1p
+            | Op::Log2
+            | Op::Log10
+            | Op::Cbrt
+            | Op::Erf
+            | Op::Atan2
+            | Op::Hypot) => self.call(op, &args[..op.arity()]),
         }
     }
 
     /// `f(a)` for `f` sine or cosine. If the other of the two is an
     /// operation of this chunk too, one `sincos` call computes both, and the
     /// other is cached for when the chunk reaches it (right after `id`).
-    fn sin_or_cos(&mut self, id: NodeId, f: Libm, a: Value) -> Value {
+    fn sin_or_cos(&mut self, id: NodeId, f: Op, a: Value) -> Value {
         let plan = self.input.plan;
         let partner = sincos::partner(self.input.dag, id).filter(|&p| plan.chunk_of(p) == Some(self.chunk));
         let (Some(partner), Some(declared)) = (partner, self.input.sincos) else {
@@ -386,7 +395,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
         self.b.ins().call(func_ref, &[a, sin_addr, cos_addr]);
         let sin = self.b.ins().stack_load(ptr, types::F64, slot, 0);
         let cos = self.b.ins().stack_load(ptr, types::F64, slot, 8);
-        let (value, other) = if f == Libm::Sin { (sin, cos) } else { (cos, sin) };
+        let (value, other) = if f == Op::Sin { (sin, cos) } else { (cos, sin) };
         self.cache.entries[partner.index()] = Some((self.chunk as u32, other));
         value
     }
@@ -475,7 +484,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
         self.b.set_cold_block(slow);
         self.b.ins().brif(in_range, join, &[BlockArg::Value(fast)], slow, &[]);
         self.b.switch_to_block(slow);
-        let exact = self.call(Libm::Pow, &[a, b]);
+        let exact = self.call(Op::Pow, &[a, b]);
         self.b.ins().jump(join, &[BlockArg::Value(exact)]);
         self.b.switch_to_block(join);
         result

@@ -54,7 +54,7 @@ pub(crate) const RUST_KEYWORDS: &[&str] = &[
 ];
 
 /// The helpers emitted beside a kernel, in C and in Rust.
-const HELPERS: &[&str] = &["dstar_min", "dstar_max", "dstar_sign", "dstar_erf"];
+const HELPERS: &[&str] = &["dstar_min", "dstar_max", "dstar_sign", "dstar_functions"];
 
 /// Checks that `name` is an ASCII identifier of `language`, not one of its
 /// `keywords` and not the name of an emitted helper.
@@ -84,7 +84,8 @@ mod tests {
         for good in ["f", "_kernel", "jacobian_2", "F00", "dstar_kernel"] {
             assert!(check_name(good, "C", C_KEYWORDS).is_ok(), "{good}");
         }
-        for bad in ["", "2f", "f(void){} void g", "a-b", "é", "int", "dstar_min", "dstar_erf", "f g", "f\n"]
+        for bad in
+            ["", "2f", "f(void){} void g", "a-b", "é", "int", "dstar_min", "dstar_functions", "f g", "f\n"]
         {
             assert!(check_name(bad, "C", C_KEYWORDS).is_err(), "{bad:?}");
         }

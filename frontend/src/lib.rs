@@ -21,6 +21,7 @@ pub mod layout;
 pub mod lexer;
 pub mod op;
 pub mod parser;
+pub mod portable;
 pub mod print;
 pub mod program;
 pub mod span;
@@ -30,8 +31,12 @@ pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};
 pub use kernel::{InvalidKernel, Kernel};
 pub use layout::{Block, Layout, SparsityPattern};
-pub use op::{Cmp, Op, Real};
+pub use op::{CSpelling, Cmp, Op, Real, RustSpelling};
 pub use parser::{parse_expr, parse_expr_in, parse_expr_with_inputs, parse_program, Functions};
 pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
 pub use span::{Pos, Span};
+
+/// The text of [`portable`], which the Rust emitter copies into kernels so
+/// that they run the interpreter's own code.
+pub const PORTABLE_SOURCE: &str = include_str!("portable.rs");

@@ -1,7 +1,11 @@
-//! The one table of operations: every operation's name, arity and reference
-//! evaluation. Derivative rules (`factor::rules`), code generation
-//! (`backend::lower`) and the e-graph language each `match` on [`Op`]
-//! exhaustively, so a new operation fails to compile where a decision is due.
+//! The one table of operations, [`for_each_op!`](crate::for_each_op): one
+//! row per operation gives its name, arity, reference evaluation, whether
+//! the JIT imports it, and its C and Rust spellings; the [`Op`] enum and
+//! everything the parser, the interpreter, the JIT's imports and the
+//! emitters need derive from it. Derivative rules (`derivative::rules`),
+//! Cranelift lowering (`backend::lower`) and the e-graph language each
+//! `match` on [`Op`] exhaustively, so a new operation fails to compile where
+//! a decision is due.
 
 use std::fmt;
 
@@ -81,238 +85,323 @@ impl Cmp {
     }
 }
 
-/// An operation of the language. Leaves (`Const`, `Input`) have arity 0.
+/// The table of operations. `for_each_op!(callback)` invokes `callback!` with
+/// one row per operation applying a function or an operator to `f64`
+/// arguments: every [`Op`] but the leaves `Const` and `Input`, and `Select`,
+/// whose comparison makes it syntax rather than a function. `frontend`
+/// derives [`Op`] from the rows; `backend` derives the JIT's imports.
 ///
-/// `Select(cmp)` is `ifelse(a cmp b, x, y)` with arguments `[a, b, x, y]`: the
-/// comparison lives inside the operation, so a condition is never a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)] // the variants are the language's own names
-pub enum Op {
-    Const(Real),
-    /// The `k`-th input of the function, counting from 0.
-    Input(u32),
-    Neg,
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sinh,
-    Cosh,
-    Tanh,
-    Asinh,
-    Acosh,
-    Atanh,
-    Exp,
-    Log,
-    Log2,
-    Log10,
-    Sqrt,
-    Cbrt,
-    Abs,
-    Sign,
-    Floor,
-    Ceil,
-    Erf,
-    Atan2,
-    Hypot,
-    Min,
-    Max,
-    Select(Cmp),
+/// A row reads `Variant "name" function [arity reference] jit C Rust;`:
+/// - `"name"`: how the operation prints (the operator for arithmetic);
+/// - `function`: its name in the source language, or `-` for an operator;
+/// - `[unary f]` or `[binary f]`: the reference implementation, a
+///   `fn(f64) -> f64` or `fn(f64, f64) -> f64` that [`Op::eval`] calls;
+/// - `native` (the JIT lowers it to instructions) or `call` (the JIT imports
+///   the reference itself as `dstar_<function>`, so results are identical);
+/// - C: `prefix "-"`, `infix "+"` or `call "sin"` (`<math.h>`, or a helper
+///   the C emitter defines);
+/// - Rust: `prefix "-"`, `infix "+"`, `method "sin"` (`a.sin()`) or
+///   `portable "erf"` (a function of [`portable`](crate::portable), whose
+///   text the Rust emitter copies).
+#[macro_export]
+macro_rules! for_each_op {
+    ($callback:ident) => { $callback! {
+    //  Op    name    function [arity reference]                  jit    C                 Rust
+        Neg   "neg"   -        [unary |a| -a]                     native prefix "-"        prefix "-";
+        Add   "+"     -        [binary |a, b| a + b]              native infix "+"         infix "+";
+        Sub   "-"     -        [binary |a, b| a - b]              native infix "-"         infix "-";
+        Mul   "*"     -        [binary |a, b| a * b]              native infix "*"         infix "*";
+        Div   "/"     -        [binary |a, b| a / b]              native infix "/"         infix "/";
+        Pow   "^"     "pow"    [binary f64::powf]                 call   call "pow"        method "powf";
+        Sin   "sin"   "sin"    [unary f64::sin]                   call   call "sin"        method "sin";
+        Cos   "cos"   "cos"    [unary f64::cos]                   call   call "cos"        method "cos";
+        Tan   "tan"   "tan"    [unary f64::tan]                   call   call "tan"        method "tan";
+        Asin  "asin"  "asin"   [unary f64::asin]                  call   call "asin"       method "asin";
+        Acos  "acos"  "acos"   [unary f64::acos]                  call   call "acos"       method "acos";
+        Atan  "atan"  "atan"   [unary f64::atan]                  call   call "atan"       method "atan";
+        Sinh  "sinh"  "sinh"   [unary f64::sinh]                  call   call "sinh"       method "sinh";
+        Cosh  "cosh"  "cosh"   [unary f64::cosh]                  call   call "cosh"       method "cosh";
+        Tanh  "tanh"  "tanh"   [unary f64::tanh]                  call   call "tanh"       method "tanh";
+        Asinh "asinh" "asinh"  [unary $crate::portable::asinh]    call   call "asinh"      portable "asinh";
+        Acosh "acosh" "acosh"  [unary $crate::portable::acosh]    call   call "acosh"      portable "acosh";
+        Atanh "atanh" "atanh"  [unary $crate::portable::atanh]    call   call "atanh"      portable "atanh";
+        Exp   "exp"   "exp"    [unary f64::exp]                   call   call "exp"        method "exp";
+        Expm1 "expm1" "expm1"  [unary f64::exp_m1]                call   call "expm1"      method "exp_m1";
+        Exp2  "exp2"  "exp2"   [unary f64::exp2]                  call   call "exp2"       method "exp2";
+        Log   "log"   "log"    [unary f64::ln]                    call   call "log"        method "ln";
+        Log1p "log1p" "log1p"  [unary f64::ln_1p]                 call   call "log1p"      method "ln_1p";
+        Log2  "log2"  "log2"   [unary f64::log2]                  call   call "log2"       method "log2";
+        Log10 "log10" "log10"  [unary f64::log10]                 call   call "log10"      method "log10";
+        Sqrt  "sqrt"  "sqrt"   [unary f64::sqrt]                  native call "sqrt"       method "sqrt";
+        Cbrt  "cbrt"  "cbrt"   [unary f64::cbrt]                  call   call "cbrt"       method "cbrt";
+        Abs   "abs"   "abs"    [unary f64::abs]                   native call "fabs"       method "abs";
+        Sign  "sign"  "sign"   [unary $crate::portable::sign]     native call "dstar_sign" portable "sign";
+        Floor "floor" "floor"  [unary f64::floor]                 native call "floor"      method "floor";
+        Ceil  "ceil"  "ceil"   [unary f64::ceil]                  native call "ceil"       method "ceil";
+        Erf   "erf"   "erf"    [unary $crate::portable::erf]      call   call "erf"        portable "erf";
+        Atan2 "atan2" "atan2"  [binary f64::atan2]                call   call "atan2"      method "atan2";
+        Hypot "hypot" "hypot"  [binary f64::hypot]                call   call "hypot"      method "hypot";
+        Min   "min"   "min"    [binary $crate::portable::minimum] native call "dstar_min"  portable "minimum";
+        Max   "max"   "max"    [binary $crate::portable::maximum] native call "dstar_max"  portable "maximum";
+    } };
 }
 
-/// Functions callable by name in the source language, with their arity.
-/// `ifelse` is listed too; its first argument is a comparison.
-pub const FUNCTIONS: [(&str, usize); 29] = [
-    ("sin", 1),
-    ("cos", 1),
-    ("tan", 1),
-    ("asin", 1),
-    ("acos", 1),
-    ("atan", 1),
-    ("sinh", 1),
-    ("cosh", 1),
-    ("tanh", 1),
-    ("asinh", 1),
-    ("acosh", 1),
-    ("atanh", 1),
-    ("exp", 1),
-    ("log", 1),
-    ("log2", 1),
-    ("log10", 1),
-    ("sqrt", 1),
-    ("cbrt", 1),
-    ("abs", 1),
-    ("sign", 1),
-    ("floor", 1),
-    ("ceil", 1),
-    ("erf", 1),
-    ("pow", 2),
-    ("atan2", 2),
-    ("hypot", 2),
-    ("min", 2),
-    ("max", 2),
-    ("ifelse", 3),
-];
+/// How C spells an operation applied to its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CSpelling {
+    /// `-a`
+    Prefix(&'static str),
+    /// `a + b`
+    Infix(&'static str),
+    /// `f(a)` or `f(a, b)`: a `<math.h>` function or a helper the emitter defines.
+    Call(&'static str),
+}
+
+/// How Rust spells an operation applied to its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RustSpelling {
+    /// `-a`
+    Prefix(&'static str),
+    /// `a + b`
+    Infix(&'static str),
+    /// `a.f()` or `a.f(b)`: an `f64` method.
+    Method(&'static str),
+    /// `f(a)` or `f(a, b)`: a function of [`portable`](crate::portable).
+    Portable(&'static str),
+}
+
+/// `Some(name)` for a source-language function, `None` for `-` (an operator).
+macro_rules! function_name {
+    (-) => {
+        None
+    };
+    ($name:literal) => {
+        Some($name)
+    };
+}
+
+macro_rules! arity {
+    (unary) => {
+        1
+    };
+    (binary) => {
+        2
+    };
+}
+
+/// Calls a row's reference on `args`, as a function pointer of its arity.
+macro_rules! apply {
+    (unary $reference:expr, $args:ident) => {{
+        let f: fn(f64) -> f64 = $reference;
+        f($args[0])
+    }};
+    (binary $reference:expr, $args:ident) => {{
+        let f: fn(f64, f64) -> f64 = $reference;
+        f($args[0], $args[1])
+    }};
+}
+
+macro_rules! libm_symbol {
+    (native $function:tt) => {
+        None
+    };
+    (call $function:literal) => {
+        Some(concat!("dstar_", $function))
+    };
+}
+
+macro_rules! c_spelling {
+    (prefix $s:literal) => {
+        CSpelling::Prefix($s)
+    };
+    (infix $s:literal) => {
+        CSpelling::Infix($s)
+    };
+    (call $s:literal) => {
+        CSpelling::Call($s)
+    };
+}
+
+macro_rules! rust_spelling {
+    (prefix $s:literal) => {
+        RustSpelling::Prefix($s)
+    };
+    (infix $s:literal) => {
+        RustSpelling::Infix($s)
+    };
+    (method $s:literal) => {
+        RustSpelling::Method($s)
+    };
+    (portable $s:literal) => {
+        RustSpelling::Portable($s)
+    };
+}
+
+/// Generates [`Op`] and its table-derived methods from the rows.
+macro_rules! define_ops {
+    ($(
+        $variant:ident $name:literal $function:tt [$arity:ident $reference:expr] $jit:ident
+        $c:ident $c_name:literal $rust:ident $rust_name:literal;
+    )*) => {
+        /// An operation of the language. Leaves (`Const`, `Input`) have arity 0.
+        ///
+        /// `Select(cmp)` is `ifelse(a cmp b, x, y)` with arguments `[a, b, x, y]`: the
+        /// comparison lives inside the operation, so a condition is never a value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Op {
+            /// A constant.
+            Const(Real),
+            /// The `k`-th input of the function, counting from 0.
+            Input(u32),
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $variant,
+            )*
+            /// `ifelse(a cmp b, x, y)`.
+            Select(Cmp),
+        }
+
+        /// The rows in table order: `Row::X as usize` is `Op::X`'s index.
+        #[derive(Clone, Copy)]
+        enum Row {
+            $($variant,)*
+        }
+
+        /// Number of rows in the table.
+        const ROWS: usize = [$(Row::$variant),*].len();
+
+        impl Op {
+            /// Every operation that is not a leaf, in table order, then
+            /// `Select` once per comparison.
+            pub const ALL: [Op; ROWS + Cmp::ALL.len()] = {
+                let rows = [$(Op::$variant),*];
+                let mut all = [Op::Select(Cmp::Lt); ROWS + Cmp::ALL.len()];
+                let mut i = 0;
+                while i < ROWS {
+                    all[i] = rows[i];
+                    i += 1;
+                }
+                let mut k = 0;
+                while k < Cmp::ALL.len() {
+                    all[ROWS + k] = Op::Select(Cmp::ALL[k]);
+                    k += 1;
+                }
+                all
+            };
+
+            /// The position of the operation in [`Op::ALL`], for arrays with
+            /// one entry per operation; `None` for leaves.
+            pub fn index(self) -> Option<usize> {
+                match self {
+                    Op::Const(_) | Op::Input(_) => None,
+                    $(Op::$variant => Some(Row::$variant as usize),)*
+                    Op::Select(cmp) => Some(ROWS + cmp as usize),
+                }
+            }
+
+            /// The name of a function-call operation (`"sin"`), or the operator for
+            /// arithmetic (`"+"`); leaves are named `"const"` and `"input"`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    Op::Const(_) => "const",
+                    Op::Input(_) => "input",
+                    $(Op::$variant => $name,)*
+                    Op::Select(_) => "ifelse",
+                }
+            }
+
+            /// The operation's name as a function of the source language
+            /// (`"sin"`, `"pow"`); `None` for operators, leaves and `Select`
+            /// (`ifelse`, whose first argument is a comparison).
+            pub fn function_name(self) -> Option<&'static str> {
+                match self {
+                    $(Op::$variant => function_name!($function),)*
+                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                }
+            }
+
+            /// Number of arguments.
+            pub fn arity(self) -> usize {
+                match self {
+                    Op::Const(_) | Op::Input(_) => 0,
+                    $(Op::$variant => arity!($arity),)*
+                    Op::Select(_) => 4,
+                }
+            }
+
+            /// The reference evaluation: IEEE double precision, the `f64` methods
+            /// and [`portable`](crate::portable). `args` has exactly
+            /// `self.arity()` values; a leaf `Input` reads nothing and returns
+            /// NaN (inputs are looked up by the caller).
+            pub fn eval(self, args: &[f64]) -> f64 {
+                debug_assert_eq!(args.len(), self.arity(), "{self:?}");
+                match self {
+                    Op::Const(c) => c.get(),
+                    Op::Input(_) => f64::NAN,
+                    $(Op::$variant => apply!($arity $reference, args),)*
+                    Op::Select(cmp) => {
+                        if cmp.holds(args[0], args[1]) {
+                            args[2]
+                        } else {
+                            args[3]
+                        }
+                    }
+                }
+            }
+
+            /// The symbol under which the JIT imports the operation's reference
+            /// implementation (`"dstar_sin"`), or `None` if it computes the
+            /// operation with instructions.
+            pub fn libm_symbol(self) -> Option<&'static str> {
+                match self {
+                    $(Op::$variant => libm_symbol!($jit $function),)*
+                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                }
+            }
+
+            /// How C spells the operation; `None` for leaves and `Select`,
+            /// which the emitter writes itself.
+            pub fn c_spelling(self) -> Option<CSpelling> {
+                match self {
+                    $(Op::$variant => Some(c_spelling!($c $c_name)),)*
+                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                }
+            }
+
+            /// How Rust spells the operation; `None` for leaves and `Select`,
+            /// which the emitter writes itself.
+            pub fn rust_spelling(self) -> Option<RustSpelling> {
+                match self {
+                    $(Op::$variant => Some(rust_spelling!($rust $rust_name)),)*
+                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                }
+            }
+
+            /// The text of the row's reference implementation, for tests.
+            #[cfg(test)]
+            fn reference_text(self) -> Option<&'static str> {
+                match self {
+                    $(Op::$variant => Some(stringify!($reference)),)*
+                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                }
+            }
+        }
+    };
+}
+
+for_each_op!(define_ops);
 
 impl Op {
-    /// Every operation that is not a leaf, `Select` once per comparison.
-    pub fn all_applied() -> Vec<Op> {
-        let mut ops = vec![
-            Op::Neg,
-            Op::Add,
-            Op::Sub,
-            Op::Mul,
-            Op::Div,
-            Op::Pow,
-            Op::Sin,
-            Op::Cos,
-            Op::Tan,
-            Op::Asin,
-            Op::Acos,
-            Op::Atan,
-            Op::Sinh,
-            Op::Cosh,
-            Op::Tanh,
-            Op::Asinh,
-            Op::Acosh,
-            Op::Atanh,
-            Op::Exp,
-            Op::Log,
-            Op::Log2,
-            Op::Log10,
-            Op::Sqrt,
-            Op::Cbrt,
-            Op::Abs,
-            Op::Sign,
-            Op::Floor,
-            Op::Ceil,
-            Op::Erf,
-            Op::Atan2,
-            Op::Hypot,
-            Op::Min,
-            Op::Max,
-        ];
-        ops.extend(Cmp::ALL.map(Op::Select));
-        ops
-    }
-
-    /// The name of a function-call operation (`"sin"`), or the operator for
-    /// arithmetic (`"+"`); leaves are named `"const"` and `"input"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Const(_) => "const",
-            Op::Input(_) => "input",
-            Op::Neg => "neg",
-            Op::Add => "+",
-            Op::Sub => "-",
-            Op::Mul => "*",
-            Op::Div => "/",
-            Op::Pow => "^",
-            Op::Sin => "sin",
-            Op::Cos => "cos",
-            Op::Tan => "tan",
-            Op::Asin => "asin",
-            Op::Acos => "acos",
-            Op::Atan => "atan",
-            Op::Sinh => "sinh",
-            Op::Cosh => "cosh",
-            Op::Tanh => "tanh",
-            Op::Asinh => "asinh",
-            Op::Acosh => "acosh",
-            Op::Atanh => "atanh",
-            Op::Exp => "exp",
-            Op::Log => "log",
-            Op::Log2 => "log2",
-            Op::Log10 => "log10",
-            Op::Sqrt => "sqrt",
-            Op::Cbrt => "cbrt",
-            Op::Abs => "abs",
-            Op::Sign => "sign",
-            Op::Floor => "floor",
-            Op::Ceil => "ceil",
-            Op::Erf => "erf",
-            Op::Atan2 => "atan2",
-            Op::Hypot => "hypot",
-            Op::Min => "min",
-            Op::Max => "max",
-            Op::Select(_) => "ifelse",
-        }
-    }
-
-    /// The operation a source-language function name denotes; `pow` maps to
-    /// [`Op::Pow`]. `ifelse` is not listed: its comparison makes it special.
+    /// The operation a source-language function name denotes (`pow` is
+    /// [`Op::Pow`]). `ifelse` is not listed: its comparison makes it special.
     pub fn from_function_name(name: &str) -> Option<Op> {
-        Some(match name {
-            "sin" => Op::Sin,
-            "cos" => Op::Cos,
-            "tan" => Op::Tan,
-            "asin" => Op::Asin,
-            "acos" => Op::Acos,
-            "atan" => Op::Atan,
-            "sinh" => Op::Sinh,
-            "cosh" => Op::Cosh,
-            "tanh" => Op::Tanh,
-            "asinh" => Op::Asinh,
-            "acosh" => Op::Acosh,
-            "atanh" => Op::Atanh,
-            "exp" => Op::Exp,
-            "log" => Op::Log,
-            "log2" => Op::Log2,
-            "log10" => Op::Log10,
-            "sqrt" => Op::Sqrt,
-            "cbrt" => Op::Cbrt,
-            "abs" => Op::Abs,
-            "sign" => Op::Sign,
-            "floor" => Op::Floor,
-            "ceil" => Op::Ceil,
-            "erf" => Op::Erf,
-            "pow" => Op::Pow,
-            "atan2" => Op::Atan2,
-            "hypot" => Op::Hypot,
-            "min" => Op::Min,
-            "max" => Op::Max,
-            _ => return None,
-        })
+        Op::ALL.into_iter().find(|op| op.function_name() == Some(name))
     }
 
-    /// Number of arguments.
-    pub fn arity(self) -> usize {
-        match self {
-            Op::Const(_) | Op::Input(_) => 0,
-            Op::Neg
-            | Op::Sin
-            | Op::Cos
-            | Op::Tan
-            | Op::Asin
-            | Op::Acos
-            | Op::Atan
-            | Op::Sinh
-            | Op::Cosh
-            | Op::Tanh
-            | Op::Asinh
-            | Op::Acosh
-            | Op::Atanh
-            | Op::Exp
-            | Op::Log
-            | Op::Log2
-            | Op::Log10
-            | Op::Sqrt
-            | Op::Cbrt
-            | Op::Abs
-            | Op::Sign
-            | Op::Floor
-            | Op::Ceil
-            | Op::Erf => 1,
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Atan2 | Op::Hypot | Op::Min | Op::Max => 2,
-            Op::Select(_) => 4,
-        }
+    /// Every function name of the source language, in table order, with
+    /// `ifelse` last.
+    pub fn function_names() -> impl Iterator<Item = &'static str> {
+        Op::ALL.into_iter().filter_map(Op::function_name).chain(["ifelse"])
     }
 
     /// Whether swapping the two arguments never changes the result, bit for
@@ -325,101 +414,6 @@ impl Op {
     pub fn is_leaf(self) -> bool {
         matches!(self, Op::Const(_) | Op::Input(_))
     }
-
-    /// The reference evaluation: IEEE double precision, libm semantics.
-    /// `args` has exactly `self.arity()` values; a leaf `Input` reads nothing
-    /// and returns NaN (inputs are looked up by the caller).
-    pub fn eval(self, args: &[f64]) -> f64 {
-        debug_assert_eq!(args.len(), self.arity(), "{self:?}");
-        let a = || args[0];
-        let b = || args[1];
-        match self {
-            Op::Const(c) => c.get(),
-            Op::Input(_) => f64::NAN,
-            Op::Neg => -a(),
-            Op::Add => a() + b(),
-            Op::Sub => a() - b(),
-            Op::Mul => a() * b(),
-            Op::Div => a() / b(),
-            Op::Pow => a().powf(b()),
-            Op::Sin => a().sin(),
-            Op::Cos => a().cos(),
-            Op::Tan => a().tan(),
-            Op::Asin => a().asin(),
-            Op::Acos => a().acos(),
-            Op::Atan => a().atan(),
-            Op::Sinh => a().sinh(),
-            Op::Cosh => a().cosh(),
-            Op::Tanh => a().tanh(),
-            Op::Asinh => a().asinh(),
-            Op::Acosh => a().acosh(),
-            Op::Atanh => a().atanh(),
-            Op::Exp => a().exp(),
-            Op::Log => a().ln(),
-            Op::Log2 => a().log2(),
-            Op::Log10 => a().log10(),
-            Op::Sqrt => a().sqrt(),
-            Op::Cbrt => a().cbrt(),
-            Op::Abs => a().abs(),
-            Op::Sign => sign(a()),
-            Op::Floor => a().floor(),
-            Op::Ceil => a().ceil(),
-            Op::Erf => libm::erf(a()),
-            Op::Atan2 => a().atan2(b()),
-            Op::Hypot => a().hypot(b()),
-            Op::Min => minimum(a(), b()),
-            Op::Max => maximum(a(), b()),
-            Op::Select(cmp) => {
-                if cmp.holds(args[0], args[1]) {
-                    args[2]
-                } else {
-                    args[3]
-                }
-            }
-        }
-    }
-}
-
-/// `sign(x)`: -1, 0 or 1, and `x` itself for `±0` and NaN.
-pub fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        x
-    }
-}
-
-/// IEEE 754-2019 `minimum`: NaN if either argument is NaN, and `-0 < +0`.
-/// This is what Cranelift's `fmin` computes, so interpreter and JIT agree.
-pub fn minimum(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a < b {
-        a
-    } else if b < a {
-        b
-    } else if a.is_sign_negative() {
-        a
-    } else {
-        b
-    }
-}
-
-/// IEEE 754-2019 `maximum`: NaN if either argument is NaN, and `+0 > -0`.
-pub fn maximum(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if a > b {
-        a
-    } else if b > a {
-        b
-    } else if a.is_sign_positive() {
-        a
-    } else {
-        b
-    }
 }
 
 #[cfg(test)]
@@ -427,34 +421,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn function_table_agrees_with_ops() {
-        for (name, arity) in FUNCTIONS {
-            match Op::from_function_name(name) {
-                Some(op) => {
-                    assert_eq!(op.arity(), arity, "{name}");
-                    assert_eq!(op.name(), if op == Op::Pow { "^" } else { name });
+    fn indices_are_positions_in_all() {
+        for (i, op) in Op::ALL.into_iter().enumerate() {
+            assert_eq!(op.index(), Some(i), "{op:?}");
+        }
+        assert_eq!(Op::Input(3).index(), None);
+    }
+
+    #[test]
+    fn function_names_map_back_to_their_ops() {
+        let names: Vec<&str> = Op::function_names().collect();
+        assert_eq!(names.last(), Some(&"ifelse"));
+        for name in &names[..names.len() - 1] {
+            let op = Op::from_function_name(name).expect("a table function");
+            assert_eq!(op.name(), if op == Op::Pow { "^" } else { name });
+        }
+        assert_eq!(Op::from_function_name("ifelse"), None);
+        assert_eq!(Op::from_function_name("+"), None);
+    }
+
+    /// The spellings name what the reference calls, so that emitted code
+    /// computes what [`Op::eval`] does.
+    #[test]
+    fn spellings_agree_with_references() {
+        for op in Op::ALL.into_iter().filter(|op| op.function_name().is_some()) {
+            let reference = op.reference_text().expect("a row").replace(' ', "");
+            match op.rust_spelling().expect("a row") {
+                RustSpelling::Method(m) => assert_eq!(reference, format!("f64::{m}"), "{op:?}"),
+                RustSpelling::Portable(f) => {
+                    assert!(reference.ends_with(&format!("portable::{f}")), "{op:?}")
                 }
-                None => assert_eq!(name, "ifelse"),
+                spelling => panic!("{op:?} is a function spelled {spelling:?}"),
             }
         }
-    }
-
-    #[test]
-    fn min_max_follow_ieee_2019() {
-        assert!(minimum(f64::NAN, 1.0).is_nan());
-        assert!(maximum(1.0, f64::NAN).is_nan());
-        assert!(minimum(0.0, -0.0).is_sign_negative());
-        assert!(maximum(-0.0, 0.0).is_sign_positive());
-        assert_eq!(minimum(2.0, 3.0), 2.0);
-        assert_eq!(maximum(2.0, 3.0), 3.0);
-    }
-
-    #[test]
-    fn sign_keeps_zero_and_nan() {
-        assert_eq!(sign(-3.0), -1.0);
-        assert_eq!(sign(0.5), 1.0);
-        assert!(sign(-0.0).is_sign_negative() && sign(-0.0) == 0.0);
-        assert!(sign(f64::NAN).is_nan());
     }
 
     #[test]

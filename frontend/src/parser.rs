@@ -7,7 +7,7 @@
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{DidYouMean, ParseError, ParseErrorKind};
 use crate::lexer::{Lexer, Token, TokenStream};
-use crate::op::{Cmp, Op, FUNCTIONS};
+use crate::op::{Cmp, Op};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
 use hashbrown::HashTable;
@@ -518,7 +518,7 @@ impl<'s> Parser<'s> {
                                 Callee::User(self.user_function(name).expect("checked"))
                             }
                             None => {
-                                let hint = DidYouMean::closest(name, FUNCTIONS.iter().map(|f| f.0));
+                                let hint = DidYouMean::closest(name, Op::function_names());
                                 return err(
                                     ParseErrorKind::UnknownFunction { name: name.into(), hint },
                                     span,

@@ -117,7 +117,7 @@ pub struct Case {
 }
 
 /// A random program of about `num_ops` operations using every operation
-/// (each of `Op::all_applied()` in turn, then at random). Operands are chosen
+/// (each of `Op::ALL` in turn, then at random). Operands are chosen
 /// so that each node is finite at `point` when a few tries allow it, which
 /// keeps the values meaningful; other points reach NaN and infinities. With
 /// `inline_powers` false, no `x^k` with a small integer `k` appears.
@@ -129,7 +129,7 @@ pub fn random_case(seed: u64, num_inputs: usize, num_ops: usize, inline_powers: 
     for c in [0.5, 2.0, -1.5, 3.0, 0.1, -7.0] {
         pool.push((dag.constant(c), c));
     }
-    let ops = Op::all_applied();
+    let ops = Op::ALL;
     for i in 0..num_ops {
         let op = if i < ops.len() { ops[i] } else { ops[rng.below(ops.len())] };
         for attempt in 0..8 {

@@ -5,7 +5,7 @@ mod form;
 mod line;
 
 use dstar::backend::{JitCompiler, JitKernel};
-use dstar::frontend::{parse_expr_in, print_nodes, Functions, Program};
+use dstar::frontend::{parse_expr_in, print_nodes, Functions, Op, Program};
 use dstar::JacobianKernel;
 use form::{DerivativeForm, Evaluated};
 use indexmap::IndexMap;
@@ -99,18 +99,47 @@ pub const COMMANDS: [(&str, &str); 8] = [
     (":quit", "leave (Ctrl-D works too)"),
 ];
 
-const HELP: &str = "\
+const EXAMPLES: &str = "\
 Define functions and take their derivatives:
   f(x, y) = sin(x*y) + x^2     a function of x and y
   g = f(x, 2*x)                a function of the variables it uses (x)
   diff(f, x)   diff(f, x, 2)   grad(f)   jacobian([f, g])   hessian(f)
   f(1, 2)      jacobian(f)(1, 2)         evaluate (compiles a kernel once)
   df = diff(f, x)              define the derivative as a function
-Expressions use + - * / ^, the functions sin cos tan asin acos atan sinh cosh
-tanh asinh acosh atanh exp log log2 log10 sqrt cbrt abs sign floor ceil erf pow
-atan2 hypot min max, ifelse(a < b, x, y), and the constants pi and e.
-Commands:
 ";
+
+/// The `:help` text: examples, the functions of the table of operations,
+/// and the commands.
+fn help() -> String {
+    // Functions of one argument first, then of two, each in table order.
+    let mut functions: Vec<(usize, &str)> =
+        Op::ALL.into_iter().filter_map(|op| Some((op.arity(), op.function_name()?))).collect();
+    functions.sort_by_key(|&(arity, _)| arity);
+    let functions: Vec<&str> = functions.into_iter().map(|(_, f)| f).collect();
+    let sentence = format!(
+        "Expressions use + - * / ^, the functions {}, ifelse(a < b, x, y), and the constants pi and e.",
+        functions.join(" ")
+    );
+    let mut s = EXAMPLES.to_string();
+    let mut line = String::new();
+    for word in sentence.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
+            s += &line;
+            s.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    s += &line;
+    s += "\nCommands:\n";
+    for (c, h) in COMMANDS {
+        let _ = writeln!(s, "  {c:<16} {h}");
+    }
+    s.trim_end().to_string()
+}
 
 impl Session {
     /// An empty session.
@@ -251,13 +280,7 @@ impl Session {
 
     fn command(&mut self, name: &str, arg: &str, offset: usize) -> Result<String, SessionError> {
         match name {
-            "help" | "h" | "?" => {
-                let mut s = HELP.to_string();
-                for (c, h) in COMMANDS {
-                    let _ = writeln!(s, "  {c:<16} {h}");
-                }
-                Ok(s.trim_end().to_string())
-            }
+            "help" | "h" | "?" => Ok(help()),
             "vars" => Ok(self
                 .defs
                 .iter()
@@ -396,9 +419,8 @@ impl Session {
         let mut names: Vec<String> = if word.starts_with(':') {
             COMMANDS.iter().map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string()).collect()
         } else {
-            dstar::frontend::op::FUNCTIONS
-                .iter()
-                .map(|(f, _)| f.to_string())
+            Op::function_names()
+                .map(String::from)
                 .chain(["diff", "grad", "jacobian", "hessian", "pi"].map(String::from))
                 .chain(self.defs.keys().cloned())
                 .collect()

@@ -86,3 +86,15 @@ fn completes_commands_functions_and_names() {
     assert_eq!(s.complete("si"), ["sign", "sin", "sinh"]);
     assert_eq!(s.complete("sp"), ["speed"]);
 }
+
+#[test]
+fn help_lists_every_function_of_the_table() {
+    let help = run(&mut Session::new(), ":help");
+    let words: HashSet<&str> = help.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    for f in Op::function_names() {
+        assert!(words.contains(f), "{f} is missing from\n{help}");
+    }
+    let functions =
+        help.lines().skip_while(|l| !l.starts_with("Expressions")).take_while(|l| *l != "Commands:");
+    assert!(functions.clone().count() > 1 && functions.clone().all(|l| l.len() <= 79), "{help}");
+}

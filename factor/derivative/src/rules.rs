@@ -113,7 +113,22 @@ pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
             p[0] = Some(reciprocal(dag, difference));
         }
         Op::Exp => p[0] = Some(f),
+        // exp(a), not expm1(a) + 1: for a below about -37, expm1(a) rounds to
+        // -1 and the sum to 0, and for any a < 0 the sum cancels digits,
+        // while exp(a) is within an ulp everywhere (and may already be a node).
+        Op::Expm1 => p[0] = Some(dag.apply(Op::Exp, &[a])),
+        // exp2(a)·ln 2 reuses the value: two roundings, no cancellation.
+        Op::Exp2 => {
+            let ln_2 = dag.constant(std::f64::consts::LN_2);
+            p[0] = Some(dag.mul(f, ln_2));
+        }
         Op::Log => p[0] = Some(reciprocal(dag, a)),
+        // 1/(1 + a): rounding 1 + a costs half an ulp of 1 + a itself.
+        Op::Log1p => {
+            let one = dag.constant(1.0);
+            let shifted = dag.add(one, a);
+            p[0] = Some(reciprocal(dag, shifted));
+        }
         Op::Log2 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG2_E, a)),
         Op::Log10 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG10_E, a)),
         Op::Sqrt => p[0] = Some(scaled_reciprocal(dag, 0.5, f)),
@@ -212,7 +227,7 @@ mod tests {
 
     #[test]
     fn every_op_matches_central_differences() {
-        for op in Op::all_applied() {
+        for op in Op::ALL {
             let mut point: Vec<f64> = [0.3, 0.55, 0.7, 0.2][..op.arity()].to_vec();
             if op == Op::Acosh {
                 point[0] = 1.3;
@@ -238,6 +253,16 @@ mod tests {
         }
         let select = partial_values(Op::Select(Cmp::Lt), &[0.1, 0.2, 3.0, 4.0]);
         assert_eq!(select, vec![None, None, Some(1.0), Some(0.0)]);
+    }
+
+    /// The rules that reuse a value, or not, for accuracy.
+    #[test]
+    fn exponential_and_logarithm_slopes_keep_their_digits() {
+        // expm1(-40) + 1 would round to 0.
+        assert_eq!(partial_values(Op::Expm1, &[-40.0]), vec![Some((-40f64).exp())]);
+        assert_eq!(partial_values(Op::Exp2, &[3.0]), vec![Some(8.0 * std::f64::consts::LN_2)]);
+        assert_eq!(partial_values(Op::Log1p, &[-0.75]), vec![Some(4.0)]);
+        assert_eq!(partial_values(Op::Log1p, &[1e-20]), vec![Some(1.0)]);
     }
 
     #[test]

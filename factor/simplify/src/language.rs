@@ -106,15 +106,8 @@ fn parse_op(name: &str) -> Option<Op> {
     if let Some(symbol) = name.strip_prefix("ifelse") {
         return Cmp::ALL.into_iter().find(|c| c.symbol() == symbol).map(Op::Select);
     }
-    Some(match name {
-        "neg" => Op::Neg,
-        "+" => Op::Add,
-        "-" => Op::Sub,
-        "*" => Op::Mul,
-        "/" => Op::Div,
-        "^" => Op::Pow,
-        _ => Op::from_function_name(name)?,
-    })
+    // Operators print as themselves (`+`, `neg`), functions by their name.
+    Op::ALL.into_iter().find(|op| op.name() == name).or_else(|| Op::from_function_name(name))
 }
 
 impl FromOp for OpNode {
@@ -134,7 +127,7 @@ mod tests {
 
     #[test]
     fn every_op_round_trips_through_its_spelling() {
-        let mut ops = Op::all_applied();
+        let mut ops = Op::ALL.to_vec();
         ops.extend([Op::Const(Real::new(-2.5)), Op::Input(7)]);
         for op in ops {
             let children: Vec<Id> = (0..op.arity()).map(Id::from).collect();

@@ -166,11 +166,12 @@ fn random_op(rng: &mut Rng, dag: &mut ExprDag, a: NodeId, b: NodeId, pool: &[Nod
             unary(dag, Op::Atanh, t)
         }
         25 => {
+            let op = [Op::Exp, Op::Expm1, Op::Exp2][rng.below(3)];
             let t = squash(dag, a, 2.0);
-            unary(dag, Op::Exp, t)
+            unary(dag, op, t)
         }
         26 => {
-            let op = [Op::Log, Op::Log2, Op::Log10][rng.below(3)];
+            let op = [Op::Log, Op::Log1p, Op::Log2, Op::Log10][rng.below(4)];
             let t = positive(dag, a, 0.5);
             unary(dag, op, t)
         }
