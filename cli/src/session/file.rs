@@ -8,7 +8,7 @@
 use super::statement::FORMS;
 use super::SessionError;
 use dstar::frontend::lexer::{Lexer, Token};
-use dstar::frontend::{print_nodes, ExprDag, NodeId, Output, Program};
+use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Op, Output, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -49,18 +49,132 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
          # its '# @def NAME(PARAMETERS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
     );
     let _ = writeln!(text, "in {}", inputs.join(", "));
-    // Each definition is printed on its own, with its own shared
-    // subexpressions: its text depends on nothing else.
+    // Each definition is written as it prints on its own (see `canonical`),
+    // its temporaries renamed apart from every other name of the file.
+    let mut counter = 0;
     for ((name, program), output) in defs.iter().zip(&outputs) {
-        let printed = print_nodes(&program.dag, &[program.outputs[0].node], &program.inputs, &taken);
-        let _ = writeln!(text, "{DEF}{name}({}) = {output}", program.inputs.join(", "));
-        for (temp, expr) in &printed.bindings {
-            let _ = writeln!(text, "{temp} = {expr}");
-            taken.insert(temp.clone());
+        let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+        let (own, value) = standalone(&program.dag, program.outputs[0].node, &params);
+        let mut names = std::collections::HashMap::from([(value, output.clone())]);
+        for line in own.lines() {
+            let temp = line.split(' ').next().unwrap_or("");
+            if line.contains(" = ") && !line.starts_with("out ") {
+                let global = loop {
+                    counter += 1;
+                    let candidate = format!("t{counter}");
+                    if !taken.contains(&candidate) {
+                        break candidate;
+                    }
+                };
+                names.insert(temp.to_string(), global);
+            }
         }
-        let _ = writeln!(text, "out {output} = {}", printed.roots[0]);
+        let _ = writeln!(text, "{DEF}{name}({}) = {output}", params.join(", "));
+        text += &rename(&own, &names);
     }
     text
+}
+
+/// `text` with the names that `names` maps replaced, found by the lexer.
+fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> String {
+    let mut lexer = Lexer::new(text);
+    let (mut out, mut copied) = (String::new(), 0);
+    while let Ok((token, span)) = lexer.next_token() {
+        match token {
+            Token::Eof => break,
+            Token::Ident(name) => {
+                if let Some(new) = names.get(name) {
+                    out += &text[copied..span.start.offset as usize];
+                    out += new;
+                    copied = span.end.offset as usize;
+                }
+            }
+            _ => {}
+        }
+    }
+    out + &text[copied..]
+}
+
+/// `program`'s value as `:load` reads it back from a saved file, with only
+/// the nodes the value needs and its output named `name`.
+///
+/// Printing and parsing again can change a DAG (the parser folds constants
+/// that inlining left, and orders the operands of `x * y` by creation), so
+/// the text is printed and parsed until it no longer changes: the session
+/// then holds exactly what its file holds, and `:load` of that text, parsed
+/// the same way ([`parse_definition`]), gives it back.
+pub fn canonical(program: &Program, name: &str) -> Program {
+    let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
+    let mut last = String::new();
+    // Each round can only fold or reorder; a few rounds settle any program
+    // the printer's round-trip tests cover.
+    for _ in 0..8 {
+        let (text, value) = standalone(&dag, root, &params);
+        if text == last {
+            break;
+        }
+        match parse_definition(&text, &params, &value) {
+            Some((d, r)) => (dag, root) = (d, r),
+            None => {
+                debug_assert!(false, "printed text parses: {text}");
+                break;
+            }
+        }
+        last = text;
+    }
+    Program::new(dag, program.inputs.clone(), vec![Output { name: name.to_string(), node: root }])
+}
+
+/// One definition as a problem file of its own: `in` its parameters, its
+/// temporaries, and `out` the name of its value (also returned).
+fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) {
+    let value = fresh("value", |n| params.contains(&n));
+    let inputs: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+    let printed = print_nodes(dag, &[root], &inputs, &HashSet::from([value.clone()]));
+    let mut text = String::new();
+    for (temp, expr) in &printed.bindings {
+        let _ = writeln!(text, "{temp} = {expr}");
+    }
+    let _ = writeln!(text, "out {value} = {}", printed.roots[0]);
+    (text, value)
+}
+
+/// The statements `text` of one definition parsed on their own, over
+/// `params` in that order: the DAG of output `value`, in tree order, or
+/// `None` if they do not parse so.
+fn parse_definition(text: &str, params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
+    let inputs = if params.is_empty() { "_".to_string() } else { params.join(", ") };
+    let program = dstar::frontend::parse_program(&format!("in {inputs}\n{text}")).ok()?;
+    let output = program.outputs.iter().find(|o| o.name == value)?;
+    Some(in_tree_order(&program.dag, output.node))
+}
+
+/// The nodes `root` needs, numbered in post-order from the root (operands
+/// left to right): an order that depends only on the expression, not on the
+/// order its nodes were made in, which names the printed temporaries. The
+/// walk keeps its own stack, so depth is safe.
+fn in_tree_order(dag: &ExprDag, root: NodeId) -> (ExprDag, NodeId) {
+    let mut ordered = ExprDag::new();
+    let mut map: Vec<Option<NodeId>> = vec![None; dag.len()];
+    let mut stack = vec![(root, 0usize)];
+    while let Some((id, next)) = stack.pop() {
+        if map[id.index()].is_some() {
+            continue;
+        }
+        let args = dag.args(id);
+        match args[next..].iter().position(|a| map[a.index()].is_none()) {
+            Some(i) => {
+                stack.push((id, next + i + 1));
+                stack.push((args[next + i], 0));
+            }
+            None => {
+                let mapped: Vec<NodeId> = args.iter().map(|a| map[a.index()].expect("done before")).collect();
+                map[id.index()] = Some(ordered.intern(Node::new(dag.op(id), &mapped)));
+            }
+        }
+    }
+    (ordered, map[root.index()].expect("the root is done last"))
 }
 
 /// `base`, or `base1`, `base2`, ... : the first that `is_taken` refuses.
@@ -85,8 +199,9 @@ struct DefLine<'s> {
 pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionError> {
     let program = dstar::frontend::parse_program(source)
         .map_err(|e| SessionError::new(format!("{path}:{}", e.render(source).trim_end())))?;
+    let source_lines: Vec<&str> = source.lines().collect();
     let mut lines = vec![];
-    for (i, line) in source.lines().enumerate() {
+    for (i, line) in source_lines.iter().enumerate() {
         if let Some(rest) = line.trim_start().strip_prefix(DEF) {
             let at = |message: String| SessionError::new(format!("{path}:{}: {message}", i + 1));
             lines.push(def_line(rest, i + 1).map_err(at)?);
@@ -94,10 +209,11 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
     }
     if lines.is_empty() {
         // A problem file: each output over all the inputs.
+        let inputs: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
         return Ok(program
             .outputs
             .iter()
-            .map(|o| (o.name.clone(), function(&program, o.node, &program.inputs.iter().map(|s| s.as_str()).collect::<Vec<_>>()).expect("all inputs")))
+            .map(|o| (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input")))
             .collect());
     }
     let mut defs: Vec<(String, Program)> = vec![];
@@ -114,9 +230,17 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
         if let Some(p) = d.params.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
             return Err(at(format!("the parameter '{p}' is not an input of the file")));
         }
-        let f = function(&program, output.node, &d.params).map_err(|input| {
+        let mut f = function(&program, output.node, &d.params).map_err(|input| {
             at(format!("'{}' reads the input '{input}', which is not one of its parameters", d.output))
         })?;
+        // As `:save` writes it, a definition's lines (up to the next '# @def')
+        // parse on their own, over its parameters: read so, it is what it was
+        // when saved, untouched by the nodes other definitions share.
+        let end = lines.iter().map(|l| l.line - 1).find(|&l| l >= d.line).unwrap_or(source_lines.len());
+        let block = source_lines[d.line..end].join("\n");
+        if let Some((dag, root)) = parse_definition(&block, &d.params, d.output) {
+            f = Program::new(dag, f.inputs, vec![Output { name: "f".into(), node: root }]);
+        }
         defs.push((d.name.to_string(), f));
     }
     Ok(defs)
@@ -172,7 +296,7 @@ fn function(program: &Program, node: NodeId, params: &[&str]) -> Result<Program,
         match params.iter().position(|p| p == input) {
             Some(j) => args.push(dag.input(j)),
             None => {
-                let read = program.dag.find(&dstar::frontend::Node::new(dstar::frontend::Op::Input(k as u32), &[]));
+                let read = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
                 if read.is_some_and(|id| reach[id.index()]) {
                     return Err(input.clone());
                 }

@@ -14,7 +14,7 @@ mod statement;
 
 use cache::{KernelCache, KernelKey};
 use dstar::backend::JitCompiler;
-use dstar::frontend::{DidYouMean, ExprDag, Output, ParseError, ParseErrorKind, Pos, Program, Span};
+use dstar::frontend::{DidYouMean, ParseError, ParseErrorKind, Pos, Program, Span};
 use form::Limits;
 use indexmap::IndexMap;
 use scope::Scope;
@@ -213,7 +213,7 @@ impl Session {
         let mut scope = Scope::new(self, line, body)?;
         scope.build_forms(body)?;
         let program = scope.expression(body, params.as_deref())?;
-        let program = compact(&program, name.text);
+        let program = file::canonical(&program, name.text);
         let shown = show::signature(name.text, &program) + " = " + &show::program(&program);
         self.redefine([(name.text.to_string(), program)], []);
         Ok(shown)
@@ -371,7 +371,7 @@ impl Session {
 
     /// The expression of a command's argument, `len` bytes at `start`.
     fn function_of(&self, text: &str, start: Pos, len: usize) -> Result<Program, SessionError> {
-        let line = Line::lex(text, start, start.offset as usize + len)?;
+        let line = Line::lex(text, start, start.offset as usize + len);
         let Some(part) = line.all() else {
             return Err(SessionError::at_span("expected an expression", Span { start, end: start }));
         };
@@ -385,7 +385,7 @@ impl Session {
             .map_err(|e| SessionError::new(format!("cannot read {path}: {e}")))?;
         let defs = file::read(&source, path)?;
         let names: Vec<String> = defs.iter().map(|(name, p)| show::signature(name, p)).collect();
-        self.redefine(defs.into_iter().map(|(name, p)| (name.clone(), compact(&p, &name))), []);
+        self.redefine(defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
         Ok(format!("loaded {}", names.join(", ")))
     }
 
@@ -461,13 +461,6 @@ fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
     };
     let role = if role == "defined" { "be defined" } else { "be a parameter" };
     Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", name.text), name.span))
-}
-
-/// `program` with only the nodes its value needs, its output named `name`.
-fn compact(program: &Program, name: &str) -> Program {
-    let mut dag = ExprDag::new();
-    let root = dag.import(&program.dag, &[program.outputs[0].node], None)[0];
-    Program::new(dag, program.inputs.clone(), vec![Output { name: name.to_string(), node: root }])
 }
 
 fn help() -> String {

@@ -8,20 +8,29 @@
 
 use super::SessionError;
 use dstar::frontend::lexer::{Lexer, Token};
-use dstar::frontend::{Pos, Span};
+use dstar::frontend::{ParseError, Pos, Span};
 
 /// The names of the derivative forms; none can be defined.
 pub const FORMS: [&str; 4] = ["diff", "grad", "jacobian", "hessian"];
 
 /// The tokens of (a part of) one line, with their spans in the line.
+///
+/// Lexing stops at the first bad character; that error is kept, and the
+/// statement holding it reaches to the end of the text, so the frontend,
+/// which parses it, reports the first error in its own order, as it would
+/// for the same text anywhere else.
 pub struct Line<'s> {
     /// The whole line.
     pub text: &'s str,
     tokens: Vec<(Token<'s>, Span)>,
+    /// Where the lexed text ends.
+    end: Pos,
+    /// The lexing error that stopped the tokens, if any.
+    error: Option<ParseError>,
 }
 
 /// Tokens `start..end` of a [`Line`]: an expression, or the arguments of a
-/// call. Never empty.
+/// call. Empty only at the end of a line that failed to lex.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Part {
     start: usize,
@@ -122,32 +131,53 @@ pub enum Atom {
 
 impl<'s> Line<'s> {
     /// The tokens of `text[start.offset..end]`, spans in `text`.
-    pub fn lex(text: &'s str, start: Pos, end: usize) -> Result<Line<'s>, SessionError> {
+    pub fn lex(text: &'s str, start: Pos, end: usize) -> Line<'s> {
         let mut lexer = Lexer::starting_at(&text[..end], start);
         let mut tokens = vec![];
-        loop {
-            let (token, span) = lexer.next_token().map_err(SessionError::from_parse)?;
-            if token == Token::Eof {
-                return Ok(Line { text, tokens });
+        let error = loop {
+            match lexer.next_token() {
+                Ok((Token::Eof, _)) => break None,
+                Ok(token) => tokens.push(token),
+                Err(e) => break Some(e),
             }
-            tokens.push((token, span));
+        };
+        Line { text, tokens, end: pos_at(text, end), error }
+    }
+
+    /// An error of the statement parser, or the lexing error if there is
+    /// one: what the statement parser saw was then cut short.
+    fn fail(&self, e: SessionError) -> SessionError {
+        match &self.error {
+            Some(lexing) => SessionError::from_parse(lexing.clone()),
+            None => e,
         }
     }
 
     /// Every token of the line, if there are any.
     pub fn all(&self) -> Option<Part> {
-        (!self.tokens.is_empty()).then_some(Part { start: 0, end: self.tokens.len() })
+        (!self.tokens.is_empty() || self.error.is_some()).then_some(Part { start: 0, end: self.tokens.len() })
     }
 
     /// The span of `part`'s text.
     pub fn span(&self, part: Part) -> Span {
-        self.tokens[part.start].1.to(self.tokens[part.end - 1].1)
+        let start = match &self.error {
+            Some(e) if part.start == part.end => e.span.start,
+            _ => self.tokens[part.start].1.start,
+        };
+        // A statement reaches to its `;` or the end of the text, blanks and
+        // comments included, as it would for the frontend alone.
+        let end = match self.tokens.get(part.end) {
+            None => self.end,
+            Some((Token::End, span)) => span.start,
+            Some(_) => self.tokens[part.end - 1].1.end,
+        };
+        Span { start, end }
     }
 
-    /// The source text of `part`.
+    /// The source text of `part`, without blanks around it.
     pub fn text_of(&self, part: Part) -> &'s str {
         let span = self.span(part);
-        &self.text[span.start.offset as usize..span.end.offset as usize]
+        self.text[span.start.offset as usize..span.end.offset as usize].trim()
     }
 
     /// `part` as cache-key atoms.
@@ -226,8 +256,9 @@ impl<'s> Line<'s> {
         let mut start = 0;
         for i in 0..=self.tokens.len() {
             if i == self.tokens.len() || self.tokens[i].0 == Token::End {
-                if i > start {
-                    statements.push(self.statement(start, i)?);
+                let last = i == self.tokens.len() && self.error.is_some();
+                if i > start || last {
+                    statements.push(self.statement(start, i).map_err(|e| if last { self.fail(e) } else { e })?);
                 }
                 start = i + 1;
             }
@@ -237,6 +268,9 @@ impl<'s> Line<'s> {
 
     fn statement(&self, start: usize, end: usize) -> Result<Statement<'s>, SessionError> {
         let whole = Part { start, end };
+        if start == end {
+            return Ok(Statement::Show(whole)); // the bad character alone
+        }
         if let Some(assign) = self.assignment(start, end) {
             return self.definition(start, assign, end);
         }
@@ -262,10 +296,9 @@ impl<'s> Line<'s> {
             let rest = self.span(Part { start: open, end });
             return Err(SessionError::at_span("expected '(' and a point after the derivative", rest));
         }
-        match close {
-            Some(close) if close + 1 == end => {
-                Ok(Statement::Call { name, args: self.args(start + 1, close)?, whole })
-            }
+        // Anything else, such as an empty argument, the frontend reports.
+        match close.filter(|&c| c + 1 == end).map(|c| self.args(start + 1, c)) {
+            Some(Ok(args)) => Ok(Statement::Call { name, args, whole }),
             _ => Ok(Statement::Show(whole)),
         }
     }
@@ -387,14 +420,14 @@ impl<'s> Line<'s> {
                 }
                 Token::RParen | Token::RBracket => {
                     if let Some(Some((name, start))) = open.pop() {
-                        forms.push(self.form(name, start, i)?);
+                        forms.push(self.form(name, start, i).map_err(|e| self.fail(e))?);
                     }
                 }
                 _ => {}
             }
         }
         if let Some(Some((_, start))) = open.iter().find(|f| f.is_some()) {
-            return Err(SessionError::at_span("unclosed '('", self.tokens[start + 1].1));
+            return Err(self.fail(SessionError::at_span("unclosed '('", self.tokens[start + 1].1)));
         }
         Ok(forms)
     }
@@ -436,11 +469,11 @@ pub fn parse(text: &str) -> Result<(Line<'_>, Vec<Statement<'_>>), SessionError>
         let arg_offset = at + name_len + (arg.len() - arg.trim_start().len());
         let arg = arg.trim();
         let name_span = Span { start: pos_at(text, at - 1), end: pos_at(text, at + name_len) };
-        let line = Line { text, tokens: vec![] };
+        let line = Line { text, tokens: vec![], end: pos_at(text, text.len()), error: None };
         let command = Statement::Command { name, name_span, arg, arg_start: pos_at(text, arg_offset) };
         return Ok((line, vec![command]));
     }
-    let line = Line::lex(text, pos_at(text, 0), text.len())?;
+    let line = Line::lex(text, pos_at(text, 0), text.len());
     let statements = line.statements()?;
     Ok((line, statements))
 }
