@@ -60,11 +60,13 @@ impl KernelCache {
     }
 
     /// Kernels held now.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.kernels.len()
     }
 
     /// Kernels compiled and inserted so far.
+    #[cfg(test)]
     pub fn inserted(&self) -> usize {
         self.inserted
     }

@@ -37,7 +37,8 @@ pub struct SessionError {
 }
 
 impl SessionError {
-    fn new(message: impl Into<String>) -> SessionError {
+    /// An error about no particular part of the line.
+    pub fn new(message: impl Into<String>) -> SessionError {
         SessionError { message: message.into(), span: None, printed: String::new() }
     }
 
