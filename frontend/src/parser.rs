@@ -576,7 +576,9 @@ impl<'s> Parser<'s> {
                     let node = self.dag.constant(v);
                     return self.push_node(node, span);
                 }
-                Token::Ident(_) if self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some()) => {
+                Token::Ident(_)
+                    if self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some()) =>
+                {
                     return self.prebuilt(span);
                 }
                 Token::Ident(name) if self.peek()? == Token::LParen => {

@@ -144,7 +144,8 @@ fn interactive(session: &mut Session) -> Result<(), Failure> {
     // While a statement computes, the terminal is not in raw mode: Ctrl-C
     // is a SIGINT, which sets this flag instead of ending the process.
     let sigint = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&sigint)).map_err(Failure::internal)?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&sigint))
+        .map_err(Failure::internal)?;
     println!(
         "dstar {} — derivatives at your fingertips. :help for help, Ctrl-C stops a computation, Ctrl-D quits.",
         env!("CARGO_PKG_VERSION")
@@ -213,7 +214,9 @@ fn interruptible(session: &mut Session, line: &str, sigint: &AtomicBool) -> Resu
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(SessionError::new("the computation failed unexpectedly; the session is as it was"))
+                return Err(SessionError::new(
+                    "the computation failed unexpectedly; the session is as it was",
+                ))
             }
         }
     }

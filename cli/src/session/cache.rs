@@ -103,7 +103,11 @@ mod tests {
         cache.insert(key("d"), Arc::clone(&k));
         assert_eq!(cache.keys(), [key("c"), key("a"), key("d")], "b went first");
         cache.insert(key("c"), Arc::clone(&k));
-        assert_eq!(cache.keys(), [key("a"), key("d"), key("c")], "a key inserted again moves, not duplicates");
+        assert_eq!(
+            cache.keys(),
+            [key("a"), key("d"), key("c")],
+            "a key inserted again moves, not duplicates"
+        );
         assert!(cache.get(&key("b")).is_none());
         assert_eq!((cache.len(), cache.inserted()), (3, 5));
     }

@@ -32,7 +32,8 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
         inputs.push(fresh("_", |n| def_names.contains(n)));
     }
     // Outputs are named after their definitions unless that names an input.
-    let mut taken: HashSet<String> = inputs.iter().cloned().chain(def_names.iter().map(|n| n.to_string())).collect();
+    let mut taken: HashSet<String> =
+        inputs.iter().cloned().chain(def_names.iter().map(|n| n.to_string())).collect();
     let mut outputs = vec![];
     for (name, _) in defs {
         let output = if inputs.iter().any(|i| i == name) {
@@ -213,7 +214,9 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
         return Ok(program
             .outputs
             .iter()
-            .map(|o| (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input")))
+            .map(|o| {
+                (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input"))
+            })
             .collect());
     }
     let mut defs: Vec<(String, Program)> = vec![];

@@ -13,7 +13,9 @@ pub enum Shape {
     Scalar,
     /// A gradient: one entry per variable.
     Row,
-    Matrix { cols: usize },
+    Matrix {
+        cols: usize,
+    },
 }
 
 impl Shape {
@@ -225,7 +227,13 @@ fn together(functions: &[Program]) -> (ExprDag, Vec<String>, Vec<NodeId>) {
     (dag, inputs, outputs)
 }
 
-fn derived(dag: ExprDag, inputs: Vec<String>, nodes: Vec<NodeId>, shape: Shape, rows: Vec<String>) -> Derived {
+fn derived(
+    dag: ExprDag,
+    inputs: Vec<String>,
+    nodes: Vec<NodeId>,
+    shape: Shape,
+    rows: Vec<String>,
+) -> Derived {
     let outputs =
         nodes.into_iter().enumerate().map(|(i, node)| Output { name: format!("d{i}"), node }).collect();
     Derived { program: Program::new(dag, inputs, outputs), shape, rows }

@@ -15,7 +15,7 @@ mod statement;
 use cache::{KernelCache, KernelKey};
 use dstar::backend::JitCompiler;
 use dstar::frontend::{DidYouMean, ParseError, ParseErrorKind, Pos, Program, Span};
-use form::Limits;
+pub use form::{nth_derivative, Limits};
 use indexmap::IndexMap;
 use scope::Scope;
 use statement::{Args, Form, Line, Name, Part, Statement, FORMS};
@@ -46,7 +46,11 @@ impl SessionError {
     fn at_span(message: impl Into<String>, span: Span) -> SessionError {
         let start = span.start.column as usize - 1;
         let end = if span.end.line == span.start.line { span.end.column as usize - 1 } else { start + 1 };
-        SessionError { message: message.into(), span: Some((start, end.max(start + 1))), printed: String::new() }
+        SessionError {
+            message: message.into(),
+            span: Some((start, end.max(start + 1))),
+            printed: String::new(),
+        }
     }
 
     /// A parse error of (a part of) the line, in the frontend's words
@@ -205,7 +209,10 @@ impl Session {
                 for (i, p) in params.iter().enumerate() {
                     check_definable(*p, "a parameter")?;
                     if params[..i].iter().any(|q| q.text == p.text) {
-                        return Err(SessionError::at_span(format!("'{}' is already a parameter", p.text), p.span));
+                        return Err(SessionError::at_span(
+                            format!("'{}' is already a parameter", p.text),
+                            p.span,
+                        ));
                     }
                 }
                 Some(params.iter().map(|p| p.text).collect())
@@ -222,7 +229,11 @@ impl Session {
 
     /// Adds (or replaces) the definitions `new` and removes `gone`, as one
     /// change: kernels built on what changed are dropped.
-    fn redefine(&mut self, new: impl IntoIterator<Item = (String, Program)>, gone: impl IntoIterator<Item = String>) {
+    fn redefine(
+        &mut self,
+        new: impl IntoIterator<Item = (String, Program)>,
+        gone: impl IntoIterator<Item = String>,
+    ) {
         self.generation += 1;
         for name in gone {
             self.defs.shift_remove(&name);
@@ -232,7 +243,9 @@ impl Session {
         }
         let defs = &self.defs;
         self.kernels.retain(|key| match key {
-            KernelKey::Definition { name, generation } => defs.get(name).is_some_and(|d| d.generation == *generation),
+            KernelKey::Definition { name, generation } => {
+                defs.get(name).is_some_and(|d| d.generation == *generation)
+            }
             // A form may use any definition.
             KernelKey::Form { .. } => false,
         });
@@ -240,7 +253,13 @@ impl Session {
 
     /// `name(args)`: a definition at a point through its kernel; anything
     /// else (other arguments, a built-in function) as an expression.
-    fn call(&mut self, line: &Line<'_>, name: Name<'_>, args: &Args, whole: Part) -> Result<String, SessionError> {
+    fn call(
+        &mut self,
+        line: &Line<'_>,
+        name: Name<'_>,
+        args: &Args,
+        whole: Part,
+    ) -> Result<String, SessionError> {
         let def = self.defs.get(name.text).cloned();
         if let Some(def) = def.filter(|d| d.program.inputs.len() == args.items.len()) {
             if let Some(x) = self.numbers(line, args)? {
@@ -270,7 +289,12 @@ impl Session {
     }
 
     /// A derivative form, symbolically or at a point.
-    fn form(&mut self, line: &Line<'_>, form: &Form<'_>, point: Option<&Args>) -> Result<String, SessionError> {
+    fn form(
+        &mut self,
+        line: &Line<'_>,
+        form: &Form<'_>,
+        point: Option<&Args>,
+    ) -> Result<String, SessionError> {
         let mut scope = Scope::new(self, line, form.whole)?;
         for &f in &form.functions {
             scope.build_forms(f)?;
@@ -292,7 +316,8 @@ impl Session {
             }
             None => return Err(SessionError::at_span("expected numbers", point.span)),
         };
-        let key = KernelKey::Form { name: form.name, args: line.atoms(form.whole), generation: self.generation };
+        let key =
+            KernelKey::Form { name: form.name, args: line.atoms(form.whole), generation: self.generation };
         let values = self.run_kernel(key, &derived.program, &x)?;
         Ok(show::derived_values(&derived, &x, &values))
     }
@@ -360,7 +385,8 @@ impl Session {
             "clear" => self.clear(text, arg, arg_start),
             "reset" => {
                 let n = self.defs.len();
-                *self = Session { interrupt: Arc::clone(&self.interrupt), limits: self.limits, ..Session::new() };
+                *self =
+                    Session { interrupt: Arc::clone(&self.interrupt), limits: self.limits, ..Session::new() };
                 Ok(format!("forgot {n} definition{}", if n == 1 { "" } else { "s" }))
             }
             _ => Err(SessionError::at_span(
@@ -395,7 +421,8 @@ impl Session {
             return Err(SessionError::new("nothing to save: no definitions yet"));
         }
         let defs: Vec<(&str, &Program)> = self.defs.iter().map(|(n, d)| (n.as_str(), &d.program)).collect();
-        std::fs::write(path, file::write(&defs)).map_err(|e| SessionError::new(format!("cannot write {path}: {e}")))?;
+        std::fs::write(path, file::write(&defs))
+            .map_err(|e| SessionError::new(format!("cannot write {path}: {e}")))?;
         Ok(format!("saved {} definitions to {path}", self.defs.len()))
     }
 
@@ -405,7 +432,10 @@ impl Session {
         for word in arg.split_whitespace() {
             if !self.defs.contains_key(word) {
                 let offset = arg_start.offset as usize + (word.as_ptr() as usize - arg.as_ptr() as usize);
-                let span = Span { start: statement::pos_at(text, offset), end: statement::pos_at(text, offset + word.len()) };
+                let span = Span {
+                    start: statement::pos_at(text, offset),
+                    end: statement::pos_at(text, offset + word.len()),
+                };
                 let hint = DidYouMean::closest(word, self.defs.keys().map(String::as_str));
                 return Err(SessionError::at_span(format!("'{word}' is not defined{hint}"), span));
             }
@@ -465,7 +495,8 @@ fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
 }
 
 fn help() -> String {
-    let functions: Vec<&str> = dstar::frontend::op::FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| *f != "ifelse").collect();
+    let functions: Vec<&str> =
+        dstar::frontend::op::FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| *f != "ifelse").collect();
     let mut s = HELP.replace("{FUNCTIONS}", &functions.join(" "));
     for (c, h) in COMMANDS {
         let _ = writeln!(s, "  {c:<16} {h}");
@@ -506,8 +537,10 @@ fn dot(program: &Program, file: &str) -> Result<String, SessionError> {
     std::fs::write(file, dot).map_err(|e| SessionError::new(format!("cannot write {file}: {e}")))?;
     let mut reply = format!("wrote {file}");
     let svg = format!("{file}.svg");
-    let rendered =
-        std::process::Command::new("dot").args(["-Tsvg", file, "-o", &svg]).status().is_ok_and(|s| s.success());
+    let rendered = std::process::Command::new("dot")
+        .args(["-Tsvg", file, "-o", &svg])
+        .status()
+        .is_ok_and(|s| s.success());
     if rendered {
         let _ = write!(reply, " and {svg}");
     }

@@ -104,13 +104,8 @@ impl<'a> Scope<'a> {
                 let f = self.function(form.functions[0])?;
                 let (var, order) = form.by[0];
                 let col = self.column(&f, var)?;
-                let program = form::nth_derivative(
-                    &f,
-                    col,
-                    order,
-                    self.session.limits,
-                    &self.session.interrupt,
-                )?;
+                let program =
+                    form::nth_derivative(&f, col, order, self.session.limits, &self.session.interrupt)?;
                 Ok(Derived { program, shape: Shape::Scalar, rows: vec![] })
             }
             FormName::Grad => form::gradient(&self.function(form.functions[0])?),

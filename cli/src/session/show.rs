@@ -30,8 +30,13 @@ pub fn derived_values(derived: &Derived, x: &[f64], values: &[f64]) -> String {
     let mut header = derived.header();
     if header.is_empty() {
         // A scalar: say which value went to which variable.
-        let at: Vec<String> =
-            derived.program.inputs.iter().zip(x).map(|(name, v)| format!("{name} = {}", number(*v))).collect();
+        let at: Vec<String> = derived
+            .program
+            .inputs
+            .iter()
+            .zip(x)
+            .map(|(name, v)| format!("{name} = {}", number(*v)))
+            .collect();
         if !at.is_empty() {
             header = format!("# at {}", at.join(", "));
         }

@@ -258,7 +258,8 @@ impl<'s> Line<'s> {
             if i == self.tokens.len() || self.tokens[i].0 == Token::End {
                 let last = i == self.tokens.len() && self.error.is_some();
                 if i > start || last {
-                    statements.push(self.statement(start, i).map_err(|e| if last { self.fail(e) } else { e })?);
+                    statements
+                        .push(self.statement(start, i).map_err(|e| if last { self.fail(e) } else { e })?);
                 }
                 start = i + 1;
             }
@@ -319,7 +320,8 @@ impl<'s> Line<'s> {
 
     fn definition(&self, start: usize, assign: usize, end: usize) -> Result<Statement<'s>, SessionError> {
         let lhs_error = || {
-            let span = if assign == start { self.tokens[assign].1 } else { self.span(Part { start, end: assign }) };
+            let span =
+                if assign == start { self.tokens[assign].1 } else { self.span(Part { start, end: assign }) };
             SessionError::at_span("the left side of '=' must be a name or name(x, y, ...)", span)
         };
         let name = self.ident(start).ok_or_else(lhs_error)?;
@@ -374,7 +376,9 @@ impl<'s> Line<'s> {
 
     /// `[f, g, ...]` as its items, or any other expression as itself.
     fn list(&self, part: Part) -> Result<Vec<Part>, SessionError> {
-        if self.token(part.start) != Some(Token::LBracket) || self.closing(part.start, part.end) != Some(part.end - 1) {
+        if self.token(part.start) != Some(Token::LBracket)
+            || self.closing(part.start, part.end) != Some(part.end - 1)
+        {
             return Ok(vec![part]);
         }
         let args = self.args(part.start, part.end - 1)?;

@@ -84,7 +84,10 @@ fn the_kernel_cache_is_bounded() {
     s.kernels = KernelCache::new(4);
     run(&mut s, "f(x) = x^2");
     for k in 0..10 {
-        assert_eq!(run(&mut s, &format!("diff(f, x, {})(3)", k % 3)), ["# at x = 3\n9", "# at x = 3\n6", "# at x = 3\n2"][k % 3]);
+        assert_eq!(
+            run(&mut s, &format!("diff(f, x, {})(3)", k % 3)),
+            ["# at x = 3\n9", "# at x = 3\n6", "# at x = 3\n2"][k % 3]
+        );
         run(&mut s, &format!("f({k})"));
         assert!(s.cached_kernels() <= 4);
     }
@@ -142,14 +145,20 @@ fn errors_point_into_the_line_and_keep_the_state() {
 fn carets_count_chars_after_non_ascii_text() {
     let mut s = Session::new();
     assert_eq!(rendered(&mut s, "größe = 1"), "  größe = 1\n    ^\nerror: unexpected character 'ö'\n");
-    assert_eq!(rendered(&mut s, "f(x) = x + ä"), "  f(x) = x + ä\n             ^\nerror: unexpected character 'ä'\n");
+    assert_eq!(
+        rendered(&mut s, "f(x) = x + ä"),
+        "  f(x) = x + ä\n             ^\nerror: unexpected character 'ä'\n"
+    );
     run(&mut s, "a = 1");
     assert_eq!(
         rendered(&mut s, ":clear a ä"),
         "  :clear a ä\n           ^\nerror: 'ä' is not defined; did you mean 'a'?\n"
     );
     // Tabs stay tabs under the line, so the caret stays under the error.
-    assert_eq!(rendered(&mut s, "\tsine(1)"), "  \tsine(1)\n  \t^^^^\nerror: unknown function 'sine'; did you mean 'sin'?\n");
+    assert_eq!(
+        rendered(&mut s, "\tsine(1)"),
+        "  \tsine(1)\n  \t^^^^\nerror: unknown function 'sine'; did you mean 'sin'?\n"
+    );
 }
 
 #[test]
@@ -157,7 +166,10 @@ fn several_statements_run_in_order_until_an_error() {
     let mut s = Session::new();
     assert_eq!(run(&mut s, "a = 2; b = a * 3; b()"), "a() = 2\nb() = 6\n6");
     let e = error(&mut s, "c = 1; d = nope(1); e2 = 3");
-    assert_eq!(e.render("c = 1; d = nope(1); e2 = 3"), "c() = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n");
+    assert_eq!(
+        e.render("c = 1; d = nope(1); e2 = 3"),
+        "c() = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n"
+    );
     assert_eq!(run(&mut s, ":vars"), "a() = 2\nb() = 6\nc() = 1");
 }
 
@@ -166,9 +178,15 @@ fn several_statements_run_in_order_until_an_error() {
 #[test]
 fn issue_12_builtins_cannot_be_redefined() {
     let mut s = Session::new();
-    let names = dstar::frontend::op::FUNCTIONS.iter().map(|(f, _)| *f).chain(["pi", "e", "in", "out"]).chain(FORMS);
+    let names =
+        dstar::frontend::op::FUNCTIONS.iter().map(|(f, _)| *f).chain(["pi", "e", "in", "out"]).chain(FORMS);
     for name in names {
-        for line in [format!("{name}(x) = x^2"), format!("{name} = 3"), format!("f({name}) = 1"), format!("f(x, {name}) = 1")] {
+        for line in [
+            format!("{name}(x) = x^2"),
+            format!("{name} = 3"),
+            format!("f({name}) = 1"),
+            format!("f(x, {name}) = 1"),
+        ] {
             let e = error(&mut s, &line);
             let at = line.find(name).expect("the name is in the line");
             assert_eq!(e.span, Some((at, at + name.len())), "{line}");
@@ -214,11 +232,19 @@ fn issue_12_repeated_differentiation_stops_and_is_bounded() {
     assert_eq!(run(&mut s, "diff(x^2, x, 18446744073709551615)"), "0");
     assert_eq!(run(&mut s, "diff(x^2, x, 2)"), "2");
     assert_eq!(run(&mut s, "diff(x^2, x, 0)"), "x^2");
-    assert!(error(&mut s, "diff(x^2, x, 18446744073709551616)").message.contains("at most 18446744073709551615"));
+    assert!(error(&mut s, "diff(x^2, x, 18446744073709551616)")
+        .message
+        .contains("at most 18446744073709551615"));
     // Derivatives that cycle are followed around the cycle.
     let fifth: f64 = run(&mut s, "diff(exp(2*x), x, 5)(0.5)").lines().last().unwrap().parse().unwrap();
     assert!((fifth - 32.0 * 1f64.exp()).abs() < 1e-12 * fifth);
-    for (order, want) in [(4u64, "sin(x)"), (5, "cos(x)"), (6, "-sin(x)"), (7, "-cos(x)"), (1_000_000_000_000_000_003, "-cos(x)")] {
+    for (order, want) in [
+        (4u64, "sin(x)"),
+        (5, "cos(x)"),
+        (6, "-sin(x)"),
+        (7, "-cos(x)"),
+        (1_000_000_000_000_000_003, "-cos(x)"),
+    ] {
         assert_eq!(run(&mut s, &format!("diff(sin(x), x, {order})")), want, "order {order}");
     }
     assert_eq!(run(&mut s, "diff(exp(x), x, 123456789)"), "exp(x)");
@@ -229,8 +255,12 @@ fn issue_12_repeated_differentiation_stops_and_is_bounded() {
     s.limits = Limits { max_ops: 1_000_000, max_work: 20_000 };
     let e = error(&mut s, "diff(sin(x)*exp(x), x, 1000)");
     assert!(e.message.starts_with("order 1000 needs too much work"), "{}", e.message);
-    let lower: u64 = e.message.rsplit("ask for order ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!(s.execute(&format!("diff(sin(x)*exp(x), x, {lower})")).is_ok(), "the suggested order is within the limits");
+    let lower: u64 =
+        e.message.rsplit("ask for order ").next().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        s.execute(&format!("diff(sin(x)*exp(x), x, {lower})")).is_ok(),
+        "the suggested order is within the limits"
+    );
 }
 
 #[test]
@@ -238,16 +268,26 @@ fn repeated_derivatives_match_nested_ones() {
     // Following cycles and compacting the DAG must give what differentiating
     // one step at a time gives, on functions that grow, shrink and cycle.
     let mut s = Session::new();
-    for f in ["sin(x)*exp(x)", "x^7 - 3*x^2", "cos(2*x)", "exp(-x)", "log(x)", "sinh(x) + cosh(x)", "1/(1+x^2)"] {
+    for f in
+        ["sin(x)*exp(x)", "x^7 - 3*x^2", "cos(2*x)", "exp(-x)", "log(x)", "sinh(x) + cosh(x)", "1/(1+x^2)"]
+    {
         let mut nested = format!("({f})");
         for order in 1..=6 {
             nested = format!("diff({nested}, x)");
             run(&mut s, &format!("nested(x) = {nested}"));
             for x in [0.3, 1.7] {
-                let repeated: f64 = run(&mut s, &format!("diff({f}, x, {order})({x})")).lines().last().unwrap().parse().unwrap();
+                let repeated: f64 = run(&mut s, &format!("diff({f}, x, {order})({x})"))
+                    .lines()
+                    .last()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
                 let one_by_one: f64 = run(&mut s, &format!("nested({x})")).parse().unwrap();
                 let scale = repeated.abs().max(1.0);
-                assert!((repeated - one_by_one).abs() <= 1e-12 * scale, "{f}, order {order}, x = {x}: {repeated} vs {one_by_one}");
+                assert!(
+                    (repeated - one_by_one).abs() <= 1e-12 * scale,
+                    "{f}, order {order}, x = {x}: {repeated} vs {one_by_one}"
+                );
             }
         }
     }
@@ -276,7 +316,12 @@ fn help_says_how_variables_are_ordered() {
     assert!(help.contains("in order of first appearance"), "{help}");
     assert!(help.contains("results name their rows and columns"), "{help}");
     for (f, _) in dstar::frontend::op::FUNCTIONS.iter().filter(|(f, _)| *f != "ifelse") {
-        assert!(help.contains(&format!(" {f} ")) || help.contains(&format!(" {f},")) || help.contains(&format!("{f}\n")), "{f}");
+        assert!(
+            help.contains(&format!(" {f} "))
+                || help.contains(&format!(" {f},"))
+                || help.contains(&format!("{f}\n")),
+            "{f}"
+        );
     }
 }
 

@@ -9,7 +9,8 @@ use proptest::prelude::*;
 /// Definition names; some are parameter names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
 const VARS: [&str; 5] = ["x", "y", "z", "u", "w"];
-const POINTS: [[f64; 5]; 3] = [[0.7, -1.3, 2.1, 0.4, 3.0], [-0.2, 0.9, 1.1, -2.5, 0.05], [1.5, 2.5, -0.75, 1e-3, -4.0]];
+const POINTS: [[f64; 5]; 3] =
+    [[0.7, -1.3, 2.1, 0.4, 3.0], [-0.2, 0.9, 1.1, -2.5, 0.05], [1.5, 2.5, -0.75, 1e-3, -4.0]];
 
 /// One generated statement, as random numbers that [`statement`] turns into
 /// text against the definitions made so far.
@@ -44,12 +45,20 @@ fn statement(s: &Session, (kind, r): Choice) -> String {
         }
         // A derivative of an earlier definition over its parameters, reordered.
         _ => {
-            let Some((of, def)) = defs.get(r[1] as usize % defs.len().max(1)) else { return format!("{name} = 1") };
+            let Some((of, def)) = defs.get(r[1] as usize % defs.len().max(1)) else {
+                return format!("{name} = 1");
+            };
             let mut params: Vec<&str> = def.program.inputs.iter().map(String::as_str).collect();
-            let Some(&var) = params.get(r[2] as usize % params.len().max(1)) else { return format!("{name} = 1") };
+            let Some(&var) = params.get(r[2] as usize % params.len().max(1)) else {
+                return format!("{name} = 1");
+            };
             let shift = r[3] as usize % params.len();
             params.rotate_left(shift);
-            format!("{name}({}) = diff({of}, {var}{})", params.join(", "), [", 1", "", ", 2"][r[6] as usize % 3])
+            format!(
+                "{name}({}) = diff({of}, {var}{})",
+                params.join(", "),
+                [", 1", "", ", 2"][r[6] as usize % 3]
+            )
         }
     }
 }
@@ -61,7 +70,12 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
         rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (rng >> 33) % n
     };
-    fn build(vars: &[&str], defs: &[(&String, &Arc<Definition>)], depth: u32, next: &mut dyn FnMut(u64) -> u64) -> String {
+    fn build(
+        vars: &[&str],
+        defs: &[(&String, &Arc<Definition>)],
+        depth: u32,
+        next: &mut dyn FnMut(u64) -> u64,
+    ) -> String {
         let leaf = |next: &mut dyn FnMut(u64) -> u64| {
             if vars.is_empty() || next(4) == 0 {
                 ["2", "0.5", "3", "pi"][next(4) as usize].to_string()
@@ -86,7 +100,8 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
             _ => match defs.get(next(defs.len().max(1) as u64) as usize) {
                 // A call of an earlier definition with arguments of ours.
                 Some((name, def)) => {
-                    let args: Vec<String> = (0..def.program.inputs.len()).map(|_| build(vars, defs, depth - 1, next)).collect();
+                    let args: Vec<String> =
+                        (0..def.program.inputs.len()).map(|_| build(vars, defs, depth - 1, next)).collect();
                     format!("{name}({})", args.join(", "))
                 }
                 None => leaf(next),
@@ -157,7 +172,9 @@ fn issue_12_saved_sessions_load_with_their_own_parameters() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.dstar").display().to_string();
     let mut s = Session::new();
-    for line in ["f(x, y) = sin(x*y) + x^2", "h(u) = exp(u)", "g(y, x) = x - y", "c = 3", "x = y^2; k(x) = x + 1"] {
+    for line in
+        ["f(x, y) = sin(x*y) + x^2", "h(u) = exp(u)", "g(y, x) = x - y", "c = 3", "x = y^2; k(x) = x + 1"]
+    {
         run(&mut s, line);
     }
     run(&mut s, &format!(":save {file}"));
@@ -189,13 +206,31 @@ fn load_checks_the_def_lines() {
     let read = |text: &str| file::read(text, "p.dstar").map(|d| d.len()).map_err(|e| e.message);
     let good = "in x, y\n# @def f(y, x) = out1\nout x - y\n";
     assert_eq!(read(good), Ok(1));
-    assert_eq!(read("in x, y\n# @def f(x) = out1\nout x - y\n"), Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its parameters".into()));
+    assert_eq!(
+        read("in x, y\n# @def f(x) = out1\nout x - y\n"),
+        Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its parameters".into())
+    );
     assert_eq!(read("in x\n# @def f(x) = g\nout x\n"), Err("p.dstar:2: the file has no output 'g'".into()));
-    assert_eq!(read("in x\n# @def f(z) = out1\nout x\n"), Err("p.dstar:2: the parameter 'z' is not an input of the file".into()));
-    assert_eq!(read("in x\n# @def sin(x) = out1\nout x\n"), Err("p.dstar:2: 'sin' is a function and cannot be defined".into()));
-    assert_eq!(read("in x\n# @def f(x, x) = out1\nout x\n"), Err("p.dstar:2: the parameter 'x' is listed twice".into()));
-    assert_eq!(read("in x\n# @def f(x) = out1\n# @def f(x) = out1\nout x\n"), Err("p.dstar:3: 'f' is defined twice".into()));
-    assert_eq!(read("in x\n# @def f(x) out1\nout x\n"), Err("p.dstar:2: expected '# @def NAME(PARAMETERS) = OUTPUT'".into()));
+    assert_eq!(
+        read("in x\n# @def f(z) = out1\nout x\n"),
+        Err("p.dstar:2: the parameter 'z' is not an input of the file".into())
+    );
+    assert_eq!(
+        read("in x\n# @def sin(x) = out1\nout x\n"),
+        Err("p.dstar:2: 'sin' is a function and cannot be defined".into())
+    );
+    assert_eq!(
+        read("in x\n# @def f(x, x) = out1\nout x\n"),
+        Err("p.dstar:2: the parameter 'x' is listed twice".into())
+    );
+    assert_eq!(
+        read("in x\n# @def f(x) = out1\n# @def f(x) = out1\nout x\n"),
+        Err("p.dstar:3: 'f' is defined twice".into())
+    );
+    assert_eq!(
+        read("in x\n# @def f(x) out1\nout x\n"),
+        Err("p.dstar:2: expected '# @def NAME(PARAMETERS) = OUTPUT'".into())
+    );
     // Without '# @def' lines, every output is a function of every input.
     assert_eq!(read("in x, y\nout x\nout y\n"), Ok(2));
 }
