@@ -13,6 +13,9 @@ use dstar::frontend::{ParseError, Pos, Span};
 /// The names of the derivative forms; none can be defined.
 pub const FORMS: [&str; 4] = ["diff", "grad", "jacobian", "hessian"];
 
+/// How deep derivative forms may nest (`diff(diff(f, x), y)` is 2).
+pub const MAX_NESTED_FORMS: usize = 64;
+
 /// The tokens of (a part of) one line, with their spans in the line.
 ///
 /// Lexing stops at the first bad character; that error is kept, and the
@@ -406,11 +409,13 @@ impl<'s> Line<'s> {
     }
 
     /// The derivative forms in `part`, innermost first: each comes before
-    /// any form that holds it.
+    /// any form that holds it. Each form's function is parsed once per form
+    /// around it, so nesting is bounded by [`MAX_NESTED_FORMS`].
     pub fn forms_inside(&self, part: Part) -> Result<Vec<Form<'s>>, SessionError> {
         let mut forms = vec![];
         // The open brackets: each with the form it starts, if any.
         let mut open: Vec<Option<(FormName, usize)>> = vec![];
+        let mut depth = 0;
         for i in part.start..part.end {
             match self.tokens[i].0 {
                 Token::LParen | Token::LBracket => {
@@ -420,10 +425,18 @@ impl<'s> Line<'s> {
                         }
                         _ => None,
                     };
+                    if form.is_some() {
+                        depth += 1;
+                        if depth > MAX_NESTED_FORMS {
+                            let message = format!("derivative forms nest at most {MAX_NESTED_FORMS} deep");
+                            return Err(SessionError::at_span(message, self.tokens[i - 1].1));
+                        }
+                    }
                     open.push(form);
                 }
                 Token::RParen | Token::RBracket => {
                     if let Some(Some((name, start))) = open.pop() {
+                        depth -= 1;
                         forms.push(self.form(name, start, i).map_err(|e| self.fail(e))?);
                     }
                 }

@@ -294,6 +294,23 @@ fn repeated_derivatives_match_nested_ones() {
 }
 
 #[test]
+fn deep_lines_neither_overflow_nor_crawl() {
+    let mut s = Session::new();
+    let n = 100_000;
+    let line = format!("g = {}x{}", "(".repeat(n), ")".repeat(n));
+    assert_eq!(run(&mut s, &line), "g(x) = x");
+    assert_eq!(run(&mut s, &format!("grad({}x{})(2)", "(".repeat(n), ")".repeat(n))), "# columns: x\n[1]");
+    let e = error(&mut s, &format!("{}x{}", "(".repeat(n), ")".repeat(n - 1)));
+    assert_eq!(e.message, "unclosed '('");
+    // Derivative forms nest 64 deep, not more.
+    let nested = |depth: usize| format!("{}x^2{}", "diff(".repeat(depth), ", x)".repeat(depth));
+    assert_eq!(run(&mut s, &nested(3)), "0");
+    assert_eq!(run(&mut s, &nested(64)), "0");
+    let e = error(&mut s, &nested(100_000));
+    assert_eq!((e.message.as_str(), e.span), ("derivative forms nest at most 64 deep", Some((320, 324))));
+}
+
+#[test]
 fn clear_and_reset_forget_definitions() {
     let mut s = Session::new();
     run(&mut s, "f(x) = x + 1; g(x) = 2*x; h = 3");
