@@ -36,8 +36,7 @@ A derivative's variables are its function's parameters in order, or, for an
 expression such as grad(x*y + z), its variables in order of first appearance;
 results name their rows and columns. In a derivative form every name must be
 a definition, a parameter of one, or the variable of a diff.
-Expressions use + - * / ^, the functions {FUNCTIONS}, ifelse(a < b, x, y),
-and the constants pi and e, none of which can be redefined.
+{EXPRESSIONS}
 Commands:
 ";
 
@@ -153,7 +152,26 @@ impl Session {
 fn help() -> String {
     let functions: Vec<&str> =
         dstar::frontend::op::FUNCTIONS.iter().map(|(f, _)| *f).filter(|f| *f != "ifelse").collect();
-    let mut s = HELP.replace("{FUNCTIONS}", &functions.join(" "));
+    let sentence = format!(
+        "Expressions use + - * / ^, the functions {}, ifelse(a < b, x, y), and the constants pi \
+         and e, none of which can be redefined.",
+        functions.join(" ")
+    );
+    // The table of operations decides the list; wrap it as the rest reads.
+    let mut paragraph = String::new();
+    let mut width = 0;
+    for word in sentence.split(' ') {
+        if width > 0 && width + 1 + word.len() > 78 {
+            paragraph.push('\n');
+            width = 0;
+        } else if width > 0 {
+            paragraph.push(' ');
+            width += 1;
+        }
+        paragraph += word;
+        width += word.len();
+    }
+    let mut s = HELP.replace("{EXPRESSIONS}", &paragraph);
     for (c, h) in COMMANDS {
         let _ = writeln!(s, "  {c:<16} {h}");
     }
