@@ -82,6 +82,9 @@ impl<'s> Lexer<'s> {
     /// A lexer over `src` that starts at `start` (a position of `src`, on a
     /// char boundary), so that the spans of a part of a text are those of
     /// the whole text.
+    ///
+    /// # Panics
+    /// If `start.offset` is not a char boundary of `src`.
     pub fn starting_at(src: &'s str, start: Pos) -> Lexer<'s> {
         assert!(src.is_char_boundary(start.offset as usize), "a lexer starts on a char boundary");
         Lexer { src, pos: start }
