@@ -137,3 +137,18 @@ fn subchains_are_on_by_default_and_can_be_turned_off() {
     assert_eq!(on["ops_before_simplify"], off["jacobian_ops"]);
     assert!(on["jacobian_ops"].as_u64() < off["jacobian_ops"].as_u64(), "{on} vs {off}");
 }
+
+/// Issue 12: `diff(x^2, x, 18446744073709551615)` never returned.
+#[test]
+fn issue_12_diff_stops_at_zero_and_bounds_its_work() {
+    let (status, stdout, _) = dstar(&["diff", "x^2", "x", "18446744073709551615"]);
+    assert_eq!((status, stdout.trim()), (0, "0"));
+    let (status, stdout, _) = dstar(&["diff", "sin(x)", "x", "1000000000000000001"]);
+    assert_eq!((status, stdout.trim()), (0, "cos(x)"));
+    let (status, _, stderr) = dstar(&["diff", "sin(x)/(1 + x^2)", "x", "100"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("ask for order"), "{stderr}");
+    let (status, _, stderr) = dstar(&["diff", "x", "2x", "1"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("'2x' is not a variable name"), "{stderr}");
+}

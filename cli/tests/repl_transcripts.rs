@@ -1,6 +1,7 @@
 //! Scripted REPL sessions: each `tests/golden/repl/*.in` is piped into
-//! `dstar repl --echo` and the transcript must equal the `.out` beside it.
-//! `BLESS=1 cargo test` rewrites the transcripts.
+//! `dstar repl --echo` and the transcript, ended by the exit status and what
+//! went to stderr, must equal the `.out` beside it. `BLESS=1 cargo test`
+//! rewrites the transcripts.
 
 use std::io::Write;
 use std::path::Path;
@@ -31,8 +32,9 @@ fn scripted_sessions_match_their_transcripts() {
             .expect("start dstar repl");
         child.stdin.take().expect("stdin").write_all(&input).expect("write script");
         let out = child.wait_with_output().expect("repl exits");
-        assert!(out.status.success(), "{}: {}", case.display(), String::from_utf8_lossy(&out.stderr));
-        let actual = String::from_utf8_lossy(&out.stdout).into_owned();
+        let mut actual = String::from_utf8_lossy(&out.stdout).into_owned();
+        let status = out.status.code().expect("the REPL exits by itself");
+        actual += &format!("--- exit status {status}\n{}", String::from_utf8_lossy(&out.stderr));
         let golden = case.with_extension("out");
         if bless {
             std::fs::write(&golden, &actual).expect("write transcript");

@@ -25,6 +25,11 @@ pub enum Token<'s> {
     LParen,
     /// `)`
     RParen,
+    /// `[`: not part of the problem format; the REPL writes lists with it
+    /// (`jacobian([f, g])`).
+    LBracket,
+    /// `]`
+    RBracket,
     /// `,`
     Comma,
     /// `=`
@@ -50,6 +55,8 @@ impl Token<'_> {
             Token::Caret => "'^'".into(),
             Token::LParen => "'('".into(),
             Token::RParen => "')'".into(),
+            Token::LBracket => "'['".into(),
+            Token::RBracket => "']'".into(),
             Token::Comma => "','".into(),
             Token::Assign => "'='".into(),
             Token::Cmp(c) => format!("'{}'", c.symbol()),
@@ -70,6 +77,17 @@ impl<'s> Lexer<'s> {
     /// A lexer at the start of `src`.
     pub fn new(src: &'s str) -> Lexer<'s> {
         Lexer { src, pos: Pos { offset: 0, line: 1, column: 1 } }
+    }
+
+    /// A lexer over `src` that starts at `start` (a position of `src`, on a
+    /// char boundary), so that the spans of a part of a text are those of
+    /// the whole text.
+    ///
+    /// # Panics
+    /// If `start.offset` is not a char boundary of `src`.
+    pub fn starting_at(src: &'s str, start: Pos) -> Lexer<'s> {
+        assert!(src.is_char_boundary(start.offset as usize), "a lexer starts on a char boundary");
+        Lexer { src, pos: start }
     }
 
     fn rest(&self) -> &'s str {
@@ -160,6 +178,8 @@ impl<'s> Lexer<'s> {
             '^' => Token::Caret,
             '(' => Token::LParen,
             ')' => Token::RParen,
+            '[' => Token::LBracket,
+            ']' => Token::RBracket,
             ',' => Token::Comma,
             '<' | '>' | '=' | '!' => {
                 let eq = self.peek_byte() == Some(b'=');
@@ -236,7 +256,12 @@ impl<'s> TokenStream<'s> {
 
     /// The tokens of `src`.
     pub fn new(src: &'s str) -> TokenStream<'s> {
-        TokenStream { lexer: Lexer::new(src), tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None }
+        TokenStream::from_lexer(Lexer::new(src))
+    }
+
+    /// The tokens `lexer` reads from where it stands.
+    pub fn from_lexer(lexer: Lexer<'s>) -> TokenStream<'s> {
+        TokenStream { lexer, tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None }
     }
 
     /// Token `n` ahead (0 is the next one) and its span, or the lexing

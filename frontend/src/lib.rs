@@ -32,7 +32,9 @@ pub use eval::{eval, eval_nodes, eval_program};
 pub use kernel::{InvalidKernel, Kernel};
 pub use layout::{Block, Layout, SparsityPattern};
 pub use op::{CSpelling, Cmp, Op, Real, RustSpelling};
-pub use parser::{parse_expr, parse_expr_in, parse_expr_with_inputs, parse_program, Functions};
+pub use parser::{
+    parse_expr, parse_expr_at, parse_expr_in, parse_expr_with_inputs, parse_program, reserved, Functions,
+};
 pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
 pub use span::{Pos, Span};

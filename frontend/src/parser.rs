@@ -63,7 +63,8 @@ pub fn parse_expr_with_inputs(source: &str, inputs: &[&str]) -> Result<Program, 
     parse_expr_in(source, Some(inputs), &NoFunctions)
 }
 
-struct NoFunctions;
+/// No functions besides the built-in ones.
+pub struct NoFunctions;
 
 impl Functions for NoFunctions {
     fn function(&self, _: &str) -> Option<&Program> {
@@ -79,6 +80,16 @@ pub trait Functions {
     /// The function `name`: its inputs are its parameters and its first
     /// output its value.
     fn function(&self, name: &str) -> Option<&Program>;
+
+    /// A part of the source that the caller has already turned into a
+    /// function (the REPL's `diff(f, x)`), if one starts at byte `offset`:
+    /// the byte offset where it ends, and the function. The parser skips that
+    /// text and inlines the function as it does a bare function name, its
+    /// inputs bound to the variables of the same names.
+    fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
+        let _ = offset;
+        None
+    }
 }
 
 /// Parses one expression that may call `functions`. With `inputs`, the
@@ -92,18 +103,58 @@ pub fn parse_expr_in(
     let mode = if inputs.is_some() { Mode::Given } else { Mode::Discover };
     let mut parser = Parser::new(source, mode);
     parser.functions = Some(functions);
-    for name in inputs.unwrap_or(&[]) {
-        let (token, span) = Lexer::new(name).next_token()?;
-        if token != Token::Ident(name) {
-            return Err(ParseError {
-                kind: ParseErrorKind::Expected { expected: "a variable name", found: format!("'{name}'") },
-                span,
-            });
-        }
-        parser.declare_input(name, span)?;
-    }
+    parser.declare_inputs(inputs.unwrap_or(&[]))?;
     parser.single_expression()?;
     Ok(parser.finish(None))
+}
+
+/// Like [`parse_expr_in`], for the expression that `span` covers in
+/// `source` (a part of a longer text, such as a REPL line): the spans of the
+/// result and of its errors are spans of `source`. The text after `span` is
+/// not read.
+///
+/// ```
+/// use frontend::{parse_expr_at, parser::NoFunctions, Pos, Span};
+/// let line = "f(x) = sine(x)";
+/// // What follows '=': bytes 7..14, columns 8..15.
+/// let rhs = Span { start: Pos { offset: 7, line: 1, column: 8 }, end: Pos { offset: 14, line: 1, column: 15 } };
+/// let e = parse_expr_at(line, rhs, Some(&["x"]), &NoFunctions).unwrap_err();
+/// assert_eq!(e.to_string(), "1:8: unknown function 'sine'; did you mean 'sin'?");
+/// ```
+///
+/// # Panics
+/// If `span` is not a span of `source` (its offsets out of range or not on
+/// char boundaries).
+pub fn parse_expr_at(
+    source: &str,
+    span: Span,
+    inputs: Option<&[&str]>,
+    functions: &dyn Functions,
+) -> Result<Program, ParseError> {
+    let text = &source[..span.end.offset as usize];
+    let mode = if inputs.is_some() { Mode::Given } else { Mode::Discover };
+    let mut parser = Parser::new(text, mode);
+    parser.tokens = TokenStream::from_lexer(Lexer::starting_at(text, span.start));
+    parser.functions = Some(functions);
+    parser.declare_inputs(inputs.unwrap_or(&[]))?;
+    parser.single_expression()?;
+    Ok(parser.finish(None))
+}
+
+/// What a reserved name is, `"a function"`, `"a constant"` or `"a keyword"`,
+/// or `None` for a name that may be bound: function names (of [`Op`] and
+/// `ifelse`), `pi`, `e`, `in` and `out` cannot name inputs, intermediates or
+/// outputs.
+pub fn reserved(name: &str) -> Option<&'static str> {
+    if name == "ifelse" || Op::from_function_name(name).is_some() {
+        Some("a function")
+    } else if name == "pi" || name == "e" {
+        Some("a constant")
+    } else if name == "in" || name == "out" {
+        Some("a keyword")
+    } else {
+        None
+    }
 }
 
 /// Reads the `# @point v1 v2 ...` comment, if any.
@@ -402,6 +453,22 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Declares given variable names as the inputs, in order. Their spans
+    /// are within the names themselves, not the source.
+    fn declare_inputs(&mut self, names: &[&'s str]) -> Result<(), ParseError> {
+        for name in names {
+            let (token, span) = Lexer::new(name).next_token()?;
+            if token != Token::Ident(name) {
+                return err(
+                    ParseErrorKind::Expected { expected: "a variable name", found: format!("'{name}'") },
+                    span,
+                );
+            }
+            self.declare_input(name, span)?;
+        }
+        Ok(())
+    }
+
     /// Declares the next input, `name`, and returns its node.
     fn declare_input(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         check_reserved(name, span)?;
@@ -508,6 +575,11 @@ impl<'s> Parser<'s> {
                 Token::Number(v) => {
                     let node = self.dag.constant(v);
                     return self.push_node(node, span);
+                }
+                Token::Ident(_)
+                    if self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some()) =>
+                {
+                    return self.prebuilt(span);
                 }
                 Token::Ident(name) if self.peek()? == Token::LParen => {
                     let callee = match name {
@@ -636,6 +708,22 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    /// Inlines the prebuilt function that starts with the token at `span`
+    /// (just read) and skips the rest of its text.
+    fn prebuilt(&mut self, span: Span) -> Result<(), ParseError> {
+        let functions = self.functions.expect("checked by the caller");
+        let (end, function) = functions.prebuilt(span.start.offset).expect("checked by the caller");
+        let mut last = span;
+        while self.tokens.peek(0)?.1.start.offset < end {
+            last = self.next()?.1;
+        }
+        let span = span.to(last);
+        let params =
+            function.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
+        let node = self.inline(function, &params);
+        self.push_node(node, span)
+    }
+
     fn user_function(&self, name: &str) -> Option<&'s Program> {
         self.functions.and_then(|f| f.function(name))
     }
@@ -752,16 +840,10 @@ fn span_at(source: &str, offset: u32, len: usize) -> Span {
 
 /// Rejects function names, constants and keywords as variable names.
 fn check_reserved(name: &str, span: Span) -> Result<(), ParseError> {
-    let what = if name == "ifelse" || Op::from_function_name(name).is_some() {
-        "a function"
-    } else if name == "pi" || name == "e" {
-        "a constant"
-    } else if name == "in" || name == "out" {
-        "a keyword"
-    } else {
-        return Ok(());
-    };
-    err(ParseErrorKind::ReservedName { name: name.into(), what }, span)
+    match reserved(name) {
+        None => Ok(()),
+        Some(what) => err(ParseErrorKind::ReservedName { name: name.into(), what }, span),
+    }
 }
 
 /// The line number of a later statement `name = ...` or `out name = ...`
@@ -875,6 +957,88 @@ mod tests {
         assert_eq!(h.inputs, ["x", "y"]);
         let e = parse_expr_in("f(1)", None, &defs).unwrap_err();
         assert_eq!(e.to_string(), "1:1: 'f' takes 2 arguments, found 1");
+    }
+
+    /// The span of `text`'s byte range `range`, on line 1.
+    fn span_of(text: &str, range: std::ops::Range<usize>) -> Span {
+        let pos = |offset: usize| crate::span::Pos {
+            offset: offset as u32,
+            line: 1,
+            column: text[..offset].chars().count() as u32 + 1,
+        };
+        Span { start: pos(range.start), end: pos(range.end) }
+    }
+
+    #[test]
+    fn a_part_of_a_line_parses_with_the_spans_of_the_line() {
+        // Non-ASCII text before the part: columns count chars, offsets bytes.
+        let line = "größe = x + ä";
+        let start = line.find('=').unwrap() + 2;
+        let e = parse_expr_at(line, span_of(line, start..line.len()), None, &NoFunctions).unwrap_err();
+        assert_eq!(e.to_string(), "1:13: unexpected character 'ä'");
+        assert_eq!(e.span.start.offset as usize, line.find('ä').unwrap());
+        let line = "größe = x + sine(x)";
+        let start = line.find('=').unwrap() + 2;
+        let e = parse_expr_at(line, span_of(line, start..line.len()), None, &NoFunctions).unwrap_err();
+        assert_eq!(e.to_string(), "1:13: unknown function 'sine'; did you mean 'sin'?");
+        assert_eq!((e.span.end.column, e.span.end.offset as usize), (17, line.find('(').unwrap()));
+        // The text after the span is not read.
+        let p = parse_expr_at("x + 1) junk", span_of("x + 1) junk", 0..5), None, &NoFunctions).unwrap();
+        assert_eq!(crate::eval::eval_program(&p, &[2.0]), [3.0]);
+    }
+
+    #[test]
+    fn a_part_of_a_line_is_parsed_without_recursion() {
+        let n = 100_000;
+        let line = format!("g = {}x{}", "(".repeat(n), ")".repeat(n));
+        let p = parse_expr_at(&line, span_of(&line, 4..line.len()), None, &NoFunctions).unwrap();
+        assert_eq!(p.inputs, ["x"]);
+    }
+
+    /// A function prebuilt over the text `diff(...)` at a given offset.
+    struct Prebuilt(u32, u32, Program);
+
+    impl Functions for Prebuilt {
+        fn function(&self, _: &str) -> Option<&Program> {
+            None
+        }
+        fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
+            (offset == self.0).then_some((self.1, &self.2))
+        }
+    }
+
+    #[test]
+    fn prebuilt_parts_are_inlined_over_variables_of_the_same_names() {
+        let line = "2 * diff(y*x, x) + z";
+        let start = line.find('d').unwrap();
+        let end = line.find(')').unwrap() + 1;
+        let derivative = parse_expr_with_inputs("y + 0", &["y", "x"]).unwrap();
+        let functions = Prebuilt(start as u32, end as u32, derivative);
+        let p = parse_expr_at(line, span_of(line, 0..line.len()), None, &functions).unwrap();
+        assert_eq!(p.inputs, ["y", "x", "z"], "variables in order of first appearance");
+        assert_eq!(crate::eval::eval_program(&p, &[3.0, 5.0, 1.0]), [7.0]);
+        // Over given variables, the prebuilt function's must be among them.
+        let e = parse_expr_at(line, span_of(line, 0..line.len()), Some(&["x", "z"]), &functions).unwrap_err();
+        assert_eq!(e.to_string(), "1:5: 'y' is not one of the given variables");
+        assert_eq!(e.span.end.offset as usize, end);
+    }
+
+    #[test]
+    fn brackets_are_tokens_but_not_expressions() {
+        let e = |src| parse_program(src).unwrap_err().to_string();
+        assert_eq!(e("in x\nout [x]"), "2:5: expected an expression, found '['");
+        assert_eq!(e("in x\nout x]"), "2:6: expected an operator or the end of the statement, found ']'");
+    }
+
+    #[test]
+    fn reserved_names_are_those_the_parser_rejects() {
+        for name in Op::function_names() {
+            assert_eq!(reserved(name), Some("a function"));
+        }
+        for name in ["pi", "e", "in", "out", "x", "diff", "sinx"] {
+            let rejected = parse_program(&format!("in {name}\nout 1")).is_err();
+            assert_eq!(reserved(name).is_some(), rejected, "{name}");
+        }
     }
 
     #[test]

@@ -50,7 +50,7 @@ enum Command {
     /// The interactive REPL for derivatives (also `dstar` alone). Reads
     /// commands line by line when stdin is not a terminal.
     ///
-    /// Example: echo 'diff(sin(x*y), x)' | dstar repl
+    /// Example: echo 'f(x, y) = sin(x*y); diff(f, x)' | dstar repl
     Repl(repl::ReplArgs),
     /// Differentiate an expression and print the result.
     ///

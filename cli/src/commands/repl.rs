@@ -1,7 +1,7 @@
 //! `dstar repl` (and `dstar` alone): the interactive derivative REPL.
 
 use super::Failure;
-use crate::session::Session;
+use crate::session::{Session, SessionError};
 use clap::Args;
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
@@ -9,6 +9,9 @@ use rustyline::history::DefaultHistory;
 use rustyline::{Context, Editor, Helper, Highlighter, Hinter, Validator};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 #[derive(Args, Default)]
 pub struct ReplArgs {
@@ -28,25 +31,60 @@ pub fn run(args: &ReplArgs) -> Result<(), Failure> {
 }
 
 /// Reads commands line by line from a pipe; results and errors go to stdout.
+/// A failed line (one that is not UTF-8 too) does not stop the others; if
+/// any failed, the exit status says so at the end.
 fn scripted(session: &mut Session, echo: bool) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for line in std::io::stdin().lock().lines() {
-        let line = line.map_err(Failure::internal)?;
-        if echo {
-            let _ = writeln!(out, "> {line}");
-        }
-        if is_quit(&line) {
+    let mut input = std::io::stdin().lock();
+    let mut bytes = vec![];
+    let (mut lines, mut failed) = (0usize, 0usize);
+    loop {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes).map_err(Failure::internal)? == 0 {
             break;
         }
-        let reply = match session.execute(&line) {
+        lines += 1;
+        let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if echo {
+            let _ = writeln!(out, "> {}", String::from_utf8_lossy(text));
+        }
+        let line = match std::str::from_utf8(text) {
+            Ok(line) => line,
+            Err(e) => {
+                failed += 1;
+                let _ = write!(out, "{}", not_utf8(lines, text, &e).render(""));
+                continue;
+            }
+        };
+        if is_quit(line) {
+            break;
+        }
+        let reply = match session.execute(line) {
             Ok(text) if text.is_empty() => continue,
             Ok(text) => text + "\n",
-            Err(e) => e.render(&line),
+            Err(e) => {
+                failed += 1;
+                e.render(line)
+            }
         };
         let _ = out.write_all(reply.as_bytes());
     }
-    Ok(())
+    match failed {
+        0 => Ok(()),
+        _ => Err(Failure::input(format!("error: {failed} of {lines} lines failed\n"))),
+    }
+}
+
+/// The error for line `number`, which is not UTF-8.
+fn not_utf8(number: usize, text: &[u8], e: &std::str::Utf8Error) -> SessionError {
+    let valid = e.valid_up_to();
+    let column = String::from_utf8_lossy(&text[..valid]).chars().count() + 1;
+    SessionError::new(format!(
+        "line {number} is not valid UTF-8 (byte 0x{:02x} at column {column}); it was skipped",
+        text[valid]
+    ))
 }
 
 fn is_quit(line: &str) -> bool {
@@ -103,8 +141,13 @@ fn interactive(session: &mut Session) -> Result<(), Failure> {
     if let Some(h) = &history {
         let _ = editor.load_history(h);
     }
+    // While a statement computes, the terminal is not in raw mode: Ctrl-C
+    // is a SIGINT, which sets this flag instead of ending the process.
+    let sigint = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&sigint))
+        .map_err(Failure::internal)?;
     println!(
-        "dstar {} — derivatives at your fingertips. :help for help, Ctrl-D to quit.",
+        "dstar {} — derivatives at your fingertips. :help for help, Ctrl-C stops a computation, Ctrl-D quits.",
         env!("CARGO_PKG_VERSION")
     );
     loop {
@@ -113,11 +156,15 @@ fn interactive(session: &mut Session) -> Result<(), Failure> {
             Ok(line) => {
                 if !line.trim().is_empty() {
                     let _ = editor.add_history_entry(line.as_str());
+                    // Written as we go: a session that ends badly keeps it.
+                    if let Some(h) = &history {
+                        let _ = editor.append_history(h);
+                    }
                 }
                 if is_quit(&line) {
                     break;
                 }
-                match session.execute(&line) {
+                match interruptible(session, &line, &sigint) {
                     Ok(text) if text.is_empty() => {}
                     Ok(text) => println!("{text}"),
                     Err(e) => eprint!("{}", e.render(&line)),
@@ -125,11 +172,52 @@ fn interactive(session: &mut Session) -> Result<(), Failure> {
             }
             Err(ReadlineError::Interrupted) => continue, // Ctrl-C cancels the line
             Err(ReadlineError::Eof) => break,            // Ctrl-D quits
+            Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::InvalidData => {
+                eprintln!("error: the line is not valid UTF-8; it was skipped");
+            }
+            Err(ReadlineError::Signal(_)) => continue, // a resized window
             Err(e) => return Err(Failure::internal(e)),
         }
     }
-    if let Some(h) = &history {
-        let _ = editor.save_history(h);
-    }
     Ok(())
+}
+
+/// Runs `line` on a copy of the session in a worker thread and keeps the
+/// copy only if the line completes. Ctrl-C (`sigint`) returns at once with
+/// "interrupted" and the session as it was; the worker is told to stop
+/// (long stages check between steps) and its copy is dropped when it does.
+fn interruptible(session: &mut Session, line: &str, sigint: &AtomicBool) -> Result<String, SessionError> {
+    sigint.store(false, Ordering::SeqCst);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut job = session.clone();
+    job.set_interrupt(Arc::clone(&stop));
+    let (done, result) = mpsc::channel();
+    let text = line.to_string();
+    std::thread::Builder::new()
+        .name("dstar-statement".into())
+        // The stages walk DAGs iteratively; the margin is for the JIT.
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let reply = job.execute(&text);
+            let _ = done.send((job, reply));
+        })
+        .map_err(|e| SessionError::new(format!("cannot start the computation: {e}")))?;
+    loop {
+        match result.recv_timeout(Duration::from_millis(20)) {
+            Ok((job, reply)) => {
+                *session = job;
+                return reply;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if sigint.swap(false, Ordering::SeqCst) => {
+                stop.store(true, Ordering::SeqCst);
+                return Err(SessionError::interrupted());
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(SessionError::new(
+                    "the computation failed unexpectedly; the session is as it was",
+                ))
+            }
+        }
+    }
 }

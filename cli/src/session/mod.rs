@@ -1,21 +1,32 @@
 //! The REPL's state and its line language: definitions, derivatives,
 //! evaluation through cached JIT kernels, and `:commands`.
+//!
+//! A line is read into typed statements ([`statement`]) with the frontend's
+//! lexer; expressions are parsed by the frontend over their spans, with the
+//! derivative forms inside them built first ([`scope`]).
 
+mod cache;
+mod command;
+mod file;
 mod form;
-mod line;
+mod scope;
+mod show;
+mod statement;
 
-use dstar::backend::{JitCompiler, JitKernel};
-use dstar::frontend::{parse_expr_in, print_nodes, Functions, Op, Program};
-use dstar::JacobianKernel;
-use form::{DerivativeForm, Evaluated};
+use cache::{KernelCache, KernelKey};
+use command::COMMANDS;
+use dstar::backend::JitCompiler;
+use dstar::frontend::{ParseError, ParseErrorKind, Program, Span};
+pub use form::{nth_derivative, Limits};
 use indexmap::IndexMap;
-use line::Line;
-use std::collections::{HashMap, HashSet};
+use scope::Scope;
+use statement::{Args, Form, Line, Name, Part, Statement, FORMS};
 use std::fmt::Write;
-use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
-/// A failed line: the message and, when it is about the source, the span
-/// of the line it points at (char columns, from 0).
+/// A failed statement: the message and, when it is about the line, the
+/// char columns `start..end` (from 0) it points at.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct SessionError {
@@ -23,42 +34,49 @@ pub struct SessionError {
     pub message: String,
     /// Columns `start..end` of the line that the message is about.
     pub span: Option<(usize, usize)>,
+    /// What the statements before the failed one on the same line printed.
+    pub printed: String,
 }
 
 impl SessionError {
-    fn new(message: impl Into<String>) -> SessionError {
-        SessionError { message: message.into(), span: None }
+    /// An error about no particular part of the line.
+    pub fn new(message: impl Into<String>) -> SessionError {
+        SessionError { message: message.into(), span: None, printed: String::new() }
     }
 
-    fn at(message: impl Into<String>, start: usize, end: usize) -> SessionError {
-        SessionError { message: message.into(), span: Some((start, end.max(start + 1))) }
-    }
-
-    /// The line, a caret under the span, and the message.
-    pub fn render(&self, line: &str) -> String {
-        match self.span {
-            Some((start, end)) => {
-                format!(
-                    "  {line}\n  {}{}\nerror: {}\n",
-                    " ".repeat(start),
-                    "^".repeat(end - start),
-                    self.message
-                )
-            }
-            None => format!("error: {}\n", self.message),
+    /// An error about the text at `span` of the line.
+    fn at_span(message: impl Into<String>, span: Span) -> SessionError {
+        let start = span.start.column as usize - 1;
+        let end = if span.end.line == span.start.line { span.end.column as usize - 1 } else { start + 1 };
+        SessionError {
+            message: message.into(),
+            span: Some((start, end.max(start + 1))),
+            printed: String::new(),
         }
     }
 
-    /// A parse error of text that starts at column `offset` of the line.
-    fn parse(e: dstar::frontend::ParseError, offset: usize) -> SessionError {
-        let start = offset + e.span.start.column as usize - 1;
-        let end = if e.span.end.line == e.span.start.line {
-            offset + (e.span.end.column as usize).saturating_sub(1)
-        } else {
-            start + 1
-        };
-        // The message without its own "line:column: " prefix.
-        SessionError::at(e.kind.to_string(), start, end)
+    /// A parse error of (a part of) the line, in the frontend's words
+    /// without its "line:column: " prefix.
+    fn from_parse(e: ParseError) -> SessionError {
+        SessionError::at_span(e.kind.to_string(), e.span)
+    }
+
+    /// A computation stopped by Ctrl-C.
+    pub fn interrupted() -> SessionError {
+        SessionError::new("interrupted")
+    }
+
+    /// What the earlier statements printed, the line with a caret under the
+    /// span, and the message.
+    pub fn render(&self, line: &str) -> String {
+        let mut s = self.printed.clone();
+        if let Some((start, end)) = self.span {
+            // Tabs stay tabs so that the caret lines up under them.
+            let pad: String = line.chars().take(start).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let _ = write!(s, "  {line}\n  {pad}{}\n", "^".repeat(end - start));
+        }
+        let _ = writeln!(s, "error: {}", self.message);
+        s
     }
 }
 
@@ -67,350 +85,232 @@ impl SessionError {
 pub struct Definition {
     /// The function: inputs are its parameters, its one output its value.
     pub program: Program,
+    /// The session generation that defined it: kernels built from an
+    /// earlier definition of the same name are stale.
+    generation: u64,
 }
 
-struct Definitions<'a>(&'a IndexMap<String, Definition>);
-
-impl Functions for Definitions<'_> {
-    fn function(&self, name: &str) -> Option<&Program> {
-        self.0.get(name).map(|d| &d.program)
-    }
-}
-
-/// The REPL's state: definitions, and the kernels compiled so far.
-#[derive(Default)]
+/// The REPL's state: definitions, and the kernels compiled so far. Cloning
+/// is cheap (definitions and kernels are shared), which lets a computation
+/// run on a copy that is kept only if it completes.
+#[derive(Clone)]
 pub struct Session {
-    defs: IndexMap<String, Definition>,
-    /// Kernels by what they compute (a canonical key), reused across calls
-    /// until any definition changes.
-    kernels: HashMap<String, JitKernel>,
+    defs: IndexMap<String, Arc<Definition>>,
+    /// Counts changes of the definitions.
+    generation: u64,
+    kernels: KernelCache,
     compiler: Option<JitCompiler>,
+    limits: Limits,
+    /// Set (by Ctrl-C) to stop the computation under way.
+    interrupt: Arc<AtomicBool>,
 }
 
-/// Every command, with its help text.
-pub const COMMANDS: [(&str, &str); 8] = [
-    (":help", "this help"),
-    (":vars", "list the definitions"),
-    (":ops EXPR", "op counts of EXPR and of its D* Jacobian"),
-    (":time EXPR", "compile EXPR and time its kernels"),
-    (":dot EXPR FILE", "write EXPR's derivative graph as Graphviz (and FILE.svg if `dot` is installed)"),
-    (":load FILE", "define each output of a problem file as a function of its inputs"),
-    (":save FILE", "write the definitions as a problem file"),
-    (":quit", "leave (Ctrl-D works too)"),
-];
-
-const EXAMPLES: &str = "\
-Define functions and take their derivatives:
-  f(x, y) = sin(x*y) + x^2     a function of x and y
-  g = f(x, 2*x)                a function of the variables it uses (x)
-  diff(f, x)   diff(f, x, 2)   grad(f)   jacobian([f, g])   hessian(f)
-  f(1, 2)      jacobian(f)(1, 2)         evaluate (compiles a kernel once)
-  df = diff(f, x)              define the derivative as a function
-";
-
-/// The `:help` text: examples, the functions of the table of operations,
-/// and the commands.
-fn help() -> String {
-    // Functions of one argument first, then of two, each in table order.
-    let mut functions: Vec<(usize, &str)> =
-        Op::ALL.into_iter().filter_map(|op| Some((op.arity(), op.function_name()?))).collect();
-    functions.sort_by_key(|&(arity, _)| arity);
-    let functions: Vec<&str> = functions.into_iter().map(|(_, f)| f).collect();
-    let sentence = format!(
-        "Expressions use + - * / ^, the functions {}, ifelse(a < b, x, y), and the constants pi and e.",
-        functions.join(" ")
-    );
-    let mut s = EXAMPLES.to_string();
-    let mut line = String::new();
-    for word in sentence.split(' ') {
-        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
-            s += &line;
-            s.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line += word;
+impl Default for Session {
+    fn default() -> Session {
+        Session::new()
     }
-    s += &line;
-    s += "\nCommands:\n";
-    for (c, h) in COMMANDS {
-        let _ = writeln!(s, "  {c:<16} {h}");
-    }
-    s.trim_end().to_string()
 }
 
 impl Session {
     /// An empty session.
     pub fn new() -> Session {
-        Session::default()
-    }
-
-    /// Runs one line and returns what to print (possibly empty). An error
-    /// leaves the session as it was.
-    pub fn execute(&mut self, text: &str) -> Result<String, SessionError> {
-        match line::parse(text)? {
-            Line::Empty => Ok(String::new()),
-            Line::Command { name, arg, offset } => self.command(name, arg, offset),
-            Line::Define { name, params, rhs, offset } => self.define(name, params, rhs, offset),
-            Line::Show { rhs, offset } => self.show(rhs, offset),
+        Session {
+            defs: IndexMap::new(),
+            generation: 0,
+            kernels: KernelCache::new(KernelCache::CAPACITY),
+            compiler: None,
+            limits: Limits::default(),
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    fn functions(&self) -> Definitions<'_> {
-        Definitions(&self.defs)
+    /// The flag that stops the computation under way when set: it is read
+    /// between the steps of a long computation.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = flag;
     }
 
-    /// Parses `text` (at column `offset` of the line) as an expression over
-    /// the session's functions.
-    fn expression(
-        &self,
-        text: &str,
-        params: Option<&[&str]>,
-        offset: usize,
-    ) -> Result<Program, SessionError> {
-        parse_expr_in(text, params, &self.functions()).map_err(|e| SessionError::parse(e, offset))
+    /// Runs one line and returns what to print (possibly empty). Statements
+    /// separated by `;` run in order; the first error stops the line, and a
+    /// failed statement leaves the session as it was.
+    pub fn execute(&mut self, text: &str) -> Result<String, SessionError> {
+        let (line, statements) = statement::parse(text)?;
+        let mut printed: Vec<String> = vec![];
+        for statement in statements {
+            match self.run(&line, statement) {
+                Ok(reply) if reply.is_empty() => {}
+                Ok(reply) => printed.push(reply),
+                Err(mut e) => {
+                    e.printed = printed.iter().map(|p| format!("{p}\n")).collect();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(printed.join("\n"))
+    }
+
+    fn run(&mut self, line: &Line<'_>, statement: Statement<'_>) -> Result<String, SessionError> {
+        match statement {
+            Statement::Command { name, name_span, arg, arg_start } => {
+                self.command(line.text, name, name_span, arg, arg_start)
+            }
+            Statement::Define { name, params, body } => self.define(line, name, params, body),
+            Statement::Call { name, args, whole } => self.call(line, name, &args, whole),
+            Statement::Form { form, point } => self.form(line, &form, point.as_ref()),
+            Statement::Show(part) => {
+                let mut scope = Scope::new(self, line, part)?;
+                scope.build_forms(part)?;
+                Ok(show::program(&scope.expression(part, None)?))
+            }
+        }
     }
 
     fn define(
         &mut self,
-        name: &str,
-        params: Option<Vec<&str>>,
-        rhs: &str,
-        offset: usize,
+        line: &Line<'_>,
+        name: Name<'_>,
+        params: Option<Vec<Name<'_>>>,
+        body: Part,
     ) -> Result<String, SessionError> {
-        let program = match DerivativeForm::parse(rhs, offset)? {
-            Some(form) => {
-                if form.call.is_some() {
-                    return Err(SessionError::at(
-                        "a definition cannot hold a call",
-                        offset,
-                        offset + rhs.len(),
-                    ));
+        check_definable(name, "be defined")?;
+        let params: Option<Vec<&str>> = match params {
+            None => None,
+            Some(params) => {
+                for (i, p) in params.iter().enumerate() {
+                    check_definable(*p, "be a parameter")?;
+                    if params[..i].iter().any(|q| q.text == p.text) {
+                        return Err(SessionError::at_span(
+                            format!("'{}' is already a parameter", p.text),
+                            p.span,
+                        ));
+                    }
                 }
-                form.derive(self)?.into_scalar_function(params.as_deref())?
+                Some(params.iter().map(|p| p.text).collect())
             }
-            None => self.expression(rhs, params.as_deref(), offset)?,
         };
-        let mut program = program;
-        program.outputs[0].name = name.to_string();
-        let shown = signature(name, &program) + " = " + &show_program(&program);
-        // Kernels of other forms may have inlined the old definition.
-        self.kernels.clear();
-        self.defs.insert(name.to_string(), Definition { program });
+        let mut scope = Scope::new(self, line, body)?;
+        scope.build_forms(body)?;
+        let program = scope.expression(body, params.as_deref())?;
+        let program = file::canonical(&program, name.text);
+        let shown = show::signature(name.text, &program) + " = " + &show::program(&program);
+        self.redefine([(name.text.to_string(), program)], []);
         Ok(shown)
     }
 
-    fn show(&mut self, rhs: &str, offset: usize) -> Result<String, SessionError> {
-        if let Some(form) = DerivativeForm::parse(rhs, offset)? {
-            let derived = form.derive(self)?;
-            return match &form.call {
-                None => Ok(derived.show()),
-                Some((args, args_offset)) => {
-                    let x = self.numbers(args, *args_offset, derived.program.inputs.len())?;
-                    let key = form.key();
-                    let values = self.run_kernel(&key, &derived.program, &x)?;
-                    Ok(derived.format_values(&values))
-                }
-            };
+    /// Adds (or replaces) the definitions `new` and removes `gone`, as one
+    /// change: kernels built on what changed are dropped.
+    fn redefine(
+        &mut self,
+        new: impl IntoIterator<Item = (String, Program)>,
+        gone: impl IntoIterator<Item = String>,
+    ) {
+        self.generation += 1;
+        for name in gone {
+            self.defs.shift_remove(&name);
         }
-        if let Some((name, args, args_offset)) = line::call(rhs) {
-            if let Some(def) = self.defs.get(name) {
-                if let Ok(x) = self.numbers(args, offset + args_offset, def.program.inputs.len()) {
-                    let program = def.program.clone();
-                    let values = self.run_kernel(&format!("{name}()"), &program, &x)?;
-                    return Ok(format_number(values[0]));
-                }
+        for (name, program) in new {
+            self.defs.insert(name, Arc::new(Definition { program, generation: self.generation }));
+        }
+        let defs = &self.defs;
+        self.kernels.retain(|key| match key {
+            KernelKey::Definition { name, generation } => {
+                defs.get(name).is_some_and(|d| d.generation == *generation)
             }
-        }
-        let program = self.expression(rhs, None, offset)?;
-        Ok(show_program(&program))
+            // A form may use any definition.
+            KernelKey::Form { .. } => false,
+        });
     }
 
-    /// Parses comma-separated constant expressions, `count` of them.
-    fn numbers(&self, args: &str, offset: usize, count: usize) -> Result<Vec<f64>, SessionError> {
-        // `f()` has no arguments, not one empty one.
-        let parts = if args.trim().is_empty() { vec![] } else { line::split_top_level(args, ',') };
-        let mut values = vec![];
-        for (part, at) in &parts {
-            let program = self.expression(part, Some(&[]), offset + at)?;
-            match program.dag.as_const(program.outputs[0].node) {
-                Some(v) => values.push(v),
-                None => {
-                    return Err(SessionError::at("expected a number", offset + at, offset + at + part.len()))
-                }
+    /// `name(args)`: a definition at a point through its kernel; anything
+    /// else (other arguments, a built-in function) as an expression.
+    fn call(
+        &mut self,
+        line: &Line<'_>,
+        name: Name<'_>,
+        args: &Args,
+        whole: Part,
+    ) -> Result<String, SessionError> {
+        let def = self.defs.get(name.text).cloned();
+        if let Some(def) = def.filter(|d| d.program.inputs.len() == args.items.len()) {
+            if let Some(x) = self.numbers(line, args)? {
+                let key = KernelKey::Definition { name: name.text.to_string(), generation: def.generation };
+                let values = self.run_kernel(key, &def.program, &x)?;
+                return Ok(show::number(values[0]));
             }
         }
-        if values.len() != count {
-            let end = offset + args.len();
-            return Err(SessionError::at(
-                format!("expected {count} arguments, found {}", values.len()),
-                offset,
-                end,
-            ));
+        let mut scope = Scope::new(self, line, whole)?;
+        scope.build_forms(whole)?;
+        Ok(show::program(&scope.expression(whole, None)?))
+    }
+
+    /// The arguments as numbers, or `None` if one has a variable.
+    fn numbers(&self, line: &Line<'_>, args: &Args) -> Result<Option<Vec<f64>>, SessionError> {
+        let mut values = vec![];
+        for &arg in &args.items {
+            let mut scope = Scope::new(self, line, arg)?;
+            scope.build_forms(arg)?;
+            match dstar::frontend::parse_expr_at(line.text, line.span(arg), Some(&[]), &scope) {
+                Ok(program) => values.push(dstar::frontend::eval_program(&program, &[])[0]),
+                Err(ParseError { kind: ParseErrorKind::NotAVariable { .. }, .. }) => return Ok(None),
+                Err(e) => return Err(SessionError::from_parse(e)),
+            }
         }
-        Ok(values)
+        Ok(Some(values))
+    }
+
+    /// A derivative form, symbolically or at a point.
+    fn form(
+        &mut self,
+        line: &Line<'_>,
+        form: &Form<'_>,
+        point: Option<&Args>,
+    ) -> Result<String, SessionError> {
+        let mut scope = Scope::new(self, line, form.whole)?;
+        for &f in &form.functions {
+            scope.build_forms(f)?;
+        }
+        let derived = scope.derive(form)?;
+        let Some(point) = point else { return Ok(show::derived(&derived)) };
+        let vars = &derived.program.inputs;
+        let x = match self.numbers(line, point)? {
+            Some(x) if x.len() == vars.len() => x,
+            Some(x) => {
+                let message = format!(
+                    "expected {} argument{} ({}), found {}",
+                    vars.len(),
+                    if vars.len() == 1 { "" } else { "s" },
+                    vars.join(", "),
+                    x.len()
+                );
+                return Err(SessionError::at_span(message, point.span));
+            }
+            None => return Err(SessionError::at_span("expected numbers", point.span)),
+        };
+        let key =
+            KernelKey::Form { name: form.name, args: line.atoms(form.whole), generation: self.generation };
+        let values = self.run_kernel(key, &derived.program, &x)?;
+        Ok(show::derived_values(&derived, &x, &values))
     }
 
     /// Evaluates `program` at `x` with the kernel cached under `key`,
     /// compiling it on first use.
-    fn run_kernel(&mut self, key: &str, program: &Program, x: &[f64]) -> Result<Vec<f64>, SessionError> {
-        let internal = |e: &dyn std::fmt::Display| SessionError::new(e.to_string());
-        if !self.kernels.contains_key(key) {
-            if self.compiler.is_none() {
-                self.compiler = Some(JitCompiler::new().map_err(|e| internal(&e))?);
+    fn run_kernel(&mut self, key: KernelKey, program: &Program, x: &[f64]) -> Result<Vec<f64>, SessionError> {
+        let kernel = match self.kernels.get(&key) {
+            Some(kernel) => kernel,
+            None => {
+                if self.compiler.is_none() {
+                    self.compiler = Some(JitCompiler::new().map_err(form::internal)?);
+                }
+                let compiler = self.compiler.as_ref().expect("created above");
+                let function = program.kernel().map_err(form::internal)?;
+                let kernel = Arc::new(compiler.compile(&function).map_err(form::internal)?);
+                self.kernels.insert(key, Arc::clone(&kernel));
+                kernel
             }
-            let compiler = self.compiler.as_ref().expect("created above");
-            let function = program.kernel().map_err(|e| internal(&e))?;
-            let kernel = compiler.compile(&function).map_err(|e| internal(&e))?;
-            self.kernels.insert(key.to_string(), kernel);
-        }
-        let kernel = &self.kernels[key];
+        };
         let mut out = vec![0.0; kernel.num_outputs()];
-        kernel.eval(x, &mut out).map_err(|e| internal(&e))?;
+        kernel.eval(x, &mut out).map_err(form::internal)?;
         Ok(out)
-    }
-
-    /// Number of kernels compiled and cached so far.
-    #[cfg(test)]
-    pub fn cached_kernels(&self) -> usize {
-        self.kernels.len()
-    }
-
-    fn command(&mut self, name: &str, arg: &str, offset: usize) -> Result<String, SessionError> {
-        match name {
-            "help" | "h" | "?" => Ok(help()),
-            "vars" => Ok(self
-                .defs
-                .iter()
-                .map(|(name, d)| signature(name, &d.program) + " = " + &show_program(&d.program))
-                .collect::<Vec<_>>()
-                .join("\n")),
-            "ops" => {
-                let program = self.function_of(arg, offset)?;
-                let jacobian = dstar::factor::jacobian(program.kernel().map_err(form::internal)?);
-                Ok(format!(
-                    "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
-                    program.count_ops(),
-                    jacobian.jacobian_ops(),
-                    jacobian.method().name(),
-                    jacobian.nnz()
-                ))
-            }
-            "time" => self.time(arg, offset),
-            "dot" => {
-                let (expr, file) = arg
-                    .rsplit_once(' ')
-                    .ok_or_else(|| SessionError::at("usage: :dot EXPR FILE", offset, offset + arg.len()))?;
-                let program = self.function_of(expr.trim(), offset)?;
-                let dot = dstar::derivative_graph_dot(&program).map_err(form::internal)?;
-                write_file(file, &dot)?;
-                let mut reply = format!("wrote {file}");
-                let svg = format!("{file}.svg");
-                let rendered = std::process::Command::new("dot")
-                    .args(["-Tsvg", file, "-o", &svg])
-                    .status()
-                    .is_ok_and(|s| s.success());
-                if rendered {
-                    let _ = write!(reply, " and {svg}");
-                }
-                Ok(reply)
-            }
-            "load" => self.load(arg.trim()),
-            "save" => self.save(arg.trim()),
-            _ => Err(SessionError::at(
-                format!("unknown command ':{name}'; :help lists the commands"),
-                offset.saturating_sub(name.len() + 1),
-                offset,
-            )),
-        }
-    }
-
-    /// The function an argument names: an expression over its variables.
-    fn function_of(&self, text: &str, offset: usize) -> Result<Program, SessionError> {
-        if text.trim().is_empty() {
-            return Err(SessionError::at("expected an expression", offset, offset + 1));
-        }
-        self.expression(text, None, offset)
-    }
-
-    fn time(&mut self, arg: &str, offset: usize) -> Result<String, SessionError> {
-        let program = self.function_of(arg, offset)?;
-        let start = std::time::Instant::now();
-        let function = program.kernel().map_err(form::internal)?;
-        let jacobian = dstar::factor::jacobian(function.clone());
-        let symbolic = start.elapsed();
-        let compiler = JitCompiler::new().map_err(form::internal)?;
-        let n = program.inputs.len();
-        let function = compiler.compile(&function).map_err(form::internal)?;
-        let start = std::time::Instant::now();
-        let kernel =
-            JacobianKernel::compile(&jacobian, &compiler).map_err(|e| SessionError::new(e.to_string()))?;
-        let compile = start.elapsed();
-        let x = vec![0.5; n];
-        let mut out = vec![0.0; function.num_outputs()];
-        let f_ns = dstar::timing::median_ns(|| {
-            let _ = function.eval(std::hint::black_box(&x), &mut out);
-        });
-        let mut out = vec![0.0; kernel.out_len()];
-        let j_ns = dstar::timing::median_ns(|| {
-            let _ = kernel.eval(std::hint::black_box(&x), &mut out);
-        });
-        Ok(format!(
-            "function: {f_ns:.1} ns/call; function and Jacobian: {j_ns:.1} ns/call \
-             (at x = 0.5...; symbolic {:.2} ms, compile {:.2} ms)",
-            symbolic.as_secs_f64() * 1e3,
-            compile.as_secs_f64() * 1e3
-        ))
-    }
-
-    fn load(&mut self, path: &str) -> Result<String, SessionError> {
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| SessionError::new(format!("cannot read {path}: {e}")))?;
-        let program = dstar::frontend::parse_program(&source)
-            .map_err(|e| SessionError::new(format!("{path}:{}", e.render(&source).trim_end())))?;
-        let mut names = vec![];
-        for output in &program.outputs {
-            let mut dag = dstar::frontend::ExprDag::new();
-            let root = dag.import(&program.dag, &[output.node], None)[0];
-            let outputs = vec![dstar::frontend::Output { name: output.name.clone(), node: root }];
-            let function = Program::new(dag, program.inputs.clone(), outputs);
-            names.push(signature(&output.name, &function));
-            self.kernels.clear();
-            self.defs.insert(output.name.clone(), Definition { program: function });
-        }
-        Ok(format!("loaded {}", names.join(", ")))
-    }
-
-    fn save(&self, path: &str) -> Result<String, SessionError> {
-        if self.defs.is_empty() {
-            return Err(SessionError::new("nothing to save: no definitions yet"));
-        }
-        // One program over the union of the parameters, one output per definition.
-        let mut inputs: Vec<String> = vec![];
-        for d in self.defs.values() {
-            for p in &d.program.inputs {
-                if !inputs.contains(p) {
-                    inputs.push(p.clone());
-                }
-            }
-        }
-        let mut dag = dstar::frontend::ExprDag::new();
-        let mut outputs = vec![];
-        for (name, d) in &self.defs {
-            let args: Vec<_> = d
-                .program
-                .inputs
-                .iter()
-                .map(|p| dag.input(inputs.iter().position(|q| q == p).expect("collected above")))
-                .collect();
-            let node = dag.import(&d.program.dag, &[d.program.outputs[0].node], Some(&args))[0];
-            outputs.push(dstar::frontend::Output { name: name.clone(), node });
-        }
-        let text = dstar::frontend::print_program(&Program::new(dag, inputs, outputs));
-        write_file(path, &text)?;
-        Ok(format!("saved {} definitions to {path}", self.defs.len()))
     }
 
     /// Completions for the word ending the line: commands, functions and
@@ -419,9 +319,10 @@ impl Session {
         let mut names: Vec<String> = if word.starts_with(':') {
             COMMANDS.iter().map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string()).collect()
         } else {
-            Op::function_names()
+            dstar::frontend::Op::function_names()
                 .map(String::from)
-                .chain(["diff", "grad", "jacobian", "hessian", "pi"].map(String::from))
+                .chain(FORMS.map(String::from))
+                .chain(["pi".to_string()])
                 .chain(self.defs.keys().cloned())
                 .collect()
         };
@@ -430,61 +331,30 @@ impl Session {
         names.dedup();
         names
     }
-}
 
-fn write_file(path: &str, text: &str) -> Result<(), SessionError> {
-    std::fs::write(Path::new(path), text).map_err(|e| SessionError::new(format!("cannot write {path}: {e}")))
-}
-
-/// `f(x, y)`
-fn signature(name: &str, program: &Program) -> String {
-    format!("{name}({})", program.inputs.join(", "))
-}
-
-/// A one-output program as readable text: shared subexpressions as
-/// `t1 = ...` lines, then the expression.
-fn show_program(program: &Program) -> String {
-    show_nodes(program, &program.output_nodes(), |roots| roots[0].clone())
-}
-
-/// Prints `roots` of `program`'s DAG, joined by `layout`, then the shared
-/// subexpressions as `where t1 = ...` lines.
-fn show_nodes(
-    program: &Program,
-    roots: &[dstar::frontend::NodeId],
-    layout: impl Fn(&[String]) -> String,
-) -> String {
-    let taken: HashSet<String> = program.inputs.iter().cloned().collect();
-    let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
-    let mut s = layout(&printed.roots);
-    for (i, (name, text)) in printed.bindings.iter().enumerate() {
-        let word = if i == 0 { "where" } else { "     " };
-        let _ = write!(s, "\n  {word} {name} = {text}");
+    /// Kernels cached now.
+    #[cfg(test)]
+    pub fn cached_kernels(&self) -> usize {
+        self.kernels.len()
     }
-    s
-}
 
-/// A number as the REPL prints it: shortest round-trip digits, in
-/// exponent form when very large or small.
-fn format_number(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
+    /// Kernels compiled so far.
+    #[cfg(test)]
+    pub fn compiled_kernels(&self) -> usize {
+        self.kernels.inserted()
     }
 }
 
-impl Evaluated {
-    fn show(&self) -> String {
-        let shape = self.shape.clone();
-        show_nodes(&self.program, &self.program.output_nodes(), |texts| shape.layout(texts))
-    }
-
-    fn format_values(&self, values: &[f64]) -> String {
-        let texts: Vec<String> = values.iter().map(|v| format_number(*v)).collect();
-        self.shape.layout(&texts)
-    }
+/// Rejects the names the language reserves: built-in functions, `pi`, `e`,
+/// `in`, `out` and the derivative forms. `role` says what the name would
+/// be: "be defined", "be a parameter".
+fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
+    let what = match dstar::frontend::reserved(name.text) {
+        Some(what) => what,
+        None if FORMS.contains(&name.text) => "a derivative form",
+        None => return Ok(()),
+    };
+    Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", name.text), name.span))
 }
 
 #[cfg(test)]

@@ -1,0 +1,314 @@
+//! Sessions as problem files. `:save` writes every definition as an output
+//! of one valid problem file (so `dstar eval` reads it) and says in a
+//! `# @def NAME(PARAMS) = OUTPUT` comment which output is which definition
+//! over which parameters, in order; `:load` restores exactly those. A
+//! problem file without such comments loads each output as a function of
+//! all the inputs.
+
+use super::statement::FORMS;
+use super::SessionError;
+use dstar::frontend::lexer::{Lexer, Token};
+use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Op, Output, Program};
+use std::collections::HashSet;
+use std::fmt::Write;
+
+const DEF: &str = "# @def ";
+
+/// The definitions `(name, program)` as a problem file. Each program's
+/// inputs are its parameters and its first output its value.
+pub fn write(defs: &[(&str, &Program)]) -> String {
+    let def_names: HashSet<&str> = defs.iter().map(|(n, _)| *n).collect();
+    // The file's inputs: every parameter, in order of first appearance.
+    let mut inputs: Vec<String> = vec![];
+    for (_, p) in defs {
+        for param in &p.inputs {
+            if !inputs.contains(param) {
+                inputs.push(param.clone());
+            }
+        }
+    }
+    if inputs.is_empty() {
+        // A problem file has at least one input; nothing reads this one.
+        inputs.push(fresh("_", |n| def_names.contains(n)));
+    }
+    // Outputs are named after their definitions unless that names an input.
+    let mut taken: HashSet<String> =
+        inputs.iter().cloned().chain(def_names.iter().map(|n| n.to_string())).collect();
+    let mut outputs = vec![];
+    for (name, _) in defs {
+        let output = if inputs.iter().any(|i| i == name) {
+            let output = fresh(&format!("{name}_"), |n| taken.contains(n));
+            taken.insert(output.clone());
+            output
+        } else {
+            name.to_string()
+        };
+        outputs.push(output);
+    }
+    let mut text = String::from(
+        "# A dstar REPL session, written by :save. ':load FILE' restores each definition from\n\
+         # its '# @def NAME(PARAMETERS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
+    );
+    let _ = writeln!(text, "in {}", inputs.join(", "));
+    // Each definition is written as it prints on its own (see `canonical`),
+    // its temporaries renamed apart from every other name of the file.
+    let mut counter = 0;
+    for ((name, program), output) in defs.iter().zip(&outputs) {
+        let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+        let (own, value) = standalone(&program.dag, program.outputs[0].node, &params);
+        let mut names = std::collections::HashMap::from([(value, output.clone())]);
+        for line in own.lines() {
+            let temp = line.split(' ').next().unwrap_or("");
+            if line.contains(" = ") && !line.starts_with("out ") {
+                let global = loop {
+                    counter += 1;
+                    let candidate = format!("t{counter}");
+                    if !taken.contains(&candidate) {
+                        break candidate;
+                    }
+                };
+                names.insert(temp.to_string(), global);
+            }
+        }
+        let _ = writeln!(text, "{DEF}{name}({}) = {output}", params.join(", "));
+        text += &rename(&own, &names);
+    }
+    text
+}
+
+/// `text` with the names that `names` maps replaced, found by the lexer.
+fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> String {
+    let mut lexer = Lexer::new(text);
+    let (mut out, mut copied) = (String::new(), 0);
+    while let Ok((token, span)) = lexer.next_token() {
+        match token {
+            Token::Eof => break,
+            Token::Ident(name) => {
+                if let Some(new) = names.get(name) {
+                    out += &text[copied..span.start.offset as usize];
+                    out += new;
+                    copied = span.end.offset as usize;
+                }
+            }
+            _ => {}
+        }
+    }
+    out + &text[copied..]
+}
+
+/// `program`'s value as `:load` reads it back from a saved file, with only
+/// the nodes the value needs and its output named `name`.
+///
+/// Printing and parsing again can change a DAG (the parser folds constants
+/// that inlining left, and orders the operands of `x * y` by creation), so
+/// the text is printed and parsed until it no longer changes: the session
+/// then holds exactly what its file holds, and `:load` of that text, parsed
+/// the same way ([`parse_definition`]), gives it back.
+pub fn canonical(program: &Program, name: &str) -> Program {
+    let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
+    let mut last = String::new();
+    // Each round can only fold or reorder; a few rounds settle any program
+    // the printer's round-trip tests cover.
+    for _ in 0..8 {
+        let (text, value) = standalone(&dag, root, &params);
+        if text == last {
+            break;
+        }
+        match parse_definition(&text, &params, &value) {
+            Some((d, r)) => (dag, root) = (d, r),
+            None => {
+                debug_assert!(false, "printed text parses: {text}");
+                break;
+            }
+        }
+        last = text;
+    }
+    Program::new(dag, program.inputs.clone(), vec![Output { name: name.to_string(), node: root }])
+}
+
+/// One definition as a problem file of its own: `in` its parameters, its
+/// temporaries, and `out` the name of its value (also returned).
+fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) {
+    let value = fresh("value", |n| params.contains(&n));
+    let inputs: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+    let printed = print_nodes(dag, &[root], &inputs, &HashSet::from([value.clone()]));
+    let mut text = String::new();
+    for (temp, expr) in &printed.bindings {
+        let _ = writeln!(text, "{temp} = {expr}");
+    }
+    let _ = writeln!(text, "out {value} = {}", printed.roots[0]);
+    (text, value)
+}
+
+/// The statements `text` of one definition parsed on their own, over
+/// `params` in that order: the DAG of output `value`, in tree order, or
+/// `None` if they do not parse so.
+fn parse_definition(text: &str, params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
+    let inputs = if params.is_empty() { "_".to_string() } else { params.join(", ") };
+    let program = dstar::frontend::parse_program(&format!("in {inputs}\n{text}")).ok()?;
+    let output = program.outputs.iter().find(|o| o.name == value)?;
+    Some(in_tree_order(&program.dag, output.node))
+}
+
+/// The nodes `root` needs, numbered in post-order from the root (operands
+/// left to right): an order that depends only on the expression, not on the
+/// order its nodes were made in, which names the printed temporaries. The
+/// walk keeps its own stack, so depth is safe.
+fn in_tree_order(dag: &ExprDag, root: NodeId) -> (ExprDag, NodeId) {
+    let mut ordered = ExprDag::new();
+    let mut map: Vec<Option<NodeId>> = vec![None; dag.len()];
+    let mut stack = vec![(root, 0usize)];
+    while let Some((id, next)) = stack.pop() {
+        if map[id.index()].is_some() {
+            continue;
+        }
+        let args = dag.args(id);
+        match args[next..].iter().position(|a| map[a.index()].is_none()) {
+            Some(i) => {
+                stack.push((id, next + i + 1));
+                stack.push((args[next + i], 0));
+            }
+            None => {
+                let mapped: Vec<NodeId> = args.iter().map(|a| map[a.index()].expect("done before")).collect();
+                map[id.index()] = Some(ordered.intern(Node::new(dag.op(id), &mapped)));
+            }
+        }
+    }
+    (ordered, map[root.index()].expect("the root is done last"))
+}
+
+/// `base`, or `base1`, `base2`, ... : the first that `is_taken` refuses.
+fn fresh(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
+    std::iter::once(base.to_string())
+        .chain((1..).map(|i| format!("{base}{i}")))
+        .find(|n| !is_taken(n))
+        .expect("names are unbounded")
+}
+
+/// A `# @def` line read: the definition's name, its parameters, the output
+/// holding its value, and its line number.
+struct DefLine<'s> {
+    name: &'s str,
+    params: Vec<&'s str>,
+    output: &'s str,
+    line: usize,
+}
+
+/// The definitions a problem file holds, `(name, program)` in order; errors
+/// name the file's line.
+pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionError> {
+    let program = dstar::frontend::parse_program(source)
+        .map_err(|e| SessionError::new(format!("{path}:{}", e.render(source).trim_end())))?;
+    let source_lines: Vec<&str> = source.lines().collect();
+    let mut lines = vec![];
+    for (i, line) in source_lines.iter().enumerate() {
+        if let Some(rest) = line.trim_start().strip_prefix(DEF) {
+            let at = |message: String| SessionError::new(format!("{path}:{}: {message}", i + 1));
+            lines.push(def_line(rest, i + 1).map_err(at)?);
+        }
+    }
+    if lines.is_empty() {
+        // A problem file: each output over all the inputs.
+        let inputs: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+        return Ok(program
+            .outputs
+            .iter()
+            .map(|o| {
+                (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input"))
+            })
+            .collect());
+    }
+    let mut defs: Vec<(String, Program)> = vec![];
+    for d in &lines {
+        let at = |message: String| SessionError::new(format!("{path}:{}: {message}", d.line));
+        if defs.iter().any(|(n, _)| n == d.name) {
+            return Err(at(format!("'{}' is defined twice", d.name)));
+        }
+        let output = program
+            .outputs
+            .iter()
+            .find(|o| o.name == d.output)
+            .ok_or_else(|| at(format!("the file has no output '{}'", d.output)))?;
+        if let Some(p) = d.params.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
+            return Err(at(format!("the parameter '{p}' is not an input of the file")));
+        }
+        let mut f = function(&program, output.node, &d.params).map_err(|input| {
+            at(format!("'{}' reads the input '{input}', which is not one of its parameters", d.output))
+        })?;
+        // As `:save` writes it, a definition's lines (up to the next '# @def')
+        // parse on their own, over its parameters: read so, it is what it was
+        // when saved, untouched by the nodes other definitions share.
+        let end = lines.iter().map(|l| l.line - 1).find(|&l| l >= d.line).unwrap_or(source_lines.len());
+        let block = source_lines[d.line..end].join("\n");
+        if let Some((dag, root)) = parse_definition(&block, &d.params, d.output) {
+            f = Program::new(dag, f.inputs, vec![Output { name: "f".into(), node: root }]);
+        }
+        defs.push((d.name.to_string(), f));
+    }
+    Ok(defs)
+}
+
+/// Reads `NAME(P1, P2, ...) = OUTPUT`, the rest of a `# @def` line.
+fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
+    let mut lexer = Lexer::new(text);
+    let mut tokens = vec![];
+    loop {
+        match lexer.next_token().map_err(|e| e.kind.to_string())?.0 {
+            Token::Eof => break,
+            t => tokens.push(t),
+        }
+    }
+    let usage = || "expected '# @def NAME(PARAMETERS) = OUTPUT'".to_string();
+    let (Some(Token::Ident(name)), Some(Token::LParen)) = (tokens.first(), tokens.get(1)) else {
+        return Err(usage());
+    };
+    let mut params = vec![];
+    let mut i = 2;
+    while let Some(Token::Ident(p)) = tokens.get(i) {
+        params.push(*p);
+        i += 1;
+        if tokens.get(i) == Some(&Token::Comma) {
+            i += 1;
+        }
+    }
+    let (Some(Token::RParen), Some(Token::Assign), Some(Token::Ident(output)), None) =
+        (tokens.get(i), tokens.get(i + 1), tokens.get(i + 2), tokens.get(i + 3))
+    else {
+        return Err(usage());
+    };
+    if let Some(what) = dstar::frontend::reserved(name) {
+        return Err(format!("'{name}' is {what} and cannot be defined"));
+    }
+    if FORMS.contains(name) {
+        return Err(format!("'{name}' is a derivative form and cannot be defined"));
+    }
+    if let Some(p) = params.iter().enumerate().find_map(|(i, p)| params[..i].contains(p).then_some(p)) {
+        return Err(format!("the parameter '{p}' is listed twice"));
+    }
+    Ok(DefLine { name, params, output, line })
+}
+
+/// `node` of `program` as a function of `params` (inputs of `program`, in
+/// that order), or the name of an input it reads that is not among them.
+fn function(program: &Program, node: NodeId, params: &[&str]) -> Result<Program, String> {
+    let mut dag = ExprDag::new();
+    let reach = program.dag.reachable(&[node]);
+    let mut args = vec![];
+    for (k, input) in program.inputs.iter().enumerate() {
+        match params.iter().position(|p| p == input) {
+            Some(j) => args.push(dag.input(j)),
+            None => {
+                let read = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
+                if read.is_some_and(|id| reach[id.index()]) {
+                    return Err(input.clone());
+                }
+                // Never read: any node will do.
+                args.push(dag.constant(0.0));
+            }
+        }
+    }
+    let root = dag.import(&program.dag, &[node], Some(&args))[0];
+    let inputs = params.iter().map(|p| p.to_string()).collect();
+    Ok(Program::new(dag, inputs, vec![Output { name: "f".into(), node: root }]))
+}

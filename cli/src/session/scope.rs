@@ -1,0 +1,142 @@
+//! What a statement's expressions can name: the session's definitions, and
+//! the derivative forms of the statement built so far, which the frontend's
+//! parser inlines where their text stands (`Functions::prebuilt`).
+
+use super::form::{self, Derived, Shape};
+use super::statement::{Form, FormName, Line, Name, Part};
+use super::{Session, SessionError};
+use dstar::frontend::{parse_expr_at, DidYouMean, Functions, Node, Op, Program};
+use std::collections::{BTreeMap, HashSet};
+
+/// The names one statement sees.
+pub struct Scope<'a> {
+    session: &'a Session,
+    line: &'a Line<'a>,
+    /// Forms built so far, by the byte offset where their text starts:
+    /// where it ends, and the derivative.
+    built: BTreeMap<u32, (u32, Program)>,
+    /// Names a derivative form's function may use as variables: the
+    /// parameters of every definition and the variables of every `diff` of
+    /// the statement.
+    variables: HashSet<&'a str>,
+}
+
+impl Functions for Scope<'_> {
+    fn function(&self, name: &str) -> Option<&Program> {
+        self.session.defs.get(name).map(|d| &d.program)
+    }
+
+    fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
+        self.built.get(&offset).map(|(end, program)| (*end, program))
+    }
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of the statement `statement` of `line`.
+    pub fn new(session: &'a Session, line: &'a Line<'a>, statement: Part) -> Result<Scope<'a>, SessionError> {
+        let mut variables: HashSet<&str> =
+            session.defs.values().flat_map(|d| d.program.inputs.iter().map(String::as_str)).collect();
+        // `diff(diff(x*y, x), y)` names `y` only outside the inner form.
+        for form in line.forms_inside(statement)? {
+            variables.extend(form.by.iter().map(|(name, _)| name.text));
+        }
+        Ok(Scope { session, line, built: BTreeMap::new(), variables })
+    }
+
+    /// Builds the derivative forms inside `part`, innermost first, so that
+    /// the expressions holding them can be parsed. Only `diff` is a value;
+    /// the others can only stand alone.
+    pub fn build_forms(&mut self, part: Part) -> Result<(), SessionError> {
+        for form in &self.line.forms_inside(part)? {
+            let span = self.line.span(form.whole);
+            if form.name != FormName::Diff {
+                let word = form.name.word();
+                let what = if form.name == FormName::Grad { "vector" } else { "matrix" };
+                return Err(SessionError::at_span(
+                    format!(
+                        "{word} gives a {what} and cannot be part of an expression; \
+                         write it alone, as in {word}(f) or {word}(f)(1, 2)"
+                    ),
+                    span,
+                ));
+            }
+            let derived = self.derive(form)?;
+            self.built.insert(span.start.offset, (span.end.offset, derived.program));
+        }
+        Ok(())
+    }
+
+    /// `part` as an expression: over `params` in that order if given, else
+    /// over its variables in order of first appearance.
+    pub fn expression(&self, part: Part, params: Option<&[&str]>) -> Result<Program, SessionError> {
+        parse_expr_at(self.line.text, self.line.span(part), params, self).map_err(SessionError::from_parse)
+    }
+
+    /// A derivative form's function: a definition, or an inline expression
+    /// over its variables in order of first appearance (`diff(sin(x*y), x)`).
+    /// A bare name must be a definition, a parameter of one, or a variable of
+    /// a `diff` around or inside it: `grad(fff)` after a typo is an error,
+    /// never the function `fff` of the new variable `fff`.
+    fn function(&self, part: Part) -> Result<Program, SessionError> {
+        let program = self.expression(part, None)?;
+        let bare = matches!(program.dag.op(program.outputs[0].node), Op::Input(_));
+        for (k, name) in program.inputs.iter().enumerate() {
+            if !bare || self.variables.contains(name.as_str()) {
+                continue;
+            }
+            let hint = DidYouMean::closest(name, self.candidates());
+            let node = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
+            let span = node.and_then(|n| program.spans.get(n)).unwrap_or_else(|| self.line.span(part));
+            return Err(SessionError::at_span(
+                format!("'{name}' is neither a definition nor a parameter of one{hint}"),
+                span,
+            ));
+        }
+        Ok(program)
+    }
+
+    /// The names a misspelt name may have meant.
+    fn candidates(&self) -> impl Iterator<Item = &str> {
+        self.session.defs.keys().map(String::as_str).chain(self.variables.iter().copied())
+    }
+
+    /// Builds `form` (whose inner forms are built) symbolically.
+    pub fn derive(&self, form: &Form<'a>) -> Result<Derived, SessionError> {
+        match form.name {
+            FormName::Diff => {
+                let f = self.function(form.functions[0])?;
+                let (var, order) = form.by[0];
+                let col = self.column(&f, var)?;
+                let program =
+                    form::nth_derivative(&f, col, order, self.session.limits, &self.session.interrupt)?;
+                Ok(Derived { program, shape: Shape::Scalar, rows: vec![] })
+            }
+            FormName::Grad => form::gradient(&self.function(form.functions[0])?),
+            FormName::Hessian => form::hessian(&self.function(form.functions[0])?),
+            FormName::Jacobian => {
+                let functions =
+                    form.functions.iter().map(|&f| self.function(f)).collect::<Result<Vec<_>, _>>()?;
+                let rows = form.functions.iter().map(|&f| self.line.text_of(f).to_string()).collect();
+                form::jacobian(&functions, rows)
+            }
+        }
+    }
+
+    /// The input of `f` that `var` names, or `None` for a variable `f`
+    /// does not use; a name that is nobody's variable is an error.
+    fn column(&self, f: &Program, var: Name<'_>) -> Result<Option<usize>, SessionError> {
+        if let Some(col) = f.inputs.iter().position(|i| i == var.text) {
+            return Ok(Some(col));
+        }
+        let is_parameter = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
+        if is_parameter {
+            return Ok(None);
+        }
+        let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
+        let vars = if f.inputs.is_empty() { "none".to_string() } else { f.inputs.join(", ") };
+        Err(SessionError::at_span(
+            format!("'{}' is not a variable of the function (its variables: {vars}){hint}", var.text),
+            var.span,
+        ))
+    }
+}

@@ -1,0 +1,77 @@
+//! How results read: expressions with their shared subexpressions bound to
+//! names, derivatives with their rows and columns named, and numbers.
+
+use super::form::Derived;
+use dstar::frontend::{print_nodes, NodeId, Program};
+use std::collections::HashSet;
+use std::fmt::Write;
+
+/// `f(x, y)`
+pub fn signature(name: &str, program: &Program) -> String {
+    format!("{name}({})", program.inputs.join(", "))
+}
+
+/// A one-output program as readable text: the expression, then the shared
+/// subexpressions as `where t1 = ...` lines.
+pub fn program(program: &Program) -> String {
+    nodes(program, &program.output_nodes(), |roots| roots[0].clone())
+}
+
+/// A derivative, symbolically: what its rows and columns are, its entries
+/// laid out, then the shared subexpressions.
+pub fn derived(derived: &Derived) -> String {
+    let body = nodes(&derived.program, &derived.program.output_nodes(), |texts| derived.shape.layout(texts));
+    with_header(derived.header(), body)
+}
+
+/// A derivative's values at the point `x`.
+pub fn derived_values(derived: &Derived, x: &[f64], values: &[f64]) -> String {
+    let texts: Vec<String> = values.iter().map(|v| number(*v)).collect();
+    let mut header = derived.header();
+    if header.is_empty() {
+        // A scalar: say which value went to which variable.
+        let at: Vec<String> = derived
+            .program
+            .inputs
+            .iter()
+            .zip(x)
+            .map(|(name, v)| format!("{name} = {}", number(*v)))
+            .collect();
+        if !at.is_empty() {
+            header = format!("# at {}", at.join(", "));
+        }
+    }
+    with_header(header, derived.shape.layout(&texts))
+}
+
+fn with_header(header: String, body: String) -> String {
+    if header.is_empty() {
+        body
+    } else {
+        header + "\n" + &body
+    }
+}
+
+/// Prints `roots` of `program`'s DAG, joined by `layout`, then the shared
+/// subexpressions as `where t1 = ...` lines.
+fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> String) -> String {
+    let taken: HashSet<String> = program.inputs.iter().cloned().collect();
+    let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
+    let mut s = layout(&printed.roots);
+    for (i, (name, text)) in printed.bindings.iter().enumerate() {
+        let word = if i == 0 { "where" } else { "     " };
+        let _ = write!(s, "\n  {word} {name} = {text}");
+    }
+    s
+}
+
+/// A number as the REPL prints it: shortest round-trip digits, in exponent
+/// form when very large or small.
+pub fn number(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}

@@ -1,0 +1,44 @@
+//! The REPL reads a line with the frontend's lexer and parser: on any
+//! expression, shown or defined, it fails exactly where and as the frontend
+//! fails on the same text.
+
+use super::*;
+use proptest::prelude::*;
+
+/// Pieces of lines: names, numbers, operators, calls, blanks (tabs too),
+/// and characters that start no token, some of them wider than a byte.
+const PIECES: [&str; 24] = [
+    "x", "y", "2", "1.5", "+", "-", "*", "^", "(", ")", ",", "<", " ", "  ", "\t", "sin(", "sine(", "atan2(",
+    "pi", "ä", "中", "$", "é", "🙂",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if std::env::var_os("DSTAR_LONG").is_some() { 20_000 } else { 600 }))]
+
+    #[test]
+    fn the_repl_fails_where_and_as_the_frontend_fails(
+        pieces in prop::collection::vec(prop::sample::select(PIECES.to_vec()), 1..14),
+        prefix in prop::sample::select(vec!["", "g = ", "g(x, y) = ", "  h\t=\t"]),
+    ) {
+        let expr: String = pieces.concat();
+        prop_assume!(!expr.trim().is_empty());
+        let line = format!("{prefix}{expr}");
+        let repl = Session::new().execute(&line);
+        // The same text where the line has it, blanks before it.
+        let padded = format!("{}{expr}", " ".repeat(prefix.chars().count()));
+        let frontend = if prefix.contains('(') {
+            dstar::frontend::parse_expr_with_inputs(&padded, &["x", "y"])
+        } else {
+            dstar::frontend::parse_expr(&padded)
+        };
+        match (repl, frontend) {
+            (Ok(_), Ok(_)) => {}
+            (Err(e), Err(f)) => {
+                let start = f.span.start.column as usize - 1;
+                prop_assert_eq!(&e.message, &f.kind.to_string(), "{:?}", line);
+                prop_assert_eq!(e.span.map(|s| s.0), Some(start), "{:?}", line);
+            }
+            (repl, frontend) => prop_assert!(false, "{:?}: REPL {:?}, frontend {:?}", line, repl, frontend),
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! What the REPL saves is a problem file: `dstar eval` evaluates it, and a
+//! new REPL loads it back with every definition's own parameters (issue 12).
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Pipes `script` into `dstar repl`; returns (status, stdout).
+fn repl(script: &str) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dstar"))
+        .arg("repl")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start dstar repl");
+    child.stdin.take().expect("stdin").write_all(script.as_bytes()).expect("write script");
+    let out = child.wait_with_output().expect("repl exits");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
+    let dir = std::env::temp_dir().join(format!("dstar-repl-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("session.dstar");
+    let path = file.to_str().unwrap();
+    let script = format!(
+        "f(x, y) = sin(x*y) + x^2\nh(u) = exp(u)\ng(y, x) = x - y\nc = 3\nx = y^2; k(x) = x + 1\n\
+         df(y, x) = diff(f, x)\n:save {path}\n"
+    );
+    let (status, out) = repl(&script);
+    assert_eq!(status, 0, "{out}");
+    // `dstar eval` takes it, inputs in order of first appearance: x, y, u.
+    let (status, stdout, stderr) = support::dstar(&["eval", path, "--at", "1,2,0", "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["inputs"], serde_json::json!(["x", "y", "u"]));
+    assert_eq!(v["outputs"], serde_json::json!(["f", "h", "g", "c", "x_", "k", "df"]));
+    let values = support::as_vec(&v["values"]);
+    let want = [2f64.sin() + 1.0, 1.0, -1.0, 3.0, 4.0, 2.0, 2.0 * 2f64.cos() + 2.0];
+    for (got, want) in values.iter().zip(want) {
+        assert!(support::close(*got, want, 1e-15), "{values:?}");
+    }
+    // A new session gets each definition back with its own parameters.
+    let (status, out) = repl(&format!(":load {path}\nf(1, 2)\ng(1, 5)\nh(0)\nc()\nx(3)\nk(3)\ndf(2, 1)\n"));
+    assert_eq!(status, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "loaded f(x, y), h(u), g(y, x), c(), x(y), k(x), df(y, x)");
+    assert_eq!(
+        lines[1..],
+        [
+            format!("{}", 2f64.sin() + 1.0).as_str(),
+            "4",
+            "1",
+            "3",
+            "9",
+            "4",
+            &format!("{}", 2.0 * 2f64.cos() + 2.0)
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 12: one non-UTF-8 line ended a piped REPL with status 1 and the
+/// rest was not run.
+#[test]
+fn issue_12_a_line_that_is_not_utf8_fails_alone() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dstar"))
+        .arg("repl")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start dstar repl");
+    child.stdin.take().unwrap().write_all(b"f(x) = 2*x\nf(\xc3\x28)\nf(4)\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        "f(x) = 2 * x\nerror: line 2 is not valid UTF-8 (byte 0xc3 at column 3); it was skipped\n8\n"
+    );
+    assert_eq!(out.status.code(), Some(2), "errors make the exit status non-zero, after every line ran");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: 1 of 3 lines failed\n");
+}
