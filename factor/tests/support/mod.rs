@@ -1,6 +1,7 @@
 //! Test-only helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod accumulations;
 pub mod check;
 pub mod dual;
 pub mod gen;
