@@ -74,6 +74,24 @@ fn issue_12_pow_hessian_at_zero_base() {
 }
 
 #[test]
+fn issue_12_hessian_through_a_live_zero() {
+    // The branch taken is t - 1 = x² - 1, whose derivative 2x crosses 0 at
+    // x = 0; acos'(t + 1) = inf is not taken. The gradient must not test
+    // its own value against 0 (that select would take the derivative of
+    // its constant branch there): H = 2.
+    let source = "in x\nt = x^2\na = acos(t + 1)\nout ifelse(t == t, min(a, t - 1), a)";
+    assert_derivatives(source, &[0.0], &[&[0.0]], &[&[2.0]]);
+}
+
+#[test]
+fn issue_12_cancelled_paths_absorb_the_branch_not_taken() {
+    // t - t: the paths through t cancel to the constant 0, which must not
+    // multiply the infinite cbrt'(0) of the branch not taken.
+    let source = "in x\nt = ifelse(x <= 1, x, cbrt(x - 0.5))\nout t - t";
+    assert_derivatives(source, &[0.5], &[&[0.0]], &[&[0.0]]);
+}
+
+#[test]
 fn issue_12_user_products_with_indicators_keep_ieee_values() {
     // Select semantics are for derivatives only: a user's own product with
     // a 0/1 indicator is a product, 0 · inf = NaN, in the function's value.

@@ -14,9 +14,20 @@
 //! `±0`, the other its *branch*. A node *may be deselected* when its value
 //! may be a zero that stands for paths which all pass a branch not taken: a
 //! guard, a select with such a branch, a sum or difference of two such
-//! nodes, a negation of one. Such a zero must absorb the other factor of a
-//! product ([`product`]); any other value multiplies as IEEE numbers do, so
-//! a selected branch's own `0 · inf` still gives NaN, as the chain rule does.
+//! nodes, a negation or a constant multiple of one, the constant 0. Such a
+//! zero absorbs the other factor of a [`product`]; any other value
+//! multiplies as IEEE numbers do, so a selected branch's own `0 · inf` still
+//! gives NaN, as the chain rule does.
+//!
+//! Where a deselected zero is not a guard with a plain branch (a sum of
+//! guards on different conditions, nested guards), the product is guarded
+//! by its *indicator*: the same skeleton of selects and sums with every
+//! branch taken replaced by 1 ([`indicator`]), a count that is 0 exactly when
+//! every path is deselected. The result, `ifelse(i != 0, a·t, 0)`, is a guard
+//! again. Every select built here tests a condition of the program's own
+//! selects (or such a count of them), never a computed value: a Hessian
+//! differentiates these selects again, and a test like `a == 0` would take
+//! the derivative of its constant branch where `a` merely crosses zero.
 //!
 //! This is the semantics of forward-mode dual numbers that take the chosen
 //! branch's tangent at a select: wherever those are finite, so are the
@@ -25,27 +36,33 @@
 //! is a value with IEEE semantics.
 
 use frontend::{Cmp, ExprDag, NodeId, Op};
-
-/// At most this many nodes are inspected to decide whether a node may be
-/// deselected; past it the answer is "maybe", which is always safe (the
-/// product then tests for zero at run time).
-const INSPECTION_BUDGET: usize = 32;
+use rustc_hash::FxHashMap;
 
 /// `a · b` for two partials or path sums: the IEEE product, except that a
 /// factor which may be deselected ([`may_be_deselected`]) absorbs the other
-/// one when it is zero.
+/// one when it is a deselected zero.
 ///
-/// A guard `ifelse(c, s, 0)` whose branch cannot be deselected itself is
-/// *peeled*: the product is `ifelse(c, s·t, 0)`, one select in place of the
-/// multiplication (and no multiplication at all when `s` is `1`). Any other
-/// factor that may be deselected (a sum of guards, nested guards) is
-/// *tested*: `ifelse(a == 0, 0, a·t)`, one select more. So a product never
-/// builds more than three nodes, however deep its factors are. Unit
+/// Constant factors multiply (a constant 0, the sum of paths that cancel,
+/// absorbs the other factor). A guard `ifelse(c, s, 0)` with a constant or
+/// plain branch is *peeled*: the product is `ifelse(c, s·t, 0)`, one select
+/// in place of the multiplication (none at all when `s` is `1`). Any other
+/// factor that may be deselected is guarded by its [`indicator`]. Unit
 /// constants fold as in [`ExprDag::mul`]: `a · 1 = a`, `a · (-1) = -a`.
 pub fn product(dag: &mut ExprDag, a: NodeId, b: NodeId) -> NodeId {
-    let is_unit = |dag: &ExprDag, x: NodeId| dag.as_const(x).is_some_and(|c| c.abs() == 1.0);
-    if is_unit(dag, a) || is_unit(dag, b) {
+    if is_zero(dag, a) || is_zero(dag, b) {
+        return dag.constant(0.0);
+    }
+    let is_finite_constant = |dag: &ExprDag, x: NodeId| dag.as_const(x).is_some_and(f64::is_finite);
+    if is_finite_constant(dag, a) || is_finite_constant(dag, b) {
         return dag.mul(a, b);
+    }
+    // A selector's constant branch scales the other factor whatever it is,
+    // without inspecting it: chains of selectors nest in O(1) per product.
+    for (x, other) in [(b, a), (a, b)] {
+        if let Some(guard) = Guard::of(dag, x).filter(|g| is_finite_constant(dag, g.branch)) {
+            let value = product(dag, guard.branch, other);
+            return guard.wrap(dag, value);
+        }
     }
     let (outer, left) = Wrapper::of(dag, a);
     let (inner, right) = Wrapper::of(dag, b);
@@ -59,9 +76,15 @@ pub fn product(dag: &mut ExprDag, a: NodeId, b: NodeId) -> NodeId {
 /// `a + b` for two partials or path sums: the sum of two selects on the
 /// same condition whose nonzero branches do not overlap
 /// (`ifelse(c, s, 0) + ifelse(c, 0, t)`, the two branch partials of one
-/// `ifelse`) is the single select `ifelse(c, s, t)`; any other sum is an
-/// addition.
+/// `ifelse`) is the single select `ifelse(c, s, t)`; a constant 0 term (paths
+/// that cancelled) is dropped; any other sum is an addition.
 pub fn sum(dag: &mut ExprDag, a: NodeId, b: NodeId) -> NodeId {
+    if is_zero(dag, a) {
+        return b;
+    }
+    if is_zero(dag, b) {
+        return a;
+    }
     merge(dag, a, b, false).unwrap_or_else(|| dag.add(a, b))
 }
 
@@ -93,31 +116,167 @@ pub fn merge(dag: &mut ExprDag, a: NodeId, b: NodeId, negate_b: bool) -> Option<
 }
 
 /// Whether `node`'s value may be a zero standing for paths that all pass a
-/// branch not taken (see the module documentation). Conservative: `true`
-/// when the node is too large to inspect.
+/// branch not taken (see the module documentation).
 pub fn may_be_deselected(dag: &ExprDag, node: NodeId) -> bool {
-    let mut budget = INSPECTION_BUDGET;
-    inspect(dag, node, &mut budget)
+    let skeleton = skeleton(dag, node);
+    let mut deselectable: FxHashMap<NodeId, bool> = FxHashMap::default();
+    for &v in &skeleton {
+        let of = |a: NodeId| deselectable.get(&a).copied().unwrap_or(false);
+        let value = match shape(dag, v) {
+            Shape::Live => false,
+            Shape::Zero => true,
+            Shape::Through(a) => of(a),
+            Shape::Sum(a, b) => of(a) && of(b),
+            Shape::Select([_, _, x, y]) => of(x) || of(y),
+        };
+        deselectable.insert(v, value);
+    }
+    deselectable[&node]
 }
 
-/// [`may_be_deselected`] within `budget` inspected nodes; the recursion is
-/// at most `budget` deep.
-fn inspect(dag: &ExprDag, node: NodeId, budget: &mut usize) -> bool {
-    if *budget == 0 {
-        return true;
+/// The indicator of `node`, if it may be deselected (else `None`): a count
+/// of the branches taken along its skeleton, `0` exactly when `node` is a
+/// deselected zero. A guard `ifelse(c, s, 0)` with a plain branch counts
+/// `ifelse(c, 1, 0)`, a sum counts the sum of its terms' counts, a select
+/// `ifelse(c, x, y)` counts `ifelse(c, count(x), count(y))` (a plain
+/// branch counts 1). Counts are small non-negative integers, so their sums
+/// are exact and vanish only when every term does.
+pub fn indicator(dag: &mut ExprDag, node: NodeId) -> Option<NodeId> {
+    let skeleton = skeleton(dag, node);
+    let mut counts: FxHashMap<NodeId, Option<NodeId>> = FxHashMap::default();
+    let one = dag.constant(1.0);
+    for &v in &skeleton {
+        let of = |a: NodeId| counts.get(&a).copied().flatten();
+        let count = match shape(dag, v) {
+            Shape::Live => None,
+            Shape::Zero => Some(dag.constant(0.0)),
+            Shape::Through(a) => of(a),
+            Shape::Sum(a, b) => match (of(a), of(b)) {
+                (Some(i), Some(j)) => Some(sum(dag, i, j)),
+                _ => None,
+            },
+            Shape::Select([p, q, x, y]) => match (of(x), of(y)) {
+                (None, None) => None,
+                (i, j) => {
+                    let Op::Select(cmp) = dag.op(v) else { unreachable!("a select shape") };
+                    Some(dag.apply(Op::Select(cmp), &[p, q, i.unwrap_or(one), j.unwrap_or(one)]))
+                }
+            },
+        };
+        counts.insert(v, count);
     }
-    *budget -= 1;
-    match dag.op(node) {
-        Op::Select(_) => {
-            let [_, _, x, y] = args4(dag, node);
-            is_zero(dag, x) || is_zero(dag, y) || inspect(dag, x, budget) || inspect(dag, y, budget)
+    counts[&node]
+}
+
+/// How a node's deselected zeros combine, for [`may_be_deselected`] and
+/// [`indicator`].
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Never a deselected zero.
+    Live,
+    /// The constant ±0.
+    Zero,
+    /// A negation or a finite constant multiple of its operand.
+    Through(NodeId),
+    /// `a + b` or `a - b`.
+    Sum(NodeId, NodeId),
+    /// `ifelse(p cmp q, x, y)`.
+    Select([NodeId; 4]),
+}
+
+fn shape(dag: &ExprDag, v: NodeId) -> Shape {
+    let args = dag.args(v);
+    match dag.op(v) {
+        Op::Const(_) if is_zero(dag, v) => Shape::Zero,
+        Op::Neg => Shape::Through(args[0]),
+        Op::Mul => match scaled(dag, v) {
+            Some(a) => Shape::Through(a),
+            None => Shape::Live,
+        },
+        // A plainly live operand makes the sum live: no need to look further
+        // (a long sum of ordinary terms is decided at its last term).
+        Op::Add | Op::Sub if is_plain(dag, args[0]) || is_plain(dag, args[1]) => Shape::Live,
+        Op::Add | Op::Sub => Shape::Sum(args[0], args[1]),
+        Op::Select(_) => Shape::Select(args4(dag, v)),
+        _ => Shape::Live,
+    }
+}
+
+/// The operand of `c · a` (a product with a finite nonzero constant `c`).
+fn scaled(dag: &ExprDag, v: NodeId) -> Option<NodeId> {
+    let args = dag.args(v);
+    let is_scale = |x: NodeId| dag.as_const(x).is_some_and(|c| c.is_finite() && c != 0.0);
+    match (is_scale(args[0]), is_scale(args[1])) {
+        (true, false) => Some(args[1]),
+        (false, true) => Some(args[0]),
+        _ => None,
+    }
+}
+
+/// Whether `x` is plainly live, by its own operation: one that cannot carry
+/// a deselected zero.
+fn is_plain(dag: &ExprDag, x: NodeId) -> bool {
+    match dag.op(x) {
+        Op::Neg | Op::Add | Op::Sub | Op::Select(_) => false,
+        Op::Mul => scaled(dag, x).is_none(),
+        _ => !is_zero(dag, x),
+    }
+}
+
+/// The nodes below `node` through which deselected zeros can pass (sums,
+/// negations, constant multiples, select branches), `node` included, in
+/// ascending id order: children before parents. Iterative, so any depth is
+/// safe.
+fn skeleton(dag: &ExprDag, node: NodeId) -> Vec<NodeId> {
+    let mut seen = vec![node];
+    let mut stack = vec![node];
+    let mut visited: rustc_hash::FxHashSet<NodeId> = rustc_hash::FxHashSet::default();
+    visited.insert(node);
+    while let Some(v) = stack.pop() {
+        let children: Vec<NodeId> = match shape(dag, v) {
+            Shape::Live | Shape::Zero => Vec::new(),
+            Shape::Through(a) => vec![a],
+            Shape::Sum(a, b) => vec![a, b],
+            Shape::Select([_, _, x, y]) => vec![x, y],
+        };
+        for c in children {
+            if visited.insert(c) {
+                seen.push(c);
+                stack.push(c);
+            }
         }
-        Op::Add | Op::Sub => {
-            let [a, b] = [dag.args(node)[0], dag.args(node)[1]];
-            inspect(dag, a, budget) && inspect(dag, b, budget)
+    }
+    seen.sort_unstable();
+    seen
+}
+
+/// A select one of whose branches is the constant ±0.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Guard {
+    cmp: Cmp,
+    p: NodeId,
+    q: NodeId,
+    /// The slot of the branch: 2 (`ifelse(c, branch, 0)`) or 3.
+    slot: usize,
+    branch: NodeId,
+}
+
+impl Guard {
+    fn of(dag: &ExprDag, x: NodeId) -> Option<Guard> {
+        let Op::Select(cmp) = dag.op(x) else { return None };
+        let [p, q, a, b] = args4(dag, x);
+        match (is_zero(dag, a), is_zero(dag, b)) {
+            (false, true) => Some(Guard { cmp, p, q, slot: 2, branch: a }),
+            (true, false) => Some(Guard { cmp, p, q, slot: 3, branch: b }),
+            _ => None,
         }
-        Op::Neg => inspect(dag, dag.args(node)[0], budget),
-        _ => false,
+    }
+
+    /// `value` in place of the branch.
+    fn wrap(self, dag: &mut ExprDag, value: NodeId) -> NodeId {
+        let zero = dag.constant(0.0);
+        let [x, y] = if self.slot == 2 { [value, zero] } else { [zero, value] };
+        dag.apply(Op::Select(self.cmp), &[self.p, self.q, x, y])
     }
 }
 
@@ -126,43 +285,35 @@ fn inspect(dag: &ExprDag, node: NodeId, budget: &mut usize) -> bool {
 enum Wrapper {
     /// Nothing to keep: the factor is never a deselected zero.
     None,
-    /// The factor is the guard `ifelse(p cmp q, ·, 0)` (`slot` 2) or
-    /// `ifelse(p cmp q, 0, ·)` (`slot` 3) around its branch.
-    Guard { cmp: Cmp, p: NodeId, q: NodeId, slot: usize },
-    /// The factor may be deselected in a way too deep to peel: the product
-    /// is zero when the factor is.
-    ZeroTest(NodeId),
+    /// The factor is a guard whose branch cannot be deselected.
+    Guard(Guard),
+    /// Any other factor that may be deselected, with its indicator.
+    Indicator(NodeId),
 }
 
 impl Wrapper {
     /// The wrapper of factor `x` and what remains to multiply.
     fn of(dag: &mut ExprDag, x: NodeId) -> (Wrapper, NodeId) {
-        if let Op::Select(cmp) = dag.op(x) {
-            let [p, q, a, b] = args4(dag, x);
-            let guard = match (is_zero(dag, a), is_zero(dag, b)) {
-                (false, true) => Some((2, a)),
-                (true, false) => Some((3, b)),
-                _ => None,
-            };
-            if let Some((slot, branch)) = guard.filter(|&(_, branch)| !may_be_deselected(dag, branch)) {
-                return (Wrapper::Guard { cmp, p, q, slot }, branch);
+        if let Some(guard) = Guard::of(dag, x) {
+            if !may_be_deselected(dag, guard.branch) {
+                return (Wrapper::Guard(guard), guard.branch);
             }
         }
-        if may_be_deselected(dag, x) {
-            (Wrapper::ZeroTest(x), x)
-        } else {
-            (Wrapper::None, x)
+        match indicator(dag, x) {
+            Some(count) => (Wrapper::Indicator(count), x),
+            None => (Wrapper::None, x),
         }
     }
 
     /// `value` under this wrapper.
     fn wrap(self, dag: &mut ExprDag, value: NodeId) -> NodeId {
-        let zero = dag.constant(0.0);
         match self {
             Wrapper::None => value,
-            Wrapper::Guard { cmp, p, q, slot: 2 } => dag.apply(Op::Select(cmp), &[p, q, value, zero]),
-            Wrapper::Guard { cmp, p, q, .. } => dag.apply(Op::Select(cmp), &[p, q, zero, value]),
-            Wrapper::ZeroTest(x) => dag.apply(Op::Select(Cmp::Eq), &[x, zero, zero, value]),
+            Wrapper::Guard(guard) => guard.wrap(dag, value),
+            Wrapper::Indicator(count) => {
+                let zero = dag.constant(0.0);
+                dag.apply(Op::Select(Cmp::Ne), &[count, zero, value, zero])
+            }
         }
     }
 }
@@ -279,20 +430,42 @@ mod tests {
     }
 
     #[test]
-    fn deep_guards_are_tested_not_rebuilt() {
+    fn deep_guards_share_one_indicator() {
         let mut dag = ExprDag::new();
         let (_, _, inverse) = setup(&mut dag);
         let x = dag.input(0);
+        let z = dag.input(2);
         let zero = dag.constant(0.0);
         let mut guard = dag.input(1);
-        for k in 0..1000 {
+        for k in 0..100_000 {
             let bound = dag.constant(k as f64);
             guard = dag.apply(Op::Select(Cmp::Gt), &[x, bound, guard, zero]);
         }
-        let before = dag.len();
         let p = product(&mut dag, guard, inverse);
-        assert!(dag.len() - before <= 3, "{} nodes", dag.len() - before);
         assert_eq!(value(&dag, p, &[-1.0, 0.0]), 0.0);
-        assert_eq!(value(&dag, p, &[2000.0, 2.0]), 1.0);
+        assert_eq!(value(&dag, p, &[2e5, 2.0]), 1.0);
+        let before = dag.len();
+        let q = product(&mut dag, guard, z);
+        assert!(dag.len() - before <= 2, "{} nodes: the indicator is built once", dag.len() - before);
+        assert_eq!(value(&dag, q, &[-1.0, 0.0, f64::INFINITY]), 0.0);
+    }
+
+    #[test]
+    fn selector_chains_nest_without_inspection() {
+        // A chain of selector labels, as d/dx min(min(min(x, 1), 2), ...):
+        // each product is one select, whatever the depth below.
+        let mut dag = ExprDag::new();
+        let x = dag.input(0);
+        let [zero, one] = [dag.constant(0.0), dag.constant(1.0)];
+        let mut chain = one;
+        for k in 0..100_000 {
+            let bound = dag.constant(k as f64);
+            let selector = dag.apply(Op::Select(Cmp::Lt), &[x, bound, one, zero]);
+            let before = dag.len();
+            chain = product(&mut dag, chain, selector);
+            assert!(dag.len() - before <= 1);
+        }
+        assert_eq!(value(&dag, chain, &[-1.0]), 1.0);
+        assert_eq!(value(&dag, chain, &[0.5]), 0.0);
     }
 }

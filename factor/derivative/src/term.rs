@@ -43,8 +43,15 @@ impl Term {
 
     /// `self + other`, as a subtraction when exactly one side is negated,
     /// or as one select when the two are the branch partials of one select
-    /// ([`merge`]).
+    /// ([`merge`]); a constant zero term is dropped, as in [`crate::sum`].
     pub fn add(self, other: Term, dag: &mut ExprDag) -> Term {
+        // A constant zero term (paths that cancelled) adds nothing.
+        if dag.as_const(other.node) == Some(0.0) {
+            return self;
+        }
+        if dag.as_const(self.node) == Some(0.0) {
+            return other;
+        }
         let merged = match (self.negated, other.negated) {
             (false, false) | (true, true) => {
                 merge(dag, self.node, other.node, false).map(|m| (m, self.negated))

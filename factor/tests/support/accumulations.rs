@@ -2,10 +2,17 @@
 //! at one point: the default Jacobian (and its common-subchain rewrite), each
 //! D* strategy, each full elimination, each scarcity remainder (applied
 //! numerically and as its directions kernel), the `jvp` and `vjp` kernels;
-//! and every output's Hessian with the `hvp` kernel.
+//! and every output's Hessian with the `hvp` kernel. The exact searches
+//! (optimal vertex and edge orders) run on small kernels only.
 
 use factor::{Elimination, Strategy};
 use frontend::Kernel;
+
+/// Kernels of at most this many operations also run the exact vertex search.
+const VERTEX_SEARCH_OPS: usize = 12;
+/// Kernels of at most this many operations also run the exact edge search
+/// (its metagraph takes about 0.1 s at 8 operations).
+const EDGE_SEARCH_OPS: usize = 5;
 
 /// `(accumulation name, dense Jacobian at x)` for every accumulation that
 /// runs on `function` (the eliminations' size guards may skip some).
@@ -23,6 +30,16 @@ pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<(String, Vec<Vec<f64>
     let units: Vec<Vec<f64>> =
         (0..n).map(|k| (0..n).map(|j| f64::from(u8::from(j == k))).collect()).collect();
     for elimination in Elimination::ALL {
+        // The exact searches are exponential: on small kernels only (their
+        // orders replay through the same products as the others').
+        let limit = match elimination {
+            Elimination::OptimalVertex => VERTEX_SEARCH_OPS,
+            Elimination::OptimalEdge => EDGE_SEARCH_OPS,
+            _ => usize::MAX,
+        };
+        if function.count_ops() > limit {
+            continue;
+        }
         if !elimination.is_partial() {
             if let Ok(accumulation) = eliminate::accumulate(function, elimination) {
                 out.push((elimination.name().to_string(), accumulation.eval(x)));

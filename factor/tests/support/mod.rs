@@ -5,4 +5,6 @@ pub mod accumulations;
 pub mod check;
 pub mod dual;
 pub mod gen;
+pub mod guards;
+pub mod hyperdual;
 pub mod sh;
