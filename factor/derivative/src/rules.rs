@@ -34,10 +34,11 @@ pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
         Op::Div => {
             // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b, reusing the quotient.
             // Dividing twice, not multiplying by 1/b: 1/b overflows for a
-            // subnormal b where (a/b)/b may not.
+            // subnormal b where (a/b)/b may not. For 1/b itself, (1/b)·(1/b):
+            // the same value, often already computed (1/r³ as ir*ir*ir).
             p[0] = Some(reciprocal(dag, b));
             if needs[1] {
-                let q = dag.div(f, b);
+                let q = if dag.is_const(a, 1.0) { dag.mul(f, f) } else { dag.div(f, b) };
                 p[1] = Some(dag.neg(q));
             }
         }
