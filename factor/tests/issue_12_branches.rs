@@ -19,11 +19,11 @@ fn kernel(source: &str) -> frontend::Kernel {
 fn assert_derivatives(source: &str, x: &[f64], jacobian: &[&[f64]], hessian: &[&[f64]]) {
     let function = kernel(source);
     let expected: Vec<Vec<f64>> = jacobian.iter().map(|row| row.to_vec()).collect();
-    for (name, dense) in every_jacobian(&function, x) {
+    for (name, dense, _) in every_jacobian(&function, x) {
         assert_eq!(dense, expected, "{name}: Jacobian of {source:?} at {x:?}");
     }
     let expected: Vec<Vec<f64>> = hessian.iter().map(|row| row.to_vec()).collect();
-    for (name, dense) in every_hessian(&function, 0, x) {
+    for (name, dense, _) in every_hessian(&function, 0, x) {
         assert_eq!(dense, expected, "{name}: Hessian of {source:?} at {x:?}");
     }
 }

@@ -14,18 +14,36 @@ const VERTEX_SEARCH_OPS: usize = 12;
 /// (its metagraph takes about 0.1 s at 8 operations).
 const EDGE_SEARCH_OPS: usize = 5;
 
-/// `(accumulation name, dense Jacobian at x)` for every accumulation that
-/// runs on `function` (the eliminations' size guards may skip some).
-pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<(String, Vec<Vec<f64>>)> {
+/// How a dense matrix was obtained: entry by entry, or as products with
+/// unit vectors. A product `J·e_k` is `Σ J[i][k']·e_k[k']`, so a non-finite
+/// entry elsewhere in row `i` makes it NaN (`0 · NaN`) even where `J[i][k]`
+/// is finite: oracles must look at the whole row (column for `eᵢᵀ·J`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extraction {
+    /// Each entry computed on its own.
+    Entries,
+    /// Column `k` is the product with the unit vector `e_k`.
+    Columns,
+    /// Row `i` is the product of `e_iᵀ` with the matrix.
+    Rows,
+}
+
+/// An accumulation's name, its dense matrix at the point, and how it was obtained.
+pub type Accumulated = (String, Vec<Vec<f64>>, Extraction);
+
+/// Dense Jacobians at `x` by every accumulation that runs on `function`
+/// (the eliminations' size guards may skip some).
+pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<Accumulated> {
     let (m, n) = (function.num_outputs(), function.num_inputs());
     let mut out = Vec::new();
     let default = factor::jacobian(function.clone());
-    out.push(("default".to_string(), default.eval(x).1));
+    out.push(("default".to_string(), default.eval(x).1, Extraction::Entries));
     let mut simplified = default;
     simplified.simplify(&factor::plan::simplifier());
-    out.push(("default, simplified".to_string(), simplified.eval(x).1));
+    out.push(("default, simplified".to_string(), simplified.eval(x).1, Extraction::Entries));
     for strategy in Strategy::ALL {
-        out.push((strategy.name().to_string(), factor::jacobian_with(function.clone(), strategy).eval(x).1));
+        let dense = factor::jacobian_with(function.clone(), strategy).eval(x).1;
+        out.push((strategy.name().to_string(), dense, Extraction::Entries));
     }
     let units: Vec<Vec<f64>> =
         (0..n).map(|k| (0..n).map(|j| f64::from(u8::from(j == k))).collect()).collect();
@@ -42,24 +60,24 @@ pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<(String, Vec<Vec<f64>
         }
         if !elimination.is_partial() {
             if let Ok(accumulation) = eliminate::accumulate(function, elimination) {
-                out.push((elimination.name().to_string(), accumulation.eval(x)));
+                out.push((elimination.name().to_string(), accumulation.eval(x), Extraction::Entries));
             }
             continue;
         }
         let Some(remainder) = eliminate::scarcity_remainder(function, elimination) else { continue };
         // Column k of J is J·e_k.
         let (columns, _) = remainder.apply(x, &units);
-        out.push((format!("{} applied", elimination.name()), transpose(&columns, m)));
+        out.push((format!("{} applied", elimination.name()), transpose(&columns, m), Extraction::Columns));
         let kernel = remainder.directions_kernel(n);
         let mut inputs = x.to_vec();
         units.iter().for_each(|u| inputs.extend(u));
         let values = kernel.eval(&inputs);
         let columns: Vec<Vec<f64>> = values.chunks(m.max(1)).map(<[f64]>::to_vec).collect();
-        out.push((format!("{} kernel", elimination.name()), transpose(&columns, m)));
+        out.push((format!("{} kernel", elimination.name()), transpose(&columns, m), Extraction::Columns));
     }
     let jvp = factor::jvp(function.clone());
     let columns: Vec<Vec<f64>> = units.iter().map(|u| jvp.eval(&[x, u].concat())).collect();
-    out.push(("jvp".to_string(), transpose(&columns, m)));
+    out.push(("jvp".to_string(), transpose(&columns, m), Extraction::Columns));
     let vjp = factor::vjp(function.clone());
     let rows = (0..m)
         .map(|i| {
@@ -67,16 +85,16 @@ pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<(String, Vec<Vec<f64>
             vjp.eval(&[x, &w].concat())
         })
         .collect();
-    out.push(("vjp".to_string(), rows));
+    out.push(("vjp".to_string(), rows, Extraction::Rows));
     out
 }
 
-/// `(name, dense Hessian at x)` of output `output` of `function`: by
+/// The dense Hessian at `x` of output `output` of `function`: by
 /// [`factor::hessian`] and by the `hvp` kernel applied to each unit vector.
-pub fn every_hessian(function: &Kernel, output: usize, x: &[f64]) -> Vec<(String, Vec<Vec<f64>>)> {
+pub fn every_hessian(function: &Kernel, output: usize, x: &[f64]) -> Vec<Accumulated> {
     let n = function.num_inputs();
     let hessian = factor::hessian(function.clone(), output);
-    let mut out = vec![("hessian".to_string(), hessian.eval(x).2)];
+    let mut out = vec![("hessian".to_string(), hessian.eval(x).2, Extraction::Entries)];
     let hvp = factor::hvp(function.clone(), output);
     let columns: Vec<Vec<f64>> = (0..n)
         .map(|k| {
@@ -84,7 +102,7 @@ pub fn every_hessian(function: &Kernel, output: usize, x: &[f64]) -> Vec<(String
             hvp.eval(&[x, &unit].concat())
         })
         .collect();
-    out.push(("hvp".to_string(), transpose(&columns, n)));
+    out.push(("hvp".to_string(), transpose(&columns, n), Extraction::Columns));
     out
 }
 
