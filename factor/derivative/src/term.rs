@@ -4,7 +4,7 @@
 //! Multiplying by them literally would cost a `neg` per use; carrying the sign
 //! instead turns `acc + (-t)` into `acc - t` and `(-s) * (-t)` into `s * t`,
 //! which is exact in IEEE arithmetic (negation commutes with rounding) and free.
-//! Products and sums go through [`crate::product`], so that a selector
+//! Products and sums go through [`mod@crate::product`], so that a selector
 //! partial selects rather than multiplies.
 
 use crate::product::{merge, product};
