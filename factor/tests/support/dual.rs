@@ -9,7 +9,10 @@ use frontend::{ExprDag, NodeId, Op};
 /// the node depends on the direction's input through differentiable
 /// arguments; inactive arguments contribute nothing (as in any forward-mode
 /// tool), active ones contribute `partial * d` even when `d` is zero, so a
-/// singular partial gives NaN as the chain rule does.
+/// singular partial gives NaN as the chain rule does. `ifelse`, `min` and
+/// `max` take the chosen argument's dual whole: the branch not taken
+/// contributes nothing, whatever its derivative (the language's "derivative
+/// of the branch taken").
 #[derive(Clone, Copy, Debug)]
 pub struct Dual {
     pub v: f64,
@@ -57,8 +60,9 @@ pub fn eval_dual(dag: &ExprDag, outputs: &[NodeId], x: &[f64], direction: usize)
         let partials = local_partials(op, &values, v);
         let (mut d, mut m, mut active) = if seed { (1.0, 1.0, true) } else { (0.0, 0.0, false) };
         let mut e = 0.0;
+        let chosen = chosen_slot(op, &values);
         for (slot, (a, p)) in args.iter().zip(&partials).enumerate() {
-            if a.active && is_differentiable(op, slot) {
+            if a.active && is_differentiable(op, slot) && chosen.is_none_or(|c| c == slot) {
                 d += p * a.d;
                 m += p.abs() * a.m;
                 e += p.abs() * a.e;
@@ -85,6 +89,17 @@ fn kink(op: Op, a: &[Dual]) -> Option<(f64, f64)> {
         // atan2(y, x) also jumps by 2π across its branch cut y = 0, x < 0.
         Op::Atan2 if a[1].v < 0.0 => Some((a[0].v.abs(), a[0].d.abs())),
         Op::Atan2 => Some((a[0].v.hypot(a[1].v), a[0].d.hypot(a[1].d))),
+        _ => None,
+    }
+}
+
+/// The argument whose value (and dual) `ifelse`, `min` or `max` returns;
+/// ties follow the second argument. `None` for other operations.
+fn chosen_slot(op: Op, a: &[f64]) -> Option<usize> {
+    match op {
+        Op::Min => Some(if a[0] < a[1] { 0 } else { 1 }),
+        Op::Max => Some(if a[0] > a[1] { 0 } else { 1 }),
+        Op::Select(cmp) => Some(if cmp.holds(a[0], a[1]) { 2 } else { 3 }),
         _ => None,
     }
 }

@@ -121,7 +121,15 @@ fn positive(dag: &mut ExprDag, t: NodeId, c: f64) -> NodeId {
     dag.add(abs, c)
 }
 
-fn random_op(rng: &mut Rng, dag: &mut ExprDag, a: NodeId, b: NodeId, pool: &[NodeId], recent: f64) -> NodeId {
+/// One random operation on `a` and `b` (and other `pool` nodes), kept inside its domain.
+pub fn random_op(
+    rng: &mut Rng,
+    dag: &mut ExprDag,
+    a: NodeId,
+    b: NodeId,
+    pool: &[NodeId],
+    recent: f64,
+) -> NodeId {
     let unary = |dag: &mut ExprDag, op: Op, t: NodeId| dag.apply(op, &[t]);
     match rng.below(44) {
         0..=3 => dag.add(a, b),

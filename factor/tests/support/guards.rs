@@ -1,0 +1,197 @@
+//! Random programs with guards that hide singular derivatives, each with the
+//! point at which it is to be differentiated: `ifelse(cond, risky, safe)`,
+//! `min` and `max` whose branch not taken, at that point, has an infinite or
+//! undefined derivative (`sqrt(u)` and `cbrt(u)` at `u = 0`, `c/u` at 0,
+//! `log(u)` at 0, `asin(u)` at 1 or outside [-1, 1], `acosh` at 1, `atanh` at
+//! 1, `u^0.5` at 0, `hypot(u, u)` and `atan2(u, u)` at the origin), mixed with
+//! the smooth operations of [`super::gen`]. Guards nest, share their risky
+//! branches (so adjoints sum several branches not taken), and test both
+//! their own threshold (`ifelse(u > 0, sqrt(u), ..)` at `u = 0`, a kink) and
+//! unrelated conditions far from theirs (no kink: central differences apply).
+
+use super::dual::eval_dual;
+use super::gen::{random_op, Case, Rng};
+use frontend::{Cmp, ExprDag, NodeId, Op};
+
+/// A generated program, the point, and how many guards hide a non-finite
+/// derivative at it (by the dual numbers of their risky branch).
+pub struct GuardCase {
+    pub case: Case,
+    pub point: Vec<f64>,
+    pub hidden: usize,
+}
+
+/// A random guarded program over 1 to 3 inputs.
+pub fn random_guard_case(rng: &mut Rng) -> GuardCase {
+    let num_inputs = 1 + rng.below(3);
+    let specials = [0.0, 1.0, -1.0, 2.0, -0.5];
+    let point: Vec<f64> = (0..num_inputs)
+        .map(|_| if rng.chance(0.3) { specials[rng.below(specials.len())] } else { rng.uniform(-1.5, 1.5) })
+        .collect();
+    let mut builder = Builder { dag: ExprDag::new(), point, risky: Vec::new(), hidden: 0 };
+    let mut pool: Vec<NodeId> = (0..num_inputs).map(|k| builder.dag.input(k)).collect();
+    let steps = 3 + rng.below(12);
+    for _ in 0..steps {
+        let node = if rng.chance(0.55) {
+            builder.guard(rng, &pool)
+        } else {
+            let a = pick(rng, &pool);
+            let b = pick(rng, &pool);
+            random_op(rng, &mut builder.dag, a, b, &pool, 0.5)
+        };
+        if builder.value(node).is_finite() {
+            pool.push(node);
+        }
+    }
+    let mut outputs = vec![*pool.last().expect("inputs at least")];
+    for _ in 0..rng.below(3) {
+        outputs.push(pick(rng, &pool));
+    }
+    let Builder { dag, point, hidden, .. } = builder;
+    GuardCase { case: Case { dag, outputs, num_inputs }, point, hidden }
+}
+
+fn pick(rng: &mut Rng, pool: &[NodeId]) -> NodeId {
+    if rng.chance(0.5) {
+        pool[pool.len() - 1 - rng.below(pool.len().min(3))]
+    } else {
+        pool[rng.below(pool.len())]
+    }
+}
+
+struct Builder {
+    dag: ExprDag,
+    point: Vec<f64>,
+    /// Risky nodes built so far, with the node whose threshold they sit at.
+    risky: Vec<(NodeId, NodeId)>,
+    hidden: usize,
+}
+
+impl Builder {
+    fn value(&self, node: NodeId) -> f64 {
+        frontend::eval(&self.dag, &[node], &self.point)[0]
+    }
+
+    /// A guard around a risky node (new, or one built before).
+    fn guard(&mut self, rng: &mut Rng, pool: &[NodeId]) -> NodeId {
+        let (risky, shifted) = if !self.risky.is_empty() && rng.chance(0.35) {
+            self.risky[rng.below(self.risky.len())]
+        } else {
+            let u = pick(rng, pool);
+            let c = self.dag.constant(self.value(u));
+            // Exactly 0 at the point: u minus its own value there.
+            let shifted = self.dag.sub(u, c);
+            let risky = self.risky_node(rng, shifted, pool);
+            self.risky.push((risky, shifted));
+            (risky, shifted)
+        };
+        let n = self.point.len();
+        if (0..n).any(|k| !eval_dual(&self.dag, &[risky], &self.point, k).outputs[0].d.is_finite()) {
+            self.hidden += 1;
+        }
+        let r = self.value(risky);
+        let safe =
+            if rng.chance(0.3) { self.dag.constant([0.0, 1.0, -2.0][rng.below(3)]) } else { pick(rng, pool) };
+        let s = self.value(safe);
+        let zero = self.dag.constant(0.0);
+        match rng.below(4) {
+            // min and max need the risky value on the losing side.
+            0 if !r.is_nan() && r != f64::NEG_INFINITY => {
+                let safe = self.shifted_below(safe, s, r);
+                let args = if rng.chance(0.5) { [risky, safe] } else { [safe, risky] };
+                self.dag.apply(Op::Min, &args)
+            }
+            1 if !r.is_nan() && r != f64::INFINITY => {
+                let safe = self.shifted_above(safe, s, r);
+                let args = if rng.chance(0.5) { [risky, safe] } else { [safe, risky] };
+                self.dag.apply(Op::Max, &args)
+            }
+            // The guard people write: its own threshold, a kink at the point.
+            2 => {
+                let (cmp, risky_first) =
+                    [(Cmp::Gt, true), (Cmp::Ne, true), (Cmp::Le, false), (Cmp::Eq, false)][rng.below(4)];
+                let (x, y) = if risky_first { (risky, safe) } else { (safe, risky) };
+                self.dag.apply(Op::Select(cmp), &[shifted, zero, x, y])
+            }
+            // A condition on other nodes, chosen so that the risky branch is not taken.
+            _ => {
+                let a = pick(rng, pool);
+                let b = pick(rng, pool);
+                let (va, vb) = (self.value(a), self.value(b));
+                let risky_first = rng.chance(0.5);
+                let choices: Vec<Cmp> =
+                    Cmp::ALL.into_iter().filter(|c| c.holds(va, vb) != risky_first).collect();
+                let cmp = choices[rng.below(choices.len())];
+                let (x, y) = if risky_first { (risky, safe) } else { (safe, risky) };
+                self.dag.apply(Op::Select(cmp), &[a, b, x, y])
+            }
+        }
+    }
+
+    /// A node of `shifted` (0 at the point) whose derivative there is
+    /// infinite or undefined, sometimes scaled or passed through a smooth op.
+    fn risky_node(&mut self, rng: &mut Rng, shifted: NodeId, pool: &[NodeId]) -> NodeId {
+        let dag = &mut self.dag;
+        let one = dag.constant(1.0);
+        match rng.below(12) {
+            0 => dag.apply(Op::Sqrt, &[shifted]),
+            1 => dag.apply(Op::Cbrt, &[shifted]),
+            2 => {
+                let c = dag.constant([1.0, -2.5][rng.below(2)]);
+                dag.div(c, shifted)
+            }
+            3 => {
+                let numerator = pick(rng, pool);
+                dag.div(numerator, shifted)
+            }
+            4 => dag.apply([Op::Log, Op::Log2, Op::Log10][rng.below(3)], &[shifted]),
+            5 => {
+                let edge = dag.add(shifted, one);
+                dag.apply([Op::Asin, Op::Acos, Op::Acosh, Op::Atanh][rng.below(4)], &[edge])
+            }
+            6 => {
+                // Outside the domain: the value is NaN too.
+                let two = dag.constant(2.0);
+                let outside = dag.add(shifted, two);
+                dag.apply([Op::Asin, Op::Acos, Op::Atanh][rng.below(3)], &[outside])
+            }
+            7 => {
+                let half = dag.constant(0.5);
+                dag.apply(Op::Pow, &[shifted, half])
+            }
+            8 => dag.apply([Op::Hypot, Op::Atan2][rng.below(2)], &[shifted, shifted]),
+            9 => {
+                let root = dag.apply(Op::Sqrt, &[shifted]);
+                dag.apply([Op::Sin, Op::Exp, Op::Tanh][rng.below(3)], &[root])
+            }
+            10 => {
+                let root = dag.apply(Op::Sqrt, &[shifted]);
+                let other = pick(rng, pool);
+                dag.mul(root, other)
+            }
+            _ => {
+                let inverse = dag.div(one, shifted);
+                let log = dag.apply(Op::Log, &[shifted]);
+                dag.add(inverse, log)
+            }
+        }
+    }
+
+    /// `safe` plus a constant that puts its value below `r`.
+    fn shifted_below(&mut self, safe: NodeId, s: f64, r: f64) -> NodeId {
+        if s < r - 1.0 || r == f64::INFINITY {
+            return safe;
+        }
+        let shift = self.dag.constant((r - s - 1.0).min(-1.0));
+        self.dag.add(safe, shift)
+    }
+
+    /// `safe` plus a constant that puts its value above `r`.
+    fn shifted_above(&mut self, safe: NodeId, s: f64, r: f64) -> NodeId {
+        if s > r + 1.0 || r == f64::NEG_INFINITY {
+            return safe;
+        }
+        let shift = self.dag.constant((r - s + 1.0).max(1.0));
+        self.dag.add(safe, shift)
+    }
+}
