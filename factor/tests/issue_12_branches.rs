@@ -65,6 +65,15 @@ fn issue_12_arcsine_outside_its_domain() {
 }
 
 #[test]
+fn issue_12_log1p_guarded_at_its_pole() {
+    // log1p(x) is -inf at x = -1 and its derivatives 1/(1 + x) and
+    // -1/(1 + x)² are infinite there; the branch taken is 2x.
+    let source = "in x\nout ifelse(x > -1, log1p(x), 2*x)";
+    assert_derivatives(source, &[-1.0], &[&[2.0]], &[&[0.0]]);
+    assert_derivatives(source, &[1.0], &[&[0.5]], &[&[-0.25]]);
+}
+
+#[test]
 fn issue_12_pow_hessian_at_zero_base() {
     // d(x^y)/dy = x^y·ln x is 0·(-inf) at x = 0 and is built as
     // ifelse(x == 0, 0, x^y·ln x); its own derivatives must not multiply

@@ -2,8 +2,9 @@
 //! point at which it is to be differentiated: `ifelse(cond, risky, safe)`,
 //! `min` and `max` whose branch not taken, at that point, has an infinite or
 //! undefined derivative (`sqrt(u)` and `cbrt(u)` at `u = 0`, `c/u` at 0,
-//! `log(u)` at 0, `asin(u)` at 1 or outside [-1, 1], `acosh` at 1, `atanh` at
-//! 1, `u^0.5` at 0, `hypot(u, u)` and `atan2(u, u)` at the origin), mixed with
+//! `log(u)` at 0, `log1p(u)` at -1, `asin(u)` at 1 or outside [-1, 1], `acosh`
+//! at 1, `atanh` at 1, `u^0.5` at 0, `hypot(u, u)` and `atan2(u, u)` at the
+//! origin, some passed through `sin`, `exp`, `expm1`, `exp2`, `tanh`), mixed with
 //! the smooth operations of [`super::gen`]. Guards nest, share their risky
 //! branches (so adjoints sum several branches not taken), and test both
 //! their own threshold (`ifelse(u > 0, sqrt(u), ..)` at `u = 0`, a kink) and
@@ -144,7 +145,14 @@ impl Builder {
                 let numerator = pick(rng, pool);
                 dag.div(numerator, shifted)
             }
-            4 => dag.apply([Op::Log, Op::Log2, Op::Log10][rng.below(3)], &[shifted]),
+            4 => match rng.below(4) {
+                // log1p's singularity is at -1.
+                3 => {
+                    let edge = dag.sub(shifted, one);
+                    dag.apply(Op::Log1p, &[edge])
+                }
+                k => dag.apply([Op::Log, Op::Log2, Op::Log10][k], &[shifted]),
+            },
             5 => {
                 let edge = dag.add(shifted, one);
                 dag.apply([Op::Asin, Op::Acos, Op::Acosh, Op::Atanh][rng.below(4)], &[edge])
@@ -162,7 +170,7 @@ impl Builder {
             8 => dag.apply([Op::Hypot, Op::Atan2][rng.below(2)], &[shifted, shifted]),
             9 => {
                 let root = dag.apply(Op::Sqrt, &[shifted]);
-                dag.apply([Op::Sin, Op::Exp, Op::Tanh][rng.below(3)], &[root])
+                dag.apply([Op::Sin, Op::Exp, Op::Expm1, Op::Exp2, Op::Tanh][rng.below(5)], &[root])
             }
             10 => {
                 let root = dag.apply(Op::Sqrt, &[shifted]);

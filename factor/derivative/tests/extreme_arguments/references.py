@@ -45,6 +45,21 @@ def erf_derivatives(x):
     return [d, -2 * x * d, (4 * x**2 - 2) * d]
 
 
+def exp2_derivatives(x):
+    ln2 = mpmath.log(2)
+    return [2**x * ln2, 2**x * ln2**2, 2**x * ln2**3]
+
+
+def log1p_derivatives(x):
+    u = 1 + x
+    return [1 / u, -1 / u**2, 2 / u**3]
+
+
+# log1p's domain edge is -1: the double next to it, -1 + 1e-10, then the
+# usual tiny, moderate and huge arguments of both signs inside the domain.
+LOG1P_POINTS = [-BELOW_ONE, -(1.0 - 1e-10), -0.5, -1e-8, -1e-300, -5e-324] + POSITIVE
+
+
 def log_base(base):
     def derivatives(x):
         k = 1 / mpmath.log(base)
@@ -91,7 +106,13 @@ UNARY = {
         lambda x: [1 / (1 - x**2), 2 * x / (1 - x**2) ** 2, (2 + 6 * x**2) / (1 - x**2) ** 3],
     ),
     "exp": (SIGNED, lambda x: [mpmath.exp(x)] * 3),
+    "expm1": (SIGNED + [-40.0, 1e-20, 709.0, 709.782712893384], lambda x: [mpmath.exp(x)] * 3),
+    # Up to where 2^a itself overflows (1024): the derivative reuses the
+    # value, so on (1024, 1024.53), where 2^a·ln 2 is still finite, it is inf
+    # as the function is.
+    "exp2": (SIGNED + [-1074.0, -1022.5, 0.5, 1023.5, 1023.9999999999999], exp2_derivatives),
     "log": (POSITIVE, log_base(mpmath.e)),
+    "log1p": (LOG1P_POINTS, log1p_derivatives),
     "log2": (POSITIVE, log_base(2)),
     "log10": (POSITIVE, log_base(10)),
     "sqrt": (POSITIVE, lambda x: [x**-0.5 / 2, -(x**-1.5) / 4, 3 * x**-2.5 / 8]),
