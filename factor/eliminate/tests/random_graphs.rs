@@ -1,21 +1,51 @@
 //! Oracles over random graphs: every strategy computes the D* Jacobian, the
 //! exact optima are never beaten, and Naumann's SEU order is optimal.
 
-#[path = "elimination_support/mod.rs"]
-mod support;
-
-use eliminate::rng::Rng;
+use derivative::{factorize, DerivativeGraph, Strategy};
 use eliminate::{
     accumulate_graph, costs, scarcity_remainder, seu_plan, Cost, Elimination, LinearizedGraph, Skip,
 };
-use support::{cases, close, point, random_case, random_seu, Case};
+use testkit::{cases, generate, seu_forest, Case, Rng, Shape, Tol};
 
+/// The D* Jacobian of `case` at `x`, dense: what every strategy must compute.
 fn dstar(case: &Case, x: &[f64]) -> Vec<Vec<f64>> {
-    factor::dstar_jacobian(
-        frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-    )
-    .eval(x)
-    .1
+    let mut kernel = case.kernel();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let entries = factorize(kernel.dag_mut(), &graph, Strategy::ALL[0], &|_, _| true);
+    let nodes: Vec<frontend::NodeId> = entries.iter().map(|e| e.node).collect();
+    let values = frontend::eval(kernel.dag(), &nodes, x);
+    let mut dense = vec![vec![0.0; case.num_inputs]; case.outputs.len()];
+    for (entry, value) in entries.iter().zip(values) {
+        dense[entry.row][entry.col] = value;
+    }
+    dense
+}
+
+/// A random DAG of `ops` operations over up to 4 inputs, mixing unit and
+/// nonunit edges, with 1 to 3 outputs that may be inputs, repeated, or used
+/// by other nodes.
+fn random_case(rng: &mut Rng, ops: usize) -> Case {
+    let shape = Shape::elimination(1 + rng.below(4), 1 + rng.below(3), ops);
+    generate(rng, &shape)
+}
+
+/// A random single-expression-use forest whose edges are all nonunit and
+/// which has intermediates (see [`seu_forest`]).
+fn random_seu(rng: &mut Rng, num_inputs: usize, size: usize, outputs: usize) -> Option<Case> {
+    let case = seu_forest(rng, num_inputs, size, outputs)?;
+    let (graph, _) = graph_of(&case);
+    let nonunit = graph.edges().iter().all(|e| !e.unit);
+    (graph.is_single_expression_use() && nonunit && graph.intermediates().count() > 0).then_some(case)
+}
+
+/// A random point in `[-1, 1]^n`.
+fn point(rng: &mut Rng, n: usize) -> Vec<f64> {
+    rng.point(n, -1.0, 1.0)
+}
+
+/// Whether two dense matrices agree to a relative `1e-9`.
+fn close(a: &[Vec<f64>], b: &[Vec<f64>]) -> bool {
+    testkit::rows_close(a, b, Tol::rel(1e-9))
 }
 
 fn graph_of(case: &Case) -> (LinearizedGraph, frontend::ExprDag) {
@@ -167,30 +197,4 @@ fn seu_subgraph_order_is_seu_optimal_on_seu_graphs_and_meets_its_bound_elsewhere
         let trees = eliminate::vertex::order_cost(&graph, &plan.order);
         assert!(trees.mults <= plan.lower_bound, "round {round}: {trees:?} above {}", plan.lower_bound);
     }
-}
-
-#[test]
-fn the_default_jacobian_is_the_cheapest_of_dstar_and_the_eliminations() {
-    let mut rng = Rng::new(6);
-    let mut eliminations_won = 0;
-    for round in 0..cases(80, 1500) {
-        let case = random_case(&mut rng, 3 + round % 40);
-        let default = factor::jacobian(
-            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-        );
-        let dstar = factor::dstar_jacobian(
-            frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-        );
-        let (graph, dag) = graph_of(&case);
-        let best = factor::cheapest_elimination(&graph, &dag).expect("small graphs compete");
-        let elimination = accumulate_graph(&graph, dag, best).expect("the cheapest one runs");
-        let kernel: Vec<_> =
-            case.outputs.iter().copied().chain(elimination.entries().iter().map(|e| e.node)).collect();
-        let expected = dstar.jacobian_ops().min(elimination.dag.count_ops(&kernel));
-        assert_eq!(default.jacobian_ops(), expected, "round {round}: {:?}", default.method());
-        eliminations_won += usize::from(matches!(default.method(), factor::Method::Elimination(_)));
-        let x = point(&mut rng, case.num_inputs);
-        assert!(close(&default.eval(&x).1, &dstar.eval(&x).1), "round {round}");
-    }
-    assert!(eliminations_won > 0, "some random graph is cheaper by elimination");
 }
