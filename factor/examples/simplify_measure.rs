@@ -4,14 +4,6 @@
 //! `cargo run --release -p dstar-factor --example simplify_measure [FILTER]`; with
 //! `TIME_MS=200` the budget is that time instead of twice the D* time.
 
-// The D* tests' generator of the corpus' spherical harmonics, for orders the
-// corpus does not hold.
-#[path = "../tests/support/sh.rs"]
-mod sh;
-
-#[path = "../tests/corpus_support/mod.rs"]
-mod corpus_support;
-
 use frontend::{ExprDag, NodeId};
 use simplify::Simplifier;
 use std::time::{Duration, Instant};
@@ -23,12 +15,14 @@ fn main() {
         "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio"
     );
     let mut problems: Vec<(String, ExprDag, Vec<NodeId>, usize)> = Vec::new();
-    for (name, program) in corpus_support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         problems.push((name, program.dag, outputs, program.inputs.len()));
     }
+    // The corpus' spherical harmonics, for orders the corpus does not hold.
     for order in [10, 15, 20, 25] {
-        let (dag, outputs) = sh::spherical_harmonics(order);
+        let (dag, outputs) = testkit::spherical_harmonics(order);
         problems.push((format!("gen_sh_{order}"), dag, outputs, 3));
     }
     for (name, dag, outputs, num_inputs) in problems {

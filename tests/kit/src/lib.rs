@@ -48,7 +48,7 @@ pub use harmonics::spherical_harmonics;
 pub use hyper::{eval_hyper, hessian_oracle, HyperDual, HyperEval};
 pub use parity::{assert_nodewise_parity, has_inline_power, is_inline_power};
 pub use rng::Rng;
-pub use tol::{all_close, close, rows_close, same, same_bits, ulps, Tol};
+pub use tol::{all_close, close, rows_close, same, same_bits, ulps, well_conditioned, Tol};
 
 /// Whether this is a long run: `DSTAR_LONG` set to anything but `0`
 /// (`DSTAR_LONG=1 cargo test --release`).

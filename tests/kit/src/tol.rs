@@ -74,3 +74,18 @@ pub fn same(a: f64, b: f64) -> bool {
 pub fn same_bits(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(*x, *y))
 }
+
+/// Whether every node `roots` reach is finite and at most `bound` in
+/// magnitude at `point`. Past such a bound, rounding differences are
+/// amplified (`cos` of a large argument, a difference of large values)
+/// beyond any fixed tolerance: such points are skipped, not loosened.
+pub fn well_conditioned(
+    dag: &frontend::ExprDag,
+    roots: &[frontend::NodeId],
+    point: &[f64],
+    bound: f64,
+) -> bool {
+    let reach = dag.reachable(roots);
+    let values = frontend::eval_nodes(dag, roots, point);
+    values.iter().zip(&reach).filter(|(_, r)| **r).all(|(v, _)| v.is_finite() && v.abs() <= bound)
+}
