@@ -1,26 +1,21 @@
-//! Measurements for the report, not assertions on time: run with
-//! `cargo test -p dstar-factor --release --test measure -- --ignored --nocapture`.
-
-mod support;
-
-#[path = "corpus_support/mod.rs"]
-mod corpus_support;
+//! Measurements for the report, not assertions on time: operation counts
+//! and symbolic time on the corpus, on generated spherical harmonics and on
+//! large random programs.
+//!
+//! `cargo run --release -p dstar-factor --example measure [corpus|sh|random_100k|random_1m]`
+//! (no argument: all four).
 
 use std::time::Instant;
-use support::gen::Rng;
+use testkit::Rng;
 
-#[test]
-#[ignore]
 fn corpus_operation_counts() {
-    let paths = corpus_support::corpus_files();
     println!(
         "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6} {:>9} {:>8}",
         "problem", "n", "m", "function", "jacobian", "forward", "reverse", "ratio", "symbolic", "orient"
     );
-    for path in paths {
-        let source = std::fs::read_to_string(&path).expect("readable");
+    for problem in testkit::corpus() {
         let start = Instant::now();
-        let program = frontend::parse_program(&source).expect("parses");
+        let program = frontend::parse_program(&problem.source).expect("parses");
         let jacobian = factor::jacobian(program.kernel().unwrap());
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let outputs = program.output_nodes();
@@ -30,7 +25,7 @@ fn corpus_operation_counts() {
         let reverse = factor::reverse_mode_ops(
             &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), program.inputs.len()).unwrap(),
         );
-        let name = path.file_stem().expect("name").to_string_lossy().to_string();
+        let name = problem.name;
         println!(
             "{:<16} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>6.3} {:>9.2} {:>8}",
             name,
@@ -47,11 +42,9 @@ fn corpus_operation_counts() {
     }
 }
 
-#[test]
-#[ignore]
 fn spherical_harmonics_cost_and_time() {
     for order in [10, 20, 25] {
-        let (dag, outputs) = support::sh::spherical_harmonics(order);
+        let (dag, outputs) = testkit::spherical_harmonics(order);
         let start = Instant::now();
         let jacobian = factor::jacobian(frontend::Kernel::new(dag.clone(), outputs.to_vec(), 3).unwrap());
         let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -109,14 +102,18 @@ fn large_random(ops: usize) {
     );
 }
 
-#[test]
-#[ignore]
-fn random_100k() {
-    large_random(100_000);
-}
-
-#[test]
-#[ignore]
-fn random_1m() {
-    large_random(1_000_000);
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    if which.is_empty() || which == "corpus" {
+        corpus_operation_counts();
+    }
+    if which.is_empty() || which == "sh" {
+        spherical_harmonics_cost_and_time();
+    }
+    if which.is_empty() || which == "random_100k" {
+        large_random(100_000);
+    }
+    if which.is_empty() || which == "random_1m" {
+        large_random(1_000_000);
+    }
 }
