@@ -243,6 +243,11 @@ pub fn generate(rng: &mut Rng, shape: &Shape) -> Case {
     Case { dag: builder.dag, outputs, num_inputs: shape.inputs, point }
 }
 
+/// The program of `shape` from a fresh generator seeded with `seed`.
+pub fn with_seed(seed: u64, shape: &Shape) -> Case {
+    generate(&mut Rng::new(seed), shape)
+}
+
 /// A random single-expression-use forest: `outputs` trees of about `size`
 /// operations in all, over `inputs` inputs (reused freely), every operation
 /// used exactly once. Only nonunit operations (`*`, `sin`, `cos`, `atan`,

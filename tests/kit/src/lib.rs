@@ -42,7 +42,7 @@ pub use check::{compare, Verdict};
 pub use corpus::{as_f64, as_vec, corpus, corpus_dir, corpus_file, point_of, Problem, Reference};
 pub use diff::{central_difference, central_hessian, central_jacobian, second_difference, step};
 pub use dual::{eval_dual, Dual, DualEval};
-pub use gen::{generate, seu_forest, Case, Domain, Mix, Shape};
+pub use gen::{generate, seu_forest, with_seed, Case, Domain, Mix, Shape};
 pub use golden::check_golden;
 pub use harmonics::spherical_harmonics;
 pub use hyper::{eval_hyper, hessian_oracle, HyperDual, HyperEval};

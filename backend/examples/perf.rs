@@ -1,30 +1,66 @@
-//! Performance reports, `#[ignore]`d: run them in release, alone,
+//! Performance reports: run them in release, alone,
 //!
 //! ```text
-//! cargo test --release -p dstar-backend --test perf -- --ignored --nocapture --test-threads 1
+//! cargo run --release -p dstar-backend --example perf [compile|tiny|gcc]
 //! ```
 //!
-//! They print what they measure and fail only on gross regressions: compile
-//! time far from linear, or a tiny kernel call far above its target.
-
-#[allow(dead_code)]
-mod support;
+//! (no argument: all three). They print what they measure and fail only on
+//! gross regressions: compile time far from linear, or a tiny kernel call
+//! far above its target.
 
 use backend::{emit_c, JitCompiler, Regalloc};
+use frontend::{ExprDag, NodeId, Op};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use support::c_kernel::{c_compiler, CKernel};
-use support::paired_ns_per_call;
+use testkit::native::{c_compiler, CKernel};
+use testkit::timing::paired_ns_per_call;
+use testkit::Rng;
 
-#[test]
-#[ignore = "a report: run in release"]
+/// A program of exactly `num_ops` reachable operations for timing the
+/// compiler: mostly arithmetic (as Jacobians are), one in eight an
+/// elementary function, operands mostly among the last 64 nodes, every node
+/// without a user an output.
+fn scaling_program(num_ops: usize, seed: u64) -> (ExprDag, Vec<NodeId>, usize) {
+    let num_inputs = 16;
+    let mut rng = Rng::new(seed);
+    let mut dag = ExprDag::new();
+    let mut nodes: Vec<NodeId> = (0..num_inputs).map(|k| dag.input(k)).collect();
+    let arithmetic = [Op::Add, Op::Sub, Op::Mul, Op::Div];
+    let others = [Op::Sin, Op::Exp, Op::Sqrt, Op::Abs, Op::Max, Op::Hypot, Op::Tanh, Op::Log];
+    let mut used = vec![false; num_inputs];
+    while nodes.len() < num_inputs + num_ops {
+        let op = if rng.below(8) == 0 { others[rng.below(others.len())] } else { arithmetic[rng.below(4)] };
+        let args: Vec<NodeId> = (0..op.arity())
+            .map(|_| {
+                let n = nodes.len();
+                if rng.below(16) == 0 {
+                    nodes[rng.below(n)]
+                } else {
+                    nodes[n - 1 - rng.below(n.min(64))]
+                }
+            })
+            .collect();
+        let before = dag.len();
+        let id = dag.intern(frontend::Node::new(op, &args));
+        if dag.len() > before {
+            for a in &args {
+                used[a.index()] = true;
+            }
+            used.push(false);
+            nodes.push(id);
+        }
+    }
+    let outputs = nodes.iter().copied().filter(|id| !used[id.index()]).collect();
+    (dag, outputs, num_inputs)
+}
+
 fn compile_time_is_linear() {
     println!("{:>9} {:>13} {:>8} {:>12} {:>10}", "ops", "regalloc", "chunks", "compile ms", "us/op");
     for regalloc in [Regalloc::Backtracking, Regalloc::SinglePass] {
         let compiler = JitCompiler::new().unwrap().with_regalloc(regalloc);
         let mut per_op = Vec::new();
         for num_ops in [1_000, 10_000, 100_000, 1_000_000] {
-            let (dag, outputs, n) = support::scaling_program(num_ops, 1);
+            let (dag, outputs, n) = scaling_program(num_ops, 1);
             let start = Instant::now();
             let kernel =
                 compiler.compile(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), n).unwrap()).unwrap();
@@ -45,8 +81,6 @@ fn compile_time_is_linear() {
     }
 }
 
-#[test]
-#[ignore = "a report: run in release"]
 fn tiny_kernel_call_is_cheap() {
     // 3 inputs, 10 operations.
     let program =
@@ -65,8 +99,6 @@ fn tiny_kernel_call_is_cheap() {
     assert!(ns < 100.0, "a 10-op kernel call takes {ns:.1} ns");
 }
 
-#[test]
-#[ignore = "a report: run in release"]
 fn jit_against_gcc_o3() {
     let Some(cc) = c_compiler() else { return };
     let compiler = JitCompiler::new().unwrap();
@@ -74,7 +106,8 @@ fn jit_against_gcc_o3() {
         "{:>16} {:>7} {:>10} {:>10} {:>10} {:>7}",
         "problem", "ops", "compile ms", "JIT ns", "C ns", "JIT/C"
     );
-    for (name, program) in support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         let n = program.inputs.len();
         let start = Instant::now();
@@ -86,7 +119,7 @@ fn jit_against_gcc_o3() {
             emit_c(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(), "dstar_kernel")
                 .unwrap();
         let c = CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());
-        let x = support::point_of(&program);
+        let x = testkit::point_of(&program);
         let mut out = vec![0.0; outputs.len()];
         let mut c_out = out.clone();
         let (jit_ns, c_ns) = paired_ns_per_call(
@@ -99,5 +132,18 @@ fn jit_against_gcc_o3() {
             program.count_ops(),
             jit_ns / c_ns
         );
+    }
+}
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    if which.is_empty() || which == "compile" {
+        compile_time_is_linear();
+    }
+    if which.is_empty() || which == "tiny" {
+        tiny_kernel_call_is_cheap();
+    }
+    if which.is_empty() || which == "gcc" {
+        jit_against_gcc_o3();
     }
 }
