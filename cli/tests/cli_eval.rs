@@ -45,7 +45,7 @@ fn non_finite_values_are_json_strings() {
 
 #[test]
 fn parse_errors_exit_2_with_the_rendered_message() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden/errors/unknown_function.dstar");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../frontend/tests/golden/errors/unknown_function.dstar");
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1"]);
     assert_eq!(status, 2);
     assert!(stdout.is_empty());

@@ -1,7 +1,7 @@
 //! Property tests of the parser and printer: printing then parsing gives the
 //! same DAG, and no input makes the parser panic.
 
-use dstar::{parse_expr, parse_program, print_program};
+use frontend::{parse_expr, parse_program, print_program};
 use proptest::prelude::*;
 
 const UNARY: [&str; 23] = [
@@ -76,7 +76,7 @@ proptest! {
         let q = parse_program(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
         prop_assert!(p.same_as(&q), "{src}\n=>\n{text}");
         let x: Vec<f64> = (0..p.inputs.len()).map(|i| 0.3 + 0.7 * i as f64).collect();
-        prop_assert!(same_bits(&dstar::eval_program(&p, &x), &dstar::eval_program(&q, &x)), "{}", text);
+        prop_assert!(same_bits(&frontend::eval_program(&p, &x), &frontend::eval_program(&q, &x)), "{}", text);
     }
 
     #[test]

@@ -1,28 +1,24 @@
-//! A report, `#[ignore]`d: J·V for 16 directions through the compiled
-//! scarcity remainder against the compiled Jacobian followed by a sparse
-//! product, on the corpus. Run it in release, alone:
+//! A report: J·V for 16 directions through the compiled scarcity remainder
+//! against the compiled Jacobian followed by a sparse product, on the
+//! corpus. Run it in release, alone:
 //!
 //! ```text
-//! cargo test --release -p dstar --test perf_directions -- --ignored --nocapture
+//! cargo run --release -p dstar --example perf_directions
 //! ```
-
-mod support;
 
 use dstar::timing::median_ns;
 use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
 use std::hint::black_box;
 
-#[test]
-#[ignore = "a report: run in release"]
-fn directions_kernel_against_jacobian_times_directions() {
+fn main() {
     let k = 16;
     let compiler = JitCompiler::new().expect("host ISA");
     println!(
         "{:>14} {:>9} {:>9} {:>12} {:>12} {:>7}",
         "problem", "nonunit", "nnz", "J·V ns", "J then ns", "ratio"
     );
-    for path in support::corpus() {
-        let (_, program) = dstar::load_program(&path).expect("corpus parses");
+    for problem in testkit::corpus() {
+        let (_, program) = dstar::load_program(&problem.path).expect("corpus parses");
         let n = program.inputs.len();
         let directions = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");
         let jacobian = compile_program(&program, &Options::default()).expect("compiles");
@@ -45,7 +41,7 @@ fn directions_kernel_against_jacobian_times_directions() {
             }
             black_box(&products);
         });
-        let name = path.file_stem().expect("named").to_string_lossy().into_owned();
+        let name = problem.name;
         println!(
             "{name:>14} {:>9} {:>9} {through_remainder:>12.0} {through_jacobian:>12.0} {:>7.2}",
             directions.nonunit_edges(),
