@@ -50,13 +50,8 @@ pub fn eval_dual(dag: &ExprDag, outputs: &[NodeId], x: &[f64], direction: usize)
             Op::Input(k) => x[k as usize],
             _ => op.eval(&values),
         };
-        // min(a, a) and ifelse(a < a, ..) are smooth: no tie to worry about.
-        let same_operands =
-            matches!(op, Op::Min | Op::Max | Op::Select(_)) && dag.args(id)[0] == dag.args(id)[1];
-        if let Some((distance, rate)) = kink(op, &args).filter(|_| !same_operands) {
-            // An unknown rate (NaN) is no evidence of safety.
-            let margin = if distance == 0.0 { 0.0 } else { distance / rate };
-            kink_margin = kink_margin.min(if margin.is_nan() { 0.0 } else { margin });
+        if let Some(margin) = kink_margin_at(dag, id, &args) {
+            kink_margin = kink_margin.min(margin);
         }
         let seed = matches!(op, Op::Input(k) if k as usize == direction);
         let partials = local_partials(op, &values, v);
@@ -78,9 +73,21 @@ pub fn eval_dual(dag: &ExprDag, outputs: &[NodeId], x: &[f64], direction: usize)
     DualEval { outputs: outputs.iter().map(|o| duals[o.index()]).collect(), kink_margin }
 }
 
+/// The step along the direction (the arguments' `d`) that may reach node
+/// `id`'s kink, if it has one.
+pub(crate) fn kink_margin_at(dag: &ExprDag, id: NodeId, args: &[Dual]) -> Option<f64> {
+    let op = dag.op(id);
+    // min(a, a) and ifelse(a < a, ..) are smooth: no tie to worry about.
+    let same_operands = matches!(op, Op::Min | Op::Max | Op::Select(_)) && dag.args(id)[0] == dag.args(id)[1];
+    let (distance, rate) = kink(op, args).filter(|_| !same_operands)?;
+    // An unknown rate (NaN) is no evidence of safety.
+    let margin = if distance == 0.0 { 0.0 } else { distance / rate };
+    Some(if margin.is_nan() { 0.0 } else { margin })
+}
+
 /// A kink's distance from its argument and the rate at which the argument
 /// approaches it along the direction.
-pub(crate) fn kink(op: Op, a: &[Dual]) -> Option<(f64, f64)> {
+fn kink(op: Op, a: &[Dual]) -> Option<(f64, f64)> {
     match op {
         Op::Abs | Op::Sign => Some((a[0].v.abs(), a[0].d.abs())),
         Op::Floor | Op::Ceil => Some(((a[0].v - a[0].v.round()).abs(), a[0].d.abs())),

@@ -14,7 +14,7 @@
 //! assert_eq!(h[0], vec![vec![1.0, 4.0], vec![4.0, -(0.5f64.sin())]]);
 //! ```
 
-use crate::dual::{is_differentiable, kink, local_partials, Dual};
+use crate::dual::{is_differentiable, kink_margin_at, local_partials, Dual};
 use frontend::{ExprDag, NodeId, Op};
 
 /// A value with its derivatives along two input directions and the mixed
@@ -75,14 +75,11 @@ pub fn eval_hyper(dag: &ExprDag, roots: &[NodeId], x: &[f64], i: usize, j: usize
             Op::Input(k) => x[k as usize],
             _ => op.eval(&values),
         };
-        let same_operands =
-            matches!(op, Op::Min | Op::Max | Op::Select(_)) && dag.args(id)[0] == dag.args(id)[1];
         for along in [|h: &HyperDual| h.d1, |h: &HyperDual| h.d2] {
             let duals: Vec<Dual> =
                 args.iter().map(|a| Dual { v: a.v, d: along(a), m: 0.0, active: true, e: 0.0 }).collect();
-            if let Some((distance, rate)) = kink(op, &duals).filter(|_| !same_operands) {
-                let margin = if distance == 0.0 { 0.0 } else { distance / rate };
-                kink_margin = kink_margin.min(if margin.is_nan() { 0.0 } else { margin });
+            if let Some(margin) = kink_margin_at(dag, id, &duals) {
+                kink_margin = kink_margin.min(margin);
             }
         }
         let mut h = zero;

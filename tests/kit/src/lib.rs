@@ -1,6 +1,6 @@
 //! dstar's test kit, a dev-dependency of every crate of the workspace: one
 //! random generator ([`Rng`]), one random-program generator ([`generate`]
-//! over a [`Shape`]), the corpus ([`corpus`]), the oracles (forward-mode
+//! over a [`Shape`]), the corpus ([`corpus()`]), the oracles (forward-mode
 //! [`dual`] numbers, [`hyper`]-dual numbers for Hessians, central
 //! [`diff`]erences, the JIT [`parity`] check and emitted C compiled by the
 //! system compiler, [`native`]), tolerances ([`close`] with a [`Tol`]) and the
