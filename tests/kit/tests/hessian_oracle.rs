@@ -24,10 +24,17 @@ out h * a";
 const POINTS: [[f64; 3]; 3] = [[0.3, -0.4, 0.7], [-0.6, 0.9, 0.2], [1.1, 0.25, -0.8]];
 
 /// `∂/∂xj` of the dual numbers' exact gradient `∂f/∂xi`, by a central
-/// difference: `[r]` for each root.
-fn gradient_difference(dag: &ExprDag, roots: &[NodeId], x: &[f64], i: usize, j: usize, h: f64) -> Vec<f64> {
+/// difference, with the rounding error of its subtraction: `[r]` for each root.
+fn gradient_difference(
+    dag: &ExprDag,
+    roots: &[NodeId],
+    x: &[f64],
+    i: usize,
+    j: usize,
+    h: f64,
+) -> Vec<(f64, f64)> {
     let gradient = |y: &[f64]| eval_dual(dag, roots, y, i).outputs.iter().map(|d| d.d).collect::<Vec<_>>();
-    testkit::central_difference(&gradient, x, j, h).into_iter().map(|(d, _)| d).collect()
+    testkit::central_difference(&gradient, x, j, h)
 }
 
 #[test]
@@ -43,7 +50,7 @@ fn every_smooth_operation_matches_central_differences() {
                 for j in 0..3 {
                     let (e, v) = (hessian[i][j], from_values[r][i][j]);
                     assert!(close(e, v, Tol { rel: 1e-5, abs: 1e-5 }), "H{r}[{i}][{j}] at {x:?}: {e} vs {v}");
-                    let g = gradient_difference(dag, &roots, &x, i, j, step(x[j], 1))[r];
+                    let g = gradient_difference(dag, &roots, &x, i, j, step(x[j], 1))[r].0;
                     assert!(close(e, g, Tol { rel: 1e-7, abs: 1e-8 }), "H{r}[{i}][{j}] at {x:?}: {e} vs {g}");
                     assert_eq!(e.to_bits(), hessian[j][i].to_bits(), "symmetric");
                 }
@@ -73,7 +80,7 @@ fn first_derivatives_are_the_dual_numbers() {
 #[test]
 fn generated_programs_match_differences_of_the_gradient() {
     let (mut agreed, mut skipped) = (0usize, 0usize);
-    for seed in 0..cases(300, 20_000) as u64 {
+    for seed in 0..cases(300, 100_000) as u64 {
         let mut rng = Rng::new(seed);
         let shape = Shape::calculus(1 + rng.below(3), 1 + rng.below(3), 2 + rng.below(20), 0.5);
         let case = generate(&mut rng, &shape);
@@ -87,13 +94,20 @@ fn generated_programs_match_differences_of_the_gradient() {
                     skipped += 1;
                     continue;
                 }
+                // What a step along xj cannot resolve (xj absorbed by a huge value).
+                let along_j = eval_dual(dag, roots, x, j);
                 let coarse = gradient_difference(dag, roots, x, i, j, h);
                 let fine = gradient_difference(dag, roots, x, i, j, h / 2.0);
                 for (r, hyper) in eval.outputs.iter().enumerate() {
                     let tol = Tol { rel: 1e-5, abs: 1e-7 };
-                    let (c, f, e) = (coarse[r], fine[r], exact[r][i][j]);
-                    if !c.is_finite() || !f.is_finite() || !close(c, f, Tol { rel: 0.25e-5, abs: 0.25e-7 }) {
-                        skipped += 1; // ill-conditioned: the two steps disagree
+                    let ((c, c_noise), (f, f_noise), e) = (coarse[r], fine[r], exact[r][i][j]);
+                    let room = tol.abs + tol.rel * c.abs().max(f.abs());
+                    let quantized = 2.0 * along_j.outputs[r].e / h;
+                    let noisy = c_noise.max(f_noise).max(quantized) > 0.1 * room
+                        || c_noise.is_nan()
+                        || f_noise.is_nan();
+                    if !c.is_finite() || !f.is_finite() || noisy || (c - f).abs() > 0.25 * room {
+                        skipped += 1; // ill-conditioned: rounding noise, or the two steps disagree
                         continue;
                     }
                     let rounding = 1e-11 * hyper.m12;
