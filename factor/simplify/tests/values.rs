@@ -3,13 +3,27 @@
 //! Jacobian's own `simplify` keeps the function bit for bit is
 //! `factor/tests/simplify_values.rs`.)
 
-mod kernels;
-
-use frontend::{ExprDag, NodeId};
-use kernels::{dstar_kernel, random_case};
+use derivative::{factorize, DerivativeGraph, Strategy};
+use frontend::{ExprDag, Kernel, NodeId};
 use simplify::{chains, Simplifier};
 use std::time::Duration;
-use testkit::{close, well_conditioned, Rng, Tol};
+use testkit::{close, generate, well_conditioned, Case, Rng, Shape, Tol};
+
+/// The function and its D* Jacobian entries, as one kernel: what the
+/// simplifier gets from the plan.
+fn dstar_kernel(mut function: Kernel) -> Kernel {
+    let graph = DerivativeGraph::new(&mut function);
+    let entries = factorize(function.dag_mut(), &graph, Strategy::ALL[0], &|_, _| true);
+    let roots = function.roots().iter().copied().chain(entries.iter().map(|e| e.node)).collect();
+    function.with_roots(roots).expect("entries are nodes of the same DAG")
+}
+
+/// A random program of about `ops` operations over 1 to `max_inputs`
+/// inputs, in the simplifier's mix ([`Shape::algebra`]).
+fn random_case(rng: &mut Rng, max_inputs: usize, ops: usize) -> Case {
+    let shape = Shape::algebra(1 + rng.below(max_inputs), 1 + rng.below(4), ops);
+    generate(rng, &shape)
+}
 
 /// Relative tolerance of the issue: reassociation and factoring only round
 /// differently.

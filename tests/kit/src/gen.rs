@@ -2,8 +2,8 @@
 //! outputs, operations, how deep, which operations, how domains are kept).
 //!
 //! Each node applies the [`Mix`]'s next operation to operands drawn from the
-//! nodes so far (inputs first): with probability `recent` among the
-//! `window` newest, else any of them. The outputs are mostly among the six
+//! nodes so far (inputs first; no constant folded from constants): with
+//! probability `recent` among the `window` newest, else any of them. The outputs are mostly among the six
 //! newest nodes. The case's point is drawn from a fork of the generator, so
 //! drawing it leaves the stream (and what a test draws next) unchanged.
 //!
@@ -226,7 +226,9 @@ pub fn generate(rng: &mut Rng, shape: &Shape) -> Case {
     let point = fork.point(shape.inputs, shape.range.0, shape.range.1);
     let mut builder = Builder::new(shape, &point);
     for step in 0..shape.ops {
-        if let Some(node) = builder.node(rng, step) {
+        // A node folded to a constant is no operand: constants would take
+        // over the newest nodes, and everything after would fold too.
+        if let Some(node) = builder.node(rng, step).filter(|&n| builder.dag.as_const(n).is_none()) {
             builder.pool.push(node);
         }
     }
@@ -691,6 +693,16 @@ mod tests {
                 // Safe means in domain, not bounded: a long product may still overflow.
                 assert!(kernel.eval(&x).iter().all(|v| !v.is_nan()), "seed {seed}: {:?}", case.describe());
             }
+        }
+    }
+
+    #[test]
+    fn large_programs_do_not_fold_away() {
+        for shape in
+            [Shape::algebra(2, 3, 5_000), Shape::elimination(2, 3, 5_000), Shape::every(2, 5_000, true)]
+        {
+            let case = generate(&mut Rng::new(1), &shape);
+            assert!(case.dag.count_ops(&case.outputs) > 100, "{shape:?}");
         }
     }
 
