@@ -1,30 +1,19 @@
 //! Issue 12, over the class: derivatives of generated programs whose guards
 //! (`ifelse`, `min`, `max`) hide an infinite or undefined derivative in the
-//! branch not taken ([`support::guards`]). Every accumulation's Jacobian
+//! branch not taken ([`testkit::guards`]). Every accumulation's Jacobian
 //! must agree with the dual numbers (which take the chosen branch's dual)
 //! wherever those are finite, and with central differences away from kinks
-//! ([`support::check::compare`]); every output's Hessian, by
+//! ([`testkit::compare`]); every output's Hessian, by
 //! [`factor::hessian`] and by `hvp`, with hyper-dual numbers, themselves
 //! checked against central differences of the dual gradient away from
 //! kinks. 500 programs per run; `DSTAR_LONG=1` runs 20,000.
 
-mod support;
+mod accumulations;
 
+use accumulations::{every_hessian, every_jacobian, Extraction};
 use frontend::{ExprDag, Kernel, NodeId};
-use support::accumulations::{every_hessian, every_jacobian, Extraction};
-use support::check::{compare, Verdict};
-use support::dual::eval_dual;
-use support::gen::Rng;
-use support::guards::{random_guard_case, GuardCase};
-use support::hyperdual::{eval_hyperdual, HyperDual};
-
-fn program_count() -> u64 {
-    if std::env::var("DSTAR_LONG").is_ok_and(|v| v == "1") {
-        20_000
-    } else {
-        500
-    }
-}
+use testkit::guards::{random_guard_case, GuardCase};
+use testkit::{compare, eval_dual, eval_hyper, HyperDual, Rng, Verdict};
 
 #[derive(Default)]
 struct Tally {
@@ -38,11 +27,12 @@ struct Tally {
 
 #[test]
 fn issue_12_guarded_programs_differentiate_the_branch_taken() {
-    let count = program_count();
+    let count = testkit::cases(500, 20_000) as u64;
     let mut tally = Tally::default();
     for seed in 0..count {
         let mut rng = Rng::new(seed);
-        let GuardCase { case, point, hidden } = random_guard_case(&mut rng);
+        let GuardCase { case, hidden } = random_guard_case(&mut rng);
+        let point = case.point.clone();
         tally.hidden += hidden;
         let values = frontend::eval(&case.dag, &case.outputs, &point);
         if values.iter().any(|v| !v.is_finite()) {
@@ -151,9 +141,9 @@ fn check_hessian(
 ) -> Result<(), String> {
     let n = x.len();
     let oracle: Vec<Vec<HyperDual>> = (0..n)
-        .map(|i| (0..n).map(|j| eval_hyperdual(dag, &[root], x, i.max(j), i.min(j))[0]).collect())
+        .map(|i| (0..n).map(|j| eval_hyper(dag, &[root], x, i.max(j), i.min(j)).outputs[0]).collect())
         .collect();
-    let is_finite = |h: &HyperDual| h.ab.is_finite() && h.mab.is_finite();
+    let is_finite = |h: &HyperDual| h.d12.is_finite() && h.m12.is_finite();
     for i in 0..n {
         for j in 0..=i {
             let exact = oracle[i][j];
@@ -161,28 +151,28 @@ fn check_hessian(
                 continue;
             }
             tally.hessian_entries += 1;
-            let tolerance = 1e-9 * exact.ab.abs() + 1e-11 * exact.mab + 1e-13;
+            let tolerance = 1e-9 * exact.d12.abs() + 1e-11 * exact.m12 + 1e-13;
             for (value, (row, col)) in [(hessian[i][j], (i, j)), (hessian[j][i], (j, i))] {
                 let polluted = extraction == Extraction::Columns
                     && (0..n).any(|other| other != col && !is_finite(&oracle[row][other]));
                 if polluted {
                     continue;
                 }
-                let agrees = (value - exact.ab).abs() <= tolerance; // false for NaN
+                let agrees = (value - exact.d12).abs() <= tolerance; // false for NaN
                 if !agrees {
                     return Err(format!(
                         "H[{row}][{col}] = {value} vs hyper-dual {} (magnitude {})",
-                        exact.ab, exact.mab
+                        exact.d12, exact.m12
                     ));
                 }
             }
             if let Some(difference) = gradient_difference(dag, root, x, i, j) {
                 tally.hessian_entries_confirmed += 1;
-                let tolerance = 1e-4 * difference.abs().max(exact.ab.abs()) + 1e-6 + 1e-9 * exact.mab;
-                if (difference - exact.ab).abs() > tolerance {
+                let tolerance = 1e-4 * difference.abs().max(exact.d12.abs()) + 1e-6 + 1e-9 * exact.m12;
+                if (difference - exact.d12).abs() > tolerance {
                     return Err(format!(
                         "hyper-dual H[{i}][{j}] = {} vs central difference of the gradient {difference}",
-                        exact.ab
+                        exact.d12
                     ));
                 }
             }

@@ -5,9 +5,9 @@
 //! rewrite) and to second order: each gives exactly the derivative of the
 //! branch taken.
 
-mod support;
+mod accumulations;
 
-use support::accumulations::{every_hessian, every_jacobian};
+use accumulations::{every_hessian, every_jacobian};
 
 /// The kernel of `source` (a program text).
 fn kernel(source: &str) -> frontend::Kernel {
