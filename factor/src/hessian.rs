@@ -360,8 +360,8 @@ mod tests {
     #[test]
     fn exp_of_difference_times_v2() {
         let program = frontend::parse_program("in v1, v2\nout exp(v1 - v2) * v2").unwrap();
-        let (a, b) = (0.7, 1.3);
-        let e = (a - b as f64).exp();
+        let (a, b): (f64, f64) = (0.7, 1.3);
+        let e = (a - b).exp();
         // f = e·b: f_11 = e·b, f_12 = e - e·b = e(1-b), f_22 = -e + -e + e·b = e(b-2).
         let want = [[e * b, e * (1.0 - b)], [e * (1.0 - b), e * (b - 2.0)]];
         let methods = std::iter::once(HessianMethod::EdgePushing)
