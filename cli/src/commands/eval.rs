@@ -224,6 +224,9 @@ impl Hessians {
     }
 }
 
+/// The lower triangle of the Lagrangian's Hessian for the given weights.
+type WeightedHessian<'a> = dyn Fn(&[f64]) -> Result<Vec<f64>, Failure> + 'a;
+
 fn eval_hessians(
     program: &Program,
     x: &[f64],
@@ -232,7 +235,7 @@ fn eval_hessians(
 ) -> Result<Hessians, Failure> {
     let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
     let m = program.outputs.len();
-    let evaluate: Box<dyn Fn(&[f64]) -> Result<Vec<f64>, Failure>> = if interp {
+    let evaluate: Box<WeightedHessian> = if interp {
         let lower = hessian.lower_kernel();
         Box::new(move |w: &[f64]| Ok(lower.eval(&[x, w].concat())))
     } else {
@@ -255,7 +258,7 @@ fn eval_hessians(
         per_output.push(own.iter().map(|&k| values[k]).collect());
         unit[i] = 0.0;
     }
-    let lagrangian = weights.map(|w| evaluate(w)).transpose()?;
+    let lagrangian = weights.map(&evaluate).transpose()?;
     Ok(Hessians {
         pattern: hessian.lower_pattern().clone(),
         per_output_positions: positions,
