@@ -5,7 +5,7 @@
 //!
 //! Two accumulations compete, and the one with fewer operations in the
 //! Hessian call wins (D* on ties, as for Jacobians): edge pushing
-//! ([`derivative::edge_pushing`]), a dedicated second-order reverse sweep,
+//! ([`derivative::edge_pushing()`]), a dedicated second-order reverse sweep,
 //! and D* on the gradient graph (the gradient by a reverse sweep, then its
 //! Jacobian's lower triangle by [`derivative::factorize()`]).
 
