@@ -3,8 +3,9 @@
 //! branch not taken ([`testkit::guards`]). Every accumulation's Jacobian
 //! must agree with the dual numbers (which take the chosen branch's dual)
 //! wherever those are finite, and with central differences away from kinks
-//! ([`testkit::compare`]); every output's Hessian, by
-//! [`factor::hessian`] and by `hvp`, with hyper-dual numbers, themselves
+//! ([`testkit::compare`]); every output's Hessian, by every method (edge
+//! pushing, D* on the gradient), alone, in the Lagrangian and by `hvp`
+//! (`accumulations::every_hessian`), with hyper-dual numbers, themselves
 //! checked against central differences of the dual gradient away from
 //! kinks. 500 programs per run; `DSTAR_LONG=1` runs 20,000.
 

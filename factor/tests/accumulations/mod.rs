@@ -2,10 +2,11 @@
 //! at one point: the default Jacobian (and its common-subchain rewrite), each
 //! D* strategy, each full elimination, each scarcity remainder (applied
 //! numerically and as its directions kernel), the `jvp` and `vjp` kernels;
-//! and every output's Hessian with the `hvp` kernel. The exact searches
+//! and every output's Hessian by every method, in the Lagrangian, and with
+//! the `hvp` kernel. The exact searches
 //! (optimal vertex and edge orders) run on small kernels only.
 
-use factor::{Elimination, Strategy};
+use factor::{Elimination, HessianMethod, Strategy, Weights};
 use frontend::Kernel;
 
 /// Kernels of at most this many operations also run the exact vertex search.
@@ -75,10 +76,10 @@ pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<Accumulated> {
         let columns: Vec<Vec<f64>> = values.chunks(m.max(1)).map(<[f64]>::to_vec).collect();
         out.push((format!("{} kernel", elimination.name()), transpose(&columns, m), Extraction::Columns));
     }
-    let jvp = factor::jvp(function.clone());
+    let jvp = factor::jvp(function.clone(), 1);
     let columns: Vec<Vec<f64>> = units.iter().map(|u| jvp.eval(&[x, u].concat())).collect();
     out.push(("jvp".to_string(), transpose(&columns, m), Extraction::Columns));
-    let vjp = factor::vjp(function.clone());
+    let vjp = factor::vjp(function.clone(), 1);
     let rows = (0..m)
         .map(|i| {
             let w: Vec<f64> = (0..m).map(|j| f64::from(u8::from(j == i))).collect();
@@ -90,20 +91,39 @@ pub fn every_jacobian(function: &Kernel, x: &[f64]) -> Vec<Accumulated> {
 }
 
 /// The dense Hessian at `x` of output `output` of `function`: by
-/// [`factor::hessian`] and by the `hvp` kernel applied to each unit vector.
+/// [`factor::hessian`] (the cheapest method), by each method of
+/// [`factor::hessian_with`] (edge pushing, D* on the gradient by every
+/// strategy), by [`factor::lagrangian_hessian`] of that output with weight
+/// 1, and by the `hvp` kernel applied to each unit vector.
 pub fn every_hessian(function: &Kernel, output: usize, x: &[f64]) -> Vec<Accumulated> {
     let n = function.num_inputs();
     let hessian = factor::hessian(function.clone(), output);
     let mut out = vec![("hessian".to_string(), hessian.eval(x).2, Extraction::Entries)];
-    let hvp = factor::hvp(function.clone(), output);
+    let alone = function.clone().with_roots(vec![function.roots()[output]]).expect("an output");
+    for method in hessian_methods() {
+        let by_method = factor::hessian_with(alone.clone(), Weights::Unit, method);
+        out.push((format!("hessian {method}"), by_method.eval(x).2, Extraction::Entries));
+    }
+    // Output `output` alone, weight 1: with the others weighted 0, a
+    // non-finite Hessian of theirs would be 0 · inf in the sum.
+    let lagrangian = factor::lagrangian_hessian(alone.clone());
+    out.push(("lagrangian".to_string(), lagrangian.eval(&[x, &[1.0]].concat()).2, Extraction::Entries));
+    let hvp = factor::hvp(alone, 1);
     let columns: Vec<Vec<f64>> = (0..n)
         .map(|k| {
             let unit: Vec<f64> = (0..n).map(|j| f64::from(u8::from(j == k))).collect();
-            hvp.eval(&[x, &unit].concat())
+            hvp.eval(&[x, &[1.0], &unit].concat())
         })
         .collect();
     out.push(("hvp".to_string(), transpose(&columns, n), Extraction::Columns));
     out
+}
+
+/// Every method of [`factor::hessian_with`].
+pub fn hessian_methods() -> Vec<HessianMethod> {
+    std::iter::once(HessianMethod::EdgePushing)
+        .chain(Strategy::ALL.into_iter().map(HessianMethod::DstarOnGradient))
+        .collect()
 }
 
 /// The `rows × columns.len()` matrix whose columns are `columns`.

@@ -1,5 +1,6 @@
-//! The benchmark problems of `tests/corpus/`: each `.dstar` file parsed,
-//! with the reference values (other systems') of the `.ref.json` beside it.
+//! The benchmark problems of `tests/corpus/` and the nonlinear programs of
+//! `tests/nlp/`: each `.dstar` file parsed, with the reference values (other
+//! systems') of the `.ref.json` beside it.
 //!
 //! ```
 //! let problems = testkit::corpus();
@@ -68,8 +69,26 @@ pub fn corpus_file(name: &str) -> PathBuf {
 
 /// Every corpus problem, sorted by name.
 pub fn corpus() -> Vec<Problem> {
-    let dir = corpus_dir();
-    let paths = files_with_extension(&dir, "dstar");
+    load_dir(&corpus_dir())
+}
+
+/// Every nonlinear program of `tests/nlp/`, sorted by name: output 1 is the
+/// objective, the rest are constraints; beside the point, values and
+/// Jacobian, the reference's `json` holds the Lagrangian's `weights`, its
+/// dense `lagrangian_hessian` and `sizes` (`hessian_lower_nnz`).
+///
+/// ```
+/// let hs071 = testkit::nlp().into_iter().find(|p| p.name == "hs071").expect("in tests/nlp");
+/// let weights = testkit::as_vec(&hs071.reference.json["weights"]);
+/// assert_eq!(weights.len(), hs071.program.outputs.len());
+/// ```
+pub fn nlp() -> Vec<Problem> {
+    load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../nlp"))
+}
+
+/// Every problem of `dir`, sorted by name.
+fn load_dir(dir: &Path) -> Vec<Problem> {
+    let paths = files_with_extension(dir, "dstar");
     assert!(!paths.is_empty(), "no problems in {}", dir.display());
     paths.into_iter().map(|path| load(&path)).collect()
 }
@@ -91,7 +110,7 @@ pub fn reference(problem: &Path) -> Reference {
     Reference {
         point: as_vec(&json["point"]),
         values: as_vec(&json["values"]),
-        jacobian: json["jacobian"].as_array().expect("jacobian rows").iter().map(as_vec).collect(),
+        jacobian: as_matrix(&json["jacobian"]),
         json,
     }
 }
@@ -120,6 +139,11 @@ pub fn as_f64(v: &Value) -> f64 {
 /// A JSON array of numbers.
 pub fn as_vec(v: &Value) -> Vec<f64> {
     v.as_array().expect("an array").iter().map(as_f64).collect()
+}
+
+/// A JSON array of arrays of numbers: a dense matrix, row by row.
+pub fn as_matrix(v: &Value) -> Vec<Vec<f64>> {
+    v.as_array().expect("an array of rows").iter().map(as_vec).collect()
 }
 
 /// The files of `dir` ending in `.ext`, sorted.

@@ -41,7 +41,9 @@ pub mod timing;
 pub mod tol;
 
 pub use check::{compare, Verdict};
-pub use corpus::{as_f64, as_vec, corpus, corpus_dir, corpus_file, point_of, Problem, Reference};
+pub use corpus::{
+    as_f64, as_matrix, as_vec, corpus, corpus_dir, corpus_file, nlp, point_of, Problem, Reference,
+};
 pub use diff::{central_difference, central_hessian, central_jacobian, second_difference, step};
 pub use dual::{eval_dual, Dual, DualEval};
 pub use gen::{
