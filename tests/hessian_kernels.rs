@@ -336,8 +336,8 @@ impl Check<'_> {
                     continue;
                 }
                 tally.entries += 1;
-                // Written so that NaN disagrees.
-                if !((got - d12).abs() <= hyper_dual_tolerance(d12, m12)) {
+                let agrees = (got - d12).abs() <= hyper_dual_tolerance(d12, m12); // false for NaN
+                if !agrees {
                     return Err(format!("H[{i}][{j}] = {got:e} vs hyper-dual {d12:e} (magnitude {m12:e})"));
                 }
                 match self.difference(gradient, i, j) {
