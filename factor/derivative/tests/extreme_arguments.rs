@@ -20,6 +20,7 @@ use references::REFERENCES;
 
 /// One point of one operation: derivatives by multi-index (`[0, 1]` is
 /// `∂²f/∂a∂b`), absent where the truth is undefined.
+#[derive(Debug)]
 pub struct Reference {
     /// The expression, in `a` (and `b`).
     pub source: &'static str,

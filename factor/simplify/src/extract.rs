@@ -17,6 +17,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// The e-graph flattened into arrays, built once for every extraction round.
+#[derive(Debug)]
 pub struct DagExtractor<'a> {
     egraph: &'a OpGraph,
     /// Every e-node with canonical children, and its class.

@@ -30,6 +30,7 @@ pub struct Dual {
 }
 
 /// The evaluation of a DAG in dual numbers along one input direction.
+#[derive(Clone, Debug)]
 pub struct DualEval {
     /// The outputs' duals.
     pub outputs: Vec<Dual>,

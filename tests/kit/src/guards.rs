@@ -18,6 +18,7 @@ use frontend::{Cmp, ExprDag, NodeId, Op};
 /// A generated program with its point (`case.point`), and how many guards
 /// hide a non-finite derivative at it (by the dual numbers of their risky
 /// branch).
+#[derive(Clone, Debug)]
 pub struct GuardCase {
     /// The program and the point at which it is to be differentiated.
     pub case: Case,

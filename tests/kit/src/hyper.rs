@@ -44,6 +44,7 @@ pub struct HyperDual {
 }
 
 /// The evaluation of a DAG in hyper-dual numbers along two directions.
+#[derive(Clone, Debug)]
 pub struct HyperEval {
     /// The outputs' hyper-duals.
     pub outputs: Vec<HyperDual>,

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 type KernelFn = unsafe extern "C" fn(*const f64, *mut f64);
 
 /// A kernel emitted by `backend::emit_c`, compiled and `dlopen`ed.
+#[derive(Debug)]
 pub struct CKernel {
     function: KernelFn,
     num_inputs: usize,
