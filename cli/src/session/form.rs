@@ -16,7 +16,18 @@ pub enum Shape {
     Matrix {
         cols: usize,
     },
+    /// A large, sparse symmetric matrix given by its lower triangle's
+    /// structural nonzeros (`(row, col)` with `row >= col`, one entry
+    /// each), printed as a list.
+    Lower {
+        vars: Vec<String>,
+        at: Vec<(usize, usize)>,
+    },
 }
+
+/// Up to this many variables a Hessian prints as a full matrix; past it,
+/// as its lower triangle's nonzeros unless they fill half of it.
+const DENSE_HESSIAN_MAX: usize = 6;
 
 impl Shape {
     /// Joins the entries' texts: `a`, `[a, b]` or `[[a, b],\n [c, d]]`.
@@ -28,6 +39,14 @@ impl Shape {
                 let rows: Vec<String> =
                     texts.chunks((*cols).max(1)).map(|r| format!("[{}]", r.join(", "))).collect();
                 format!("[{}]", rows.join(",\n "))
+            }
+            Shape::Lower { vars, at } => {
+                let lines: Vec<String> = at
+                    .iter()
+                    .zip(texts)
+                    .map(|(&(r, c), text)| format!("({}, {}): {text}", vars[r], vars[c]))
+                    .collect();
+                lines.join("\n")
             }
         }
     }
@@ -51,6 +70,15 @@ impl Derived {
             Shape::Row => format!("# columns: {vars}"),
             Shape::Matrix { .. } if self.rows.is_empty() => format!("# rows and columns: {vars}"),
             Shape::Matrix { .. } => format!("# rows: {}; columns: {vars}", self.rows.join(", ")),
+            Shape::Lower { ref at, .. } => {
+                let n = self.program.inputs.len();
+                format!(
+                    "# symmetric; the {} nonzeros of its lower triangle's {} entries, (row, column): value; \
+                     rows and columns: {vars}",
+                    at.len(),
+                    n * (n + 1) / 2
+                )
+            }
         }
     }
 }
@@ -189,16 +217,28 @@ pub fn jacobian(functions: &[Program], rows: Vec<String>) -> Result<Derived, Ses
     Ok(derived(dag, inputs, entries, Shape::Matrix { cols: n }, rows))
 }
 
-/// The Hessian of `program`'s value, both triangles.
+/// The Hessian of `program`'s value: its lower triangle's structural
+/// nonzeros (printed as the full matrix when small or dense).
 pub fn hessian(program: &Program) -> Result<Derived, SessionError> {
-    let n = program.inputs.len();
     let hessian = dstar::factor::hessian(program.kernel().map_err(internal)?, 0);
+    let n = program.inputs.len();
+    let (at, lower): (Vec<(usize, usize)>, Vec<NodeId>) =
+        hessian.lower_entries().map(|e| ((e.row, e.col), e.node)).unzip();
     let mut dag = hessian.dag().clone();
+    if n > DENSE_HESSIAN_MAX && 4 * at.len() < n * (n + 1) {
+        return Ok(derived(
+            dag,
+            program.inputs.clone(),
+            lower,
+            Shape::Lower { vars: program.inputs.clone(), at },
+            vec![],
+        ));
+    }
     let zero = dag.constant(0.0);
     let mut entries: Vec<NodeId> = vec![zero; n * n];
-    for e in hessian.lower_entries() {
-        entries[e.row * n + e.col] = e.node;
-        entries[e.col * n + e.row] = e.node;
+    for (&(row, col), node) in at.iter().zip(lower) {
+        entries[row * n + col] = node;
+        entries[col * n + row] = node;
     }
     Ok(derived(dag, program.inputs.clone(), entries, Shape::Matrix { cols: n }, vec![]))
 }

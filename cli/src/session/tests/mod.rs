@@ -32,6 +32,19 @@ fn defines_and_differentiates() {
     assert_eq!(run(&mut s, "grad(x*y)"), "# columns: x, y\n[y, x]");
     assert_eq!(run(&mut s, "grad(y*x)"), "# columns: y, x\n[x, y]", "variables in order of first appearance");
     assert_eq!(run(&mut s, "hessian(x*y)"), "# rows and columns: x, y\n[[0, 1],\n [1, 0]]");
+    // Past six variables a sparse Hessian lists its lower triangle's
+    // nonzeros, symbolically and at a point.
+    run(&mut s, "f(a, b, c, d, k, g, h) = a*b + sin(c) + h^2 + k");
+    assert_eq!(
+        run(&mut s, "hessian(f)"),
+        "# symmetric; the 3 nonzeros of its lower triangle's 28 entries, (row, column): value; \
+         rows and columns: a, b, c, d, k, g, h\n(b, a): 1\n(c, c): -sin(c)\n(h, h): 2"
+    );
+    assert_eq!(
+        run(&mut s, "hessian(f)(1, 2, 0, 4, 5, 6, 7)"),
+        "# symmetric; the 3 nonzeros of its lower triangle's 28 entries, (row, column): value; \
+         rows and columns: a, b, c, d, k, g, h\n(b, a): 1\n(c, c): -0\n(h, h): 2"
+    );
     run(&mut s, "k(z) = z");
     assert_eq!(run(&mut s, "diff(f, z)"), "0", "z is a variable (of k) that f does not use");
     assert_eq!(
