@@ -29,6 +29,7 @@ pub mod propagate;
 pub mod rules;
 pub mod subgraph;
 pub mod sweeps;
+pub mod taylor;
 pub mod term;
 
 pub use baseline::{forward_mode_ops, reverse_mode_ops};
