@@ -18,6 +18,7 @@ mod derive;
 mod directions;
 mod dot;
 mod error;
+mod higher;
 mod kernel;
 mod pipeline;
 pub mod timing;
@@ -35,11 +36,13 @@ pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use directions::DirectionsKernel;
 pub use dot::derivative_graph_dot;
 pub use error::Error;
+pub use factor::higher::{Budget, HigherError};
 pub use factor::Jacobian;
 pub use frontend::{
     eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program, Block,
     ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern,
 };
+pub use higher::{partial, taylor_polynomial, tidy};
 pub use kernel::JacobianKernel;
 pub use pipeline::{differentiate, Differentiated, Options};
 

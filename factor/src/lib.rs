@@ -14,6 +14,7 @@
 
 pub mod directional;
 pub mod hessian;
+pub mod higher;
 pub mod jacobian;
 pub mod method;
 pub mod plan;
@@ -26,4 +27,4 @@ pub use hessian::{hessian, Hessian};
 pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_with, Jacobian};
 pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
-pub use simplify::{Simplifier, SimplifyReport, StopReason};
+pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};
