@@ -9,6 +9,13 @@
 //! equal functions have equal derivatives.
 
 use derivative::taylor::{Scale, Taylor, TaylorError};
+
+impl HigherError {
+    fn constants(error: TaylorError, order: u64, stage: usize) -> HigherError {
+        let TaylorError::ConstantOverflow { order: at } = error;
+        HigherError::Constants { order, stage, within: at as u64 - 1 }
+    }
+}
 use frontend::{ExprDag, Kernel, NodeId};
 use std::collections::HashMap;
 
@@ -71,9 +78,19 @@ pub enum HigherError {
         /// The limit.
         limit: usize,
     },
-    /// The constants of the recurrences overflow at this order.
-    #[error(transparent)]
-    Constants(#[from] TaylorError),
+    /// The constants of the recurrences (binomial coefficients,
+    /// factorials) overflow `f64` past order `within`.
+    #[error(
+        "order {order} needs constants beyond the range of double precision; ask for order {within} or lower"
+    )]
+    Constants {
+        /// The order asked for (of the variable `stage`).
+        order: u64,
+        /// Which variable of the list, from 0.
+        stage: usize,
+        /// The highest order whose constants fit.
+        within: u64,
+    },
     /// The caller asked to stop.
     #[error("interrupted")]
     Stopped,
@@ -145,7 +162,7 @@ pub fn derivatives(
             return Err(HigherError::Stopped);
         }
         let before = taylor.work();
-        taylor.advance(&mut dag)?;
+        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, 0))?;
         if taylor.work() > budget.max_work {
             let within = k - 1;
             let (work, limit) = (before, budget.max_work);
@@ -187,7 +204,7 @@ fn along(
             return Err(HigherError::Stopped);
         }
         let before = taylor.work();
-        taylor.advance(&mut dag)?;
+        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, stage))?;
         let work = *spent + taylor.work();
         // The guards are on repeating: a first derivative is what grad builds.
         if k > 1 && work > budget.max_work {
