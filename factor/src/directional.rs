@@ -1,56 +1,99 @@
-//! Directional derivatives that never form the Jacobian: `J·v` by forward
-//! tangent propagation, `wᵀ·J` by reverse adjoint accumulation, and the
-//! Hessian-vector product `H·v` as the `J·v` of the gradient. Each is a
-//! [`Kernel`] whose extra inputs are the direction.
+//! Directional derivatives that never form the Jacobian, for a batch of `k`
+//! directions at once: `J·v` by forward tangent sweeps, `wᵀ·J` by reverse
+//! adjoint sweeps, and the Hessian-vector product `H·v` of the Lagrangian
+//! as tangent sweeps over its gradient (forward over reverse). Each is a
+//! [`Kernel`] whose extra inputs are the directions.
 
-use crate::jacobian::jacobian;
 use derivative::propagate::{adjoints, materialize, tangents};
 use derivative::{DerivativeGraph, Term};
 use frontend::{Kernel, NodeId};
 
-/// `J·v` for the Jacobian `J` of `function`: a kernel of `(x, v)` with `v`
-/// the inputs `n..2n`, one output per function output.
-pub fn jvp(function: Kernel) -> Kernel {
-    let n = function.num_inputs();
+/// `J·v_1, ..., J·v_k` for the Jacobian `J` of `function`: a kernel of
+/// `(x, v_1, ..., v_k)` (direction `d` is inputs `n + d·n ..`) with `k·m`
+/// outputs, direction by direction.
+pub fn jvp(function: Kernel, k: usize) -> Kernel {
+    let (n, m) = (function.num_inputs(), function.num_outputs());
     let mut kernel = function;
     let graph = DerivativeGraph::new(&mut kernel);
     let (mut dag, outputs) = kernel.into_parts();
-    let seeds: Vec<(usize, Term)> =
-        (0..n).map(|k| (k, Term { node: dag.input(n + k), negated: false })).collect();
-    let tangents = tangents(&mut dag, &graph, &seeds);
-    let products = outputs.iter().map(|&r| materialize(&mut dag, tangents[r.index()])).collect();
-    Kernel::new(dag, products, 2 * n).expect("tangents read x and v only")
+    let mut products = Vec::with_capacity(k * m);
+    for d in 0..k {
+        let seeds: Vec<(usize, Term)> =
+            (0..n).map(|j| (j, Term { node: dag.input(n + d * n + j), negated: false })).collect();
+        let tangent = tangents(&mut dag, &graph, &seeds);
+        products.extend(outputs.iter().map(|&r| materialize(&mut dag, tangent[r.index()])));
+    }
+    Kernel::new(dag, products, n + k * n).expect("tangents read x and the directions only")
 }
 
-/// `wᵀ·J` for the Jacobian `J` of `function`: a kernel of `(x, w)` with `w`
-/// the inputs `n..n+m`, one output per function input.
-pub fn vjp(function: Kernel) -> Kernel {
+/// `w_1ᵀJ, ..., w_kᵀJ` for the Jacobian `J` of `function`: a kernel of
+/// `(x, w_1, ..., w_k)` (weights `d` are inputs `n + d·m ..`) with `k·n`
+/// outputs. With `m = 1` and `w = 1` this is the gradient, by reverse
+/// accumulation.
+pub fn vjp(function: Kernel, k: usize) -> Kernel {
     let (n, m) = (function.num_inputs(), function.num_outputs());
     let mut kernel = function;
     let graph = DerivativeGraph::new(&mut kernel);
     let mut dag = kernel.into_parts().0;
-    let seeds: Vec<(usize, Term)> =
-        (0..m).map(|i| (i, Term { node: dag.input(n + i), negated: false })).collect();
-    let adjoints = adjoints(&mut dag, &graph, &seeds);
-    let gradient = (0..n)
-        .map(|k| {
-            let adjoint = graph.leaf(k).and_then(|leaf| adjoints[leaf.index()]);
-            materialize(&mut dag, adjoint)
-        })
-        .collect();
-    Kernel::new(dag, gradient, n + m).expect("adjoints read x and w only")
+    let mut products = Vec::with_capacity(k * n);
+    for d in 0..k {
+        let seeds: Vec<(usize, Term)> =
+            (0..m).map(|i| (i, Term { node: dag.input(n + d * m + i), negated: false })).collect();
+        let adjoint = adjoints(&mut dag, &graph, &seeds);
+        products.extend((0..n).map(|j| {
+            let term = graph.leaf(j).and_then(|leaf| adjoint[leaf.index()]);
+            materialize(&mut dag, term)
+        }));
+    }
+    Kernel::new(dag, products, n + k * m).expect("adjoints read x and the weights only")
 }
 
-/// `H·v` for the Hessian `H` of output `output` of `function`: a kernel of
-/// `(x, v)` with `v` the inputs `n..2n`, one output per input. Panics if
-/// `output` is not an output of `function`.
-pub fn hvp(function: Kernel, output: usize) -> Kernel {
+/// The function's values and its gradient (`m = 1`; for more outputs, the
+/// gradient of their sum) by one reverse sweep: a kernel of `x` with `1 +
+/// n` outputs. What the cheap gradient principle bounds.
+pub fn gradient(function: Kernel) -> Kernel {
     let n = function.num_inputs();
-    let f = function.roots()[output];
-    let gradient = jacobian(function.with_roots(vec![f]).expect("an output of a valid kernel"));
-    let dense: Vec<Option<NodeId>> = (0..n).map(|k| gradient.get(0, k)).collect();
-    let mut kernel = gradient.into_kernel();
-    let zero = kernel.dag_mut().constant(0.0);
-    let dense = dense.into_iter().map(|g| g.unwrap_or(zero)).collect();
-    jvp(kernel.with_roots(dense).expect("the gradient of a valid kernel"))
+    let mut kernel = function;
+    let graph = DerivativeGraph::new(&mut kernel);
+    let (mut dag, outputs) = kernel.into_parts();
+    let seeds: Vec<(usize, Term)> = (0..outputs.len()).map(|i| (i, Term::one(&mut dag))).collect();
+    let adjoint = adjoints(&mut dag, &graph, &seeds);
+    let mut roots = outputs;
+    roots.extend((0..n).map(|j| {
+        let term = graph.leaf(j).and_then(|leaf| adjoint[leaf.index()]);
+        materialize(&mut dag, term)
+    }));
+    Kernel::new(dag, roots, n).expect("the gradient reads x only")
+}
+
+/// `H·v_1, ..., H·v_k` for the Hessian `H` of the Lagrangian `Σ_i w_i f_i`
+/// of `function`: a kernel of `(x, w, v_1, ..., v_k)` (weights are inputs
+/// `n..n+m`, direction `d` is inputs `n + m + d·n ..`) with `k·n` outputs,
+/// by tangent sweeps over the gradient (forward over reverse).
+pub fn hvp(function: Kernel, k: usize) -> Kernel {
+    let (n, m) = (function.num_inputs(), function.num_outputs());
+    let (mut dag, roots) = function.into_parts();
+    let seeds: Vec<(usize, Term)> =
+        (0..m).map(|i| (i, Term { node: dag.input(n + i), negated: false })).collect();
+    let mut kernel = Kernel::new(dag, roots, n + m).expect("the weights are the extra inputs");
+    let graph = DerivativeGraph::with_respect_to(&mut kernel, n);
+    let mut dag = kernel.into_parts().0;
+    let adjoint = adjoints(&mut dag, &graph, &seeds);
+    let gradient: Vec<NodeId> = (0..n)
+        .map(|j| {
+            let term = graph.leaf(j).and_then(|leaf| adjoint[leaf.index()]);
+            materialize(&mut dag, term)
+        })
+        .collect();
+    let mut over_gradient = Kernel::new(dag, gradient, n + m).expect("the gradient reads x and w");
+    let graph = DerivativeGraph::with_respect_to(&mut over_gradient, n);
+    let (mut dag, gradient) = over_gradient.into_parts();
+    let mut products = Vec::with_capacity(k * n);
+    for d in 0..k {
+        let seeds: Vec<(usize, Term)> =
+            (0..n).map(|j| (j, Term { node: dag.input(n + m + d * n + j), negated: false })).collect();
+        let tangent = tangents(&mut dag, &graph, &seeds);
+        products.extend(gradient.iter().map(|&g| materialize(&mut dag, tangent[g.index()])));
+    }
+    Kernel::new(dag, products, n + m + k * n).expect("tangents read x, w and the directions only")
 }

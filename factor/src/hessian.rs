@@ -1,59 +1,245 @@
-//! Hessians of scalar outputs: the Jacobian of the gradient, each symmetric
-//! entry built once.
+//! Hessians for optimization: the lower triangle of the Hessian of the
+//! Lagrangian `L(x, w) = Σ_i w_i f_i(x)` of all outputs at once, with the
+//! values and the gradient `wᵀJ` in the same kernel, each symmetric entry
+//! built once, the pattern (the union over the outputs) found symbolically.
+//!
+//! Two accumulations compete, and the one with fewer operations in the
+//! Hessian call wins (D* on ties, as for Jacobians): edge pushing
+//! ([`derivative::edge_pushing()`]), a dedicated second-order reverse sweep,
+//! and D* on the gradient graph (the gradient by a reverse sweep, then its
+//! Jacobian's lower triangle by [`derivative::factorize()`]).
 
-use crate::jacobian::{jacobian, jacobian_where};
-use derivative::Entry;
+use crate::plan;
+use derivative::propagate::{adjoints, materialize};
+use derivative::{edge_pushing, factorize, DerivativeGraph, Orientation, Strategy, Term};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
+use rayon::prelude::*;
+use std::fmt;
 
-/// The Hessian of one scalar output with respect to the inputs, with the
-/// function and its gradient, all in one kernel.
-#[derive(Clone, Debug)]
-pub struct Hessian {
-    /// Roots: the function, the nonzero gradient entries, then the lower
-    /// triangle's nonzero entries in CSR order.
-    kernel: Kernel,
-    /// The gradient's pattern, one row.
-    gradient: SparsityPattern,
-    /// The lower triangle's pattern (`row >= col`).
-    lower: SparsityPattern,
+/// How a [`Hessian`] was accumulated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HessianMethod {
+    /// Edge pushing (Gower & Mello): one second-order reverse sweep.
+    EdgePushing,
+    /// The gradient by a reverse sweep, then D* on its graph.
+    DstarOnGradient(Strategy),
 }
 
-/// The Hessian of output `output` of `function` with respect to its inputs.
-/// Applying [`jacobian`] to the gradient again gives derivatives of any
-/// order. Panics if `output` is not an output of `function`.
+impl HessianMethod {
+    /// `edge_pushing`, or `gradient_` and the D* strategy's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HessianMethod::EdgePushing => "edge_pushing",
+            HessianMethod::DstarOnGradient(Strategy { orientation, factored }) => {
+                match (orientation, factored) {
+                    (Orientation::Forward, true) => "gradient_dstar_forward",
+                    (Orientation::Reverse, true) => "gradient_dstar_reverse",
+                    (Orientation::Forward, false) => "gradient_dstar_forward_plain",
+                    (Orientation::Reverse, false) => "gradient_dstar_reverse_plain",
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for HessianMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What the outputs are weighted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weights {
+    /// The weights are inputs `n..n+m` of the kernel: the Lagrangian.
+    Inputs,
+    /// Every output has weight 1 (one output: its own Hessian).
+    Unit,
+}
+
+/// The Hessian of the Lagrangian of a function's outputs, with the values
+/// and the gradient, in one kernel.
+///
+/// The kernel's inputs are `x` (the function's `n` inputs), then, for
+/// [`Weights::Inputs`], the `m` weights `w`. Its outputs, in the order of
+/// [`Hessian::layout`]: the `m` values, the nonzero entries of the gradient
+/// `wᵀJ`, then the nonzero entries on or below the diagonal of
+/// `Σ_i w_i ∇²f_i` in CSR order.
+#[derive(Clone, Debug)]
+pub struct Hessian {
+    kernel: Kernel,
+    num_outputs: usize,
+    gradient: SparsityPattern,
+    lower: SparsityPattern,
+    method: HessianMethod,
+}
+
+/// The Hessian of the Lagrangian `Σ_i w_i f_i` of `function`'s outputs, the
+/// weights being inputs: the cheapest of the accumulations.
+pub fn lagrangian_hessian(function: Kernel) -> Hessian {
+    build(function, Weights::Inputs, None)
+}
+
+/// The Hessian of output `output` of `function` alone (weight 1). Panics if
+/// `output` is not an output of `function`.
 pub fn hessian(function: Kernel, output: usize) -> Hessian {
-    let n = function.num_inputs();
     let f = function.roots()[output];
-    let scalar = function.with_roots(vec![f]).expect("an output of a valid kernel");
-    let first = jacobian(scalar);
-    let gradient = first.pattern().clone();
-    let columns: Vec<usize> = gradient.cols.clone();
-    let gradient_nodes = first.entry_nodes().to_vec();
-    // Row i of the second Jacobian is ∂/∂x of gradient entry columns[i]:
+    build(function.with_roots(vec![f]).expect("an output of a valid kernel"), Weights::Unit, None)
+}
+
+/// Like [`lagrangian_hessian`] (or, with [`Weights::Unit`], the Hessian of
+/// the sum of the outputs), by `method` instead of the cheapest.
+pub fn hessian_with(function: Kernel, weights: Weights, method: HessianMethod) -> Hessian {
+    build(function, weights, Some(method))
+}
+
+fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> Hessian {
+    let candidates: Vec<HessianMethod> = match method {
+        Some(method) => vec![method],
+        None => {
+            let mut candidates = vec![HessianMethod::EdgePushing];
+            let mut probe = function.clone();
+            let graph = DerivativeGraph::new(&mut probe);
+            // The gradient graph is the function's graph and its adjoint
+            // sweep: no smaller than the function's, so its candidates are
+            // at least as many.
+            candidates.extend(plan::dstar_candidates(&graph).into_iter().map(HessianMethod::DstarOnGradient));
+            candidates
+        }
+    };
+    candidates
+        .into_par_iter()
+        .map(|method| {
+            let hessian = match method {
+                HessianMethod::EdgePushing => by_edge_pushing(&function, weights),
+                HessianMethod::DstarOnGradient(strategy) => {
+                    by_dstar_on_gradient(&function, weights, strategy)
+                }
+            };
+            (hessian.hessian_ops(), hessian)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .min_by_key(|(ops, h)| (*ops, h.method != HessianMethod::EdgePushing))
+        .expect("one candidate at least")
+        .1
+}
+
+/// The kernel with the weights as extra inputs, its graph with respect to
+/// `x`, and the seeds of the reverse sweep.
+fn prepare(function: &Kernel, weights: Weights) -> (Kernel, DerivativeGraph, Vec<(usize, Term)>) {
+    let (n, m) = (function.num_inputs(), function.num_outputs());
+    let (mut dag, roots) = function.clone().into_parts();
+    let seeds: Vec<(usize, Term)> = (0..m)
+        .map(|i| match weights {
+            Weights::Inputs => (i, Term { node: dag.input(n + i), negated: false }),
+            Weights::Unit => (i, Term::one(&mut dag)),
+        })
+        .collect();
+    let num_inputs = match weights {
+        Weights::Inputs => n + m,
+        Weights::Unit => n,
+    };
+    let mut kernel = Kernel::new(dag, roots, num_inputs).expect("the weights are the extra inputs");
+    let graph = DerivativeGraph::with_respect_to(&mut kernel, n);
+    (kernel, graph, seeds)
+}
+
+fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
+    let (kernel, graph, seeds) = prepare(function, weights);
+    let num_inputs = kernel.num_inputs();
+    let (mut dag, roots) = kernel.into_parts();
+    let second = edge_pushing(&mut dag, &graph, &seeds);
+    let gradient: Vec<(usize, NodeId)> = second
+        .gradient
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| Some((k, t.as_ref()?.materialize(&mut dag))))
+        .collect();
+    let lower: Vec<((usize, usize), NodeId)> =
+        second.lower.iter().map(|&(position, t)| (position, t.materialize(&mut dag))).collect();
+    Hessian::new(
+        dag,
+        &roots,
+        num_inputs,
+        function.num_inputs(),
+        &gradient,
+        &lower,
+        HessianMethod::EdgePushing,
+    )
+}
+
+fn by_dstar_on_gradient(function: &Kernel, weights: Weights, strategy: Strategy) -> Hessian {
+    let n = function.num_inputs();
+    let (kernel, graph, seeds) = prepare(function, weights);
+    let num_inputs = kernel.num_inputs();
+    let (mut dag, roots) = kernel.into_parts();
+    let adjoint = adjoints(&mut dag, &graph, &seeds);
+    let gradient: Vec<(usize, NodeId)> = (0..n)
+        .filter_map(|k| {
+            let term = graph.leaf(k).and_then(|leaf| adjoint[leaf.index()])?;
+            Some((k, materialize(&mut dag, Some(term))))
+        })
+        .collect();
+    // Row r of the gradient's Jacobian is ∂/∂x of gradient entry columns[r]:
     // only the entries on or below the diagonal are built.
-    let second_function =
-        first.into_kernel().with_roots(gradient_nodes.clone()).expect("gradient of a kernel");
-    let second = jacobian_where(second_function, &|row, col| col <= columns[row]);
-    let mut entries: Vec<Entry> =
-        second.entries().map(|e| Entry { row: columns[e.row], col: e.col, node: e.node }).collect();
-    entries.sort_by_key(|e| (e.row, e.col));
-    let lower = SparsityPattern::new(n, n, entries.iter().map(|e| (e.row, e.col)));
-    let roots = std::iter::once(f).chain(gradient_nodes).chain(entries.iter().map(|e| e.node)).collect();
-    let kernel = second.into_kernel().with_roots(roots).expect("derivatives of a kernel");
-    Hessian { kernel, gradient, lower }
+    let columns: Vec<usize> = gradient.iter().map(|g| g.0).collect();
+    let nodes: Vec<NodeId> = gradient.iter().map(|g| g.1).collect();
+    let mut second = Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x and w");
+    let graph = DerivativeGraph::with_respect_to(&mut second, n);
+    let mut dag = second.into_parts().0;
+    let entries = factorize(&mut dag, &graph, strategy, &|row, col| col <= columns[row]);
+    let mut lower: Vec<((usize, usize), NodeId)> =
+        entries.iter().map(|e| ((columns[e.row], e.col), e.node)).collect();
+    lower.sort_by_key(|&(position, _)| position);
+    Hessian::new(dag, &roots, num_inputs, n, &gradient, &lower, HessianMethod::DstarOnGradient(strategy))
 }
 
 impl Hessian {
-    /// The kernel: function, gradient entries, lower-triangle entries.
+    fn new(
+        dag: ExprDag,
+        values: &[NodeId],
+        num_inputs: usize,
+        n: usize,
+        gradient: &[(usize, NodeId)],
+        lower: &[((usize, usize), NodeId)],
+        method: HessianMethod,
+    ) -> Hessian {
+        let gradient_pattern = SparsityPattern::new(1, n, gradient.iter().map(|&(k, _)| (0, k)));
+        let lower_pattern = SparsityPattern::new(n, n, lower.iter().map(|&(position, _)| position));
+        let roots = values
+            .iter()
+            .copied()
+            .chain(gradient.iter().map(|g| g.1))
+            .chain(lower.iter().map(|l| l.1))
+            .collect();
+        let kernel = Kernel::new(dag, roots, num_inputs).expect("derivatives read x and w");
+        Hessian {
+            kernel,
+            num_outputs: values.len(),
+            gradient: gradient_pattern,
+            lower: lower_pattern,
+            method,
+        }
+    }
+
+    /// The kernel: values, gradient entries, lower-triangle entries.
     pub fn kernel(&self) -> &Kernel {
         &self.kernel
     }
 
-    /// The kernel's output layout: the value, the sparse gradient, the lower
-    /// triangle of the Hessian.
+    /// The kernel computing only the lower triangle (an optimizer's Hessian
+    /// call), over the same inputs.
+    pub fn lower_kernel(&self) -> Kernel {
+        let roots = self.lower_nodes().to_vec();
+        self.kernel.clone().with_roots(roots).expect("the same inputs")
+    }
+
+    /// The kernel's output layout: the values, the sparse gradient, the
+    /// lower triangle of the Hessian.
     pub fn layout(&self) -> Layout {
         Layout::new(vec![
-            Block::Values(1),
+            Block::Values(self.num_outputs),
             Block::Sparse(self.gradient.clone()),
             Block::Lower(self.lower.clone()),
         ])
@@ -64,21 +250,50 @@ impl Hessian {
         self.kernel.dag()
     }
 
-    /// The function node.
-    pub fn function(&self) -> NodeId {
-        self.kernel.roots()[0]
+    /// How the Hessian was accumulated.
+    pub fn method(&self) -> HessianMethod {
+        self.method
+    }
+
+    /// Number of inputs `x` (not counting the weights).
+    pub fn num_variables(&self) -> usize {
+        self.lower.num_cols
+    }
+
+    /// Number of the function's outputs (and of weights, for the Lagrangian).
+    pub fn num_outputs(&self) -> usize {
+        self.num_outputs
+    }
+
+    /// The function's output nodes.
+    pub fn values(&self) -> &[NodeId] {
+        &self.kernel.roots()[..self.num_outputs]
     }
 
     /// The nonzero gradient entries `(col, node)`, columns ascending.
     pub fn gradient(&self) -> impl Iterator<Item = (usize, NodeId)> + '_ {
-        self.gradient.cols.iter().copied().zip(self.kernel.roots()[1..].iter().copied())
+        let nodes = &self.kernel.roots()[self.num_outputs..self.num_outputs + self.gradient.nnz()];
+        self.gradient.cols.iter().copied().zip(nodes.iter().copied())
+    }
+
+    /// The gradient's pattern, one row.
+    pub fn gradient_pattern(&self) -> &SparsityPattern {
+        &self.gradient
+    }
+
+    /// The nodes of the lower triangle's entries, in CSR order.
+    pub fn lower_nodes(&self) -> &[NodeId] {
+        &self.kernel.roots()[self.num_outputs + self.gradient.nnz()..]
     }
 
     /// The nonzero entries on or below the diagonal (`row >= col`), in CSR
     /// order; `(col, row)` holds the same value.
-    pub fn lower_entries(&self) -> impl Iterator<Item = Entry> + '_ {
-        let nodes = &self.kernel.roots()[1 + self.gradient.nnz()..];
-        self.lower.positions().zip(nodes).map(|((row, col), &node)| Entry { row, col, node })
+    pub fn lower_entries(&self) -> impl Iterator<Item = derivative::Entry> + '_ {
+        self.lower.positions().zip(self.lower_nodes()).map(|((row, col), &node)| derivative::Entry {
+            row,
+            col,
+            node,
+        })
     }
 
     /// The lower triangle's pattern.
@@ -86,24 +301,66 @@ impl Hessian {
         &self.lower
     }
 
+    /// For each output `i`, the positions (in the lower triangle's CSR order)
+    /// of the entries its own Hessian contributes to: those whose node reads
+    /// the weight `w_i`. Their total is the sum of the outputs' nonzeros, not
+    /// outputs times the union. Empty lists for [`Weights::Unit`] kernels.
+    pub fn output_patterns(&self) -> Vec<Vec<usize>> {
+        let (n, m) = (self.num_variables(), self.num_outputs);
+        let mut patterns = vec![Vec::new(); m];
+        if self.kernel.num_inputs() != n + m {
+            return patterns;
+        }
+        let dag = self.dag();
+        let roots = self.lower_nodes();
+        let reach = dag.reachable(roots);
+        let mut mask = vec![0u64; dag.len()];
+        for batch in (0..m).step_by(64) {
+            // Which of weights batch..batch+64 each node reads.
+            for id in dag.ids().filter(|id| reach[id.index()]) {
+                mask[id.index()] = match dag.op(id) {
+                    frontend::Op::Input(k) if (n + batch..n + m.min(batch + 64)).contains(&(k as usize)) => {
+                        1 << (k as usize - n - batch)
+                    }
+                    _ => dag.args(id).iter().fold(0, |acc, a| acc | mask[a.index()]),
+                };
+            }
+            for (position, root) in roots.iter().enumerate() {
+                let mut bits = mask[root.index()];
+                while bits != 0 {
+                    let i = batch + bits.trailing_zeros() as usize;
+                    patterns[i].push(position);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        patterns
+    }
+
     /// Number of structurally nonzero entries of the full symmetric matrix.
     pub fn nnz(&self) -> usize {
         self.lower.positions().map(|(row, col)| if row == col { 1 } else { 2 }).sum()
     }
 
-    /// Operations to compute function, gradient and Hessian together.
+    /// Operations of the whole kernel: values, gradient and Hessian.
     pub fn ops(&self) -> usize {
         self.kernel.count_ops()
     }
 
-    /// The function value, the dense gradient and the dense Hessian at `x`.
-    pub fn eval(&self, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
-        let out = self.kernel.eval(x);
+    /// Operations of the Hessian call alone (the lower triangle).
+    pub fn hessian_ops(&self) -> usize {
+        self.dag().count_ops(self.lower_nodes())
+    }
+
+    /// The values, the dense gradient and the dense symmetric Hessian at
+    /// `input` (`x`, then the weights for the Lagrangian).
+    pub fn eval(&self, input: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<Vec<f64>>) {
+        let out = self.kernel.eval(input);
         let layout = self.layout();
         let parts = layout.split(&out);
         let blocks = layout.blocks();
         let gradient = blocks[1].to_dense(parts[1]).swap_remove(0);
-        (parts[0][0], gradient, blocks[2].to_dense(parts[2]))
+        (parts[0].to_vec(), gradient, blocks[2].to_dense(parts[2]))
     }
 }
 
@@ -112,20 +369,70 @@ mod tests {
     use super::*;
     use frontend::Op;
 
+    /// f = x*y + sin(x): H = [[-sin x, 1], [1, 0]], by every method.
     #[test]
     fn hessian_of_product_with_sine() {
-        // f = x*y + sin(x): H = [[-sin x, 1], [1, 0]].
         let mut dag = ExprDag::new();
         let x = dag.input(0);
         let y = dag.input(1);
         let xy = dag.mul(x, y);
         let s = dag.apply(Op::Sin, &[x]);
         let f = dag.add(xy, s);
-        let h = hessian(Kernel::new(dag, vec![f], 2).unwrap(), 0);
-        let (value, gradient, dense) = h.eval(&[0.5, 2.0]);
-        assert_eq!(value, 1.0 + 0.5f64.sin());
-        assert_eq!(gradient, vec![2.0 + 0.5f64.cos(), 0.5]);
-        assert_eq!(dense, vec![vec![-(0.5f64.sin()), 1.0], vec![1.0, 0.0]]);
-        assert_eq!(h.nnz(), 3, "H[1][1] is a structural zero");
+        let function = Kernel::new(dag, vec![f], 2).unwrap();
+        let methods = std::iter::once(HessianMethod::EdgePushing)
+            .chain(Strategy::ALL.into_iter().map(HessianMethod::DstarOnGradient));
+        for method in methods {
+            let h = hessian_with(function.clone(), Weights::Unit, method);
+            let (values, gradient, dense) = h.eval(&[0.5, 2.0]);
+            assert_eq!(values, vec![1.0 + 0.5f64.sin()], "{method}");
+            assert_eq!(gradient, vec![2.0 + 0.5f64.cos(), 0.5], "{method}");
+            assert_eq!(dense, vec![vec![-(0.5f64.sin()), 1.0], vec![1.0, 0.0]], "{method}");
+            assert_eq!(h.nnz(), 3, "{method}: H[1][1] is a structural zero");
+        }
+    }
+
+    /// The known silent failure of the best public D* implementation:
+    /// H of `exp(v1 - v2) * v2` (it returned H[2,2] about 9x too large).
+    #[test]
+    fn exp_of_difference_times_v2() {
+        let program = frontend::parse_program("in v1, v2\nout exp(v1 - v2) * v2").unwrap();
+        let (a, b): (f64, f64) = (0.7, 1.3);
+        let e = (a - b).exp();
+        // f = e·b: f_11 = e·b, f_12 = e - e·b = e(1-b), f_22 = -e + -e + e·b = e(b-2).
+        let want = [[e * b, e * (1.0 - b)], [e * (1.0 - b), e * (b - 2.0)]];
+        let methods = std::iter::once(HessianMethod::EdgePushing)
+            .chain(Strategy::ALL.into_iter().map(HessianMethod::DstarOnGradient));
+        for method in methods {
+            let h = hessian_with(program.kernel().unwrap(), Weights::Unit, method);
+            let (_, _, dense) = h.eval(&[a, b]);
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert!(
+                        (dense[i][j] - want[i][j]).abs() <= 1e-15 * want[i][j].abs().max(1.0),
+                        "{method}: H[{i}][{j}] = {} vs {}",
+                        dense[i][j],
+                        want[i][j]
+                    );
+                }
+            }
+        }
+    }
+
+    /// The Lagrangian weighs each output's Hessian.
+    #[test]
+    fn lagrangian_weighs_the_outputs() {
+        let program = frontend::parse_program("in x, y\nout x*x*y\nout sin(x)\nout x + y").unwrap();
+        let h = lagrangian_hessian(program.kernel().unwrap());
+        assert_eq!(h.kernel().num_inputs(), 5, "x, y and three weights");
+        let (x, y, w) = (0.3, -1.2, [2.0, 3.0, 5.0]);
+        let (values, gradient, dense) = h.eval(&[x, y, w[0], w[1], w[2]]);
+        assert_eq!(values.len(), 3);
+        let g0 = w[0] * 2.0 * x * y + w[1] * x.cos() + w[2];
+        assert!((gradient[0] - g0).abs() < 1e-14);
+        let h00 = w[0] * 2.0 * y - w[1] * x.sin();
+        assert!((dense[0][0] - h00).abs() < 1e-14, "{} vs {h00}", dense[0][0]);
+        assert!((dense[1][0] - w[0] * 2.0 * x).abs() < 1e-14);
+        assert_eq!(dense[1][1], 0.0);
+        assert_eq!(h.lower_pattern().nnz(), 2, "H[1][1] is a structural zero");
     }
 }

@@ -21,9 +21,9 @@ pub mod plan;
 pub mod report;
 
 pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
-pub use directional::{hvp, jvp, vjp};
+pub use directional::{gradient, hvp, jvp, vjp};
 pub use eliminate::Elimination;
-pub use hessian::{hessian, Hessian};
+pub use hessian::{hessian, hessian_with, lagrangian_hessian, Hessian, HessianMethod, Weights};
 pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_with, Jacobian};
 pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};

@@ -20,7 +20,7 @@ fn hessian_matches_central_differences_of_the_gradient() {
     let gradient = factor::jacobian(frontend::Kernel::new(p.dag.clone(), vec![f], 3).unwrap());
     let x = [0.3, -0.4, 0.7];
     let (value, grad, dense) = hessian.eval(&x);
-    assert_eq!(value, frontend::eval(&p.dag, &[f], &x)[0]);
+    assert_eq!(value[0], frontend::eval(&p.dag, &[f], &x)[0]);
     assert_eq!(grad, gradient.eval(&x).1[0]);
     for k in 0..3 {
         let h = 1e-5;
@@ -78,8 +78,8 @@ fn directional_products_match_the_jacobian() {
         let (n, m) = (case.num_inputs, case.outputs.len());
         let jacobian =
             factor::jacobian(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap());
-        let jvp = factor::jvp(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap());
-        let vjp = factor::vjp(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap());
+        let jvp = factor::jvp(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap(), 1);
+        let vjp = factor::vjp(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap(), 1);
         assert_eq!((jvp.num_inputs(), jvp.num_outputs()), (2 * n, m));
         assert_eq!((vjp.num_inputs(), vjp.num_outputs()), (n + m, n));
         let x: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
@@ -99,13 +99,14 @@ fn directional_products_match_the_jacobian() {
 fn hessian_vector_product_matches_the_hessian() {
     let p = program(SCALAR);
     let f = p.outputs[0].node;
-    let hvp = factor::hvp(frontend::Kernel::new(p.dag.clone(), vec![f], 3).unwrap(), 0);
+    let hvp = factor::hvp(frontend::Kernel::new(p.dag.clone(), vec![f], 3).unwrap(), 1);
     let hessian = factor::hessian(frontend::Kernel::new(p.dag.clone(), vec![f], 3).unwrap(), 0);
     let x = [0.2, 0.9, -0.5];
     let v = [1.5, -0.25, 0.75];
     let (_, _, dense) = hessian.eval(&x);
     let expected: Vec<f64> = dense.iter().map(|row| row.iter().zip(&v).map(|(a, b)| a * b).sum()).collect();
-    assert_close(&hvp.eval(&[x.to_vec(), v.to_vec()].concat()), &expected);
+    // Inputs: x, the weight of the one output, the direction.
+    assert_close(&hvp.eval(&[x.to_vec(), vec![1.0], v.to_vec()].concat()), &expected);
 }
 
 #[test]

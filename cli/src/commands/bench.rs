@@ -17,6 +17,9 @@ pub struct BenchArgs {
     at: Option<Vec<f64>>,
     #[command(flatten)]
     pipeline: PipelineArgs,
+    /// Also time one call of the Lagrangian Hessian kernel (weights 1).
+    #[arg(long)]
+    hessian: bool,
     /// Print {"function_ns_median":..,"jacobian_ns_median":..,"compile_ms":..,"symbolic_ms":..}.
     #[arg(long)]
     json: bool,
@@ -50,14 +53,32 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let jacobian_ns = dstar::timing::median_ns(|| {
         kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
     });
+    let hessian = if args.hessian {
+        progress.stage("building and timing the Hessian");
+        let start = Instant::now();
+        let kernel = dstar::HessianKernel::compile(&program, &compiler).map_err(Failure::internal)?;
+        let setup_ms = start.elapsed().as_secs_f64() * 1e3;
+        let w = vec![1.0; program.outputs.len()];
+        let mut out = vec![0.0; kernel.nnz()];
+        let ns = dstar::timing::median_ns(|| {
+            kernel.eval(std::hint::black_box(&x), &w, &mut out).expect("lengths checked")
+        });
+        Some((ns, setup_ms, kernel.nnz()))
+    } else {
+        None
+    };
     drop(progress);
     if args.json {
-        let report = json!({
+        let mut report = json!({
             "function_ns_median": function_ns,
             "jacobian_ns_median": jacobian_ns,
             "compile_ms": compile_ms,
             "symbolic_ms": symbolic_ms,
         });
+        if let Some((ns, setup_ms, _)) = hessian {
+            report["hessian_ns_median"] = json!(ns);
+            report["hessian_setup_ms"] = json!(setup_ms);
+        }
         println!("{report}");
     } else {
         println!("{}:", args.file.display());
@@ -65,6 +86,10 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {} nonzeros", kernel.pattern().nnz());
         println!("compile              {compile_ms:>10.2} ms");
         println!("symbolic             {symbolic_ms:>10.2} ms");
+        if let Some((ns, setup_ms, nnz)) = hessian {
+            println!("lagrangian hessian   {ns:>10.1} ns (median), {nnz} nonzeros in the lower triangle");
+            println!("  built and compiled {setup_ms:>10.2} ms");
+        }
     }
     Ok(())
 }

@@ -25,6 +25,11 @@ pub struct EmitArgs {
     target: Target,
     #[command(flatten)]
     pipeline: PipelineArgs,
+    /// Emit the Hessian of the Lagrangian Σ w_i f_i instead: inputs `x`, then
+    /// one weight per output; outputs the values, the gradient wᵀJ's
+    /// nonzeros and the lower triangle's nonzeros (text, C and Rust).
+    #[arg(long)]
+    hessian: bool,
     /// The name of the emitted function (C and Rust).
     #[arg(long, default_value = "jacobian")]
     name: String,
@@ -32,6 +37,9 @@ pub struct EmitArgs {
 
 pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     let program = load(&args.file)?;
+    if args.hessian {
+        return emit_hessian(args, &program);
+    }
     let text = match args.target {
         Target::Text => {
             let source = std::fs::read_to_string(&args.file).map_err(Failure::internal)?;
@@ -62,4 +70,62 @@ fn layout_comment(program: &dstar::frontend::Program, jacobian: &dstar::factor::
     }
     s += &format!("// out = [{}]\n", slots.join(", "));
     s
+}
+
+/// `dstar emit --hessian`: the Lagrangian Hessian kernel.
+fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(), Failure> {
+    let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
+    let weights: Vec<String> = program.output_names().iter().map(|o| format!("w_{o}")).collect();
+    let x = &program.inputs;
+    let mut slots = program.output_names();
+    for (col, _) in hessian.gradient() {
+        slots.push(format!("dL/d{}", x[col]));
+    }
+    for e in hessian.lower_entries() {
+        slots.push(format!("d2L/d{} d{}", x[e.row], x[e.col]));
+    }
+    let text = match args.target {
+        Target::Text => {
+            let mut inputs = x.clone();
+            inputs.extend(weights.iter().cloned());
+            let names = program
+                .output_names()
+                .into_iter()
+                .chain(hessian.gradient().map(|(col, _)| format!("dL_d_{}", x[col])))
+                .chain(hessian.lower_entries().map(|e| format!("d2L_d_{}_d_{}", x[e.row], x[e.col])));
+            let outputs = hessian
+                .kernel()
+                .roots()
+                .iter()
+                .zip(names)
+                .map(|(&node, name)| dstar::frontend::Output { name, node })
+                .collect();
+            let lagrangian = dstar::frontend::Program::new(hessian.dag().clone(), inputs, outputs);
+            format!("# L = {}\n{}", lagrangian_sum(program, &weights), dstar::print_program(&lagrangian))
+        }
+        Target::C | Target::Rust => {
+            let code = match args.target {
+                Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name),
+                _ => dstar::backend::emit_rust(hessian.kernel(), &args.name),
+            };
+            let comment = format!(
+                "// L = {}; x = [{}, {}]\n// out = [{}]\n",
+                lagrangian_sum(program, &weights),
+                x.join(", "),
+                weights.join(", "),
+                slots.join(", ")
+            );
+            format!("{comment}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
+        }
+        Target::Dot => return Err(Failure::input("error: --hessian emits text, C or Rust, not dot\n")),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+/// `w_f * f + w_g * g`.
+fn lagrangian_sum(program: &dstar::frontend::Program, weights: &[String]) -> String {
+    let terms: Vec<String> =
+        weights.iter().zip(program.output_names()).map(|(w, o)| format!("{w} * {o}")).collect();
+    terms.join(" + ")
 }

@@ -21,6 +21,15 @@ pub struct EvalArgs {
     /// Also print the Hessian of every output (one n×n matrix each).
     #[arg(long)]
     hessian: bool,
+    /// With --hessian, also print the Hessian of the Lagrangian Σ w_i f_i
+    /// with these weights, one per output. Example: --weights 1,0.5,0.5
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "hessian")]
+    weights: Option<Vec<f64>>,
+    /// With --hessian, print Hessians as the nonzeros of their lower
+    /// triangle (a pattern of rows and cols, then values) instead of dense
+    /// matrices: the way for thousands of inputs.
+    #[arg(long, requires = "hessian")]
+    sparse: bool,
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
     interp: bool,
@@ -42,7 +51,31 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     } else {
         (eval_function(&program, &x, args.interp)?, None)
     };
-    let hessians = if args.hessian { Some(eval_hessians(&program, &x, args.interp)?) } else { None };
+    let weights = match &args.weights {
+        Some(w) if w.len() != program.outputs.len() => {
+            return Err(Failure::input(format!(
+                "error: --weights has {} values but the function has {} outputs ({})\n",
+                w.len(),
+                program.outputs.len(),
+                program.output_names().join(", ")
+            )))
+        }
+        other => other.as_deref(),
+    };
+    let hessians = if args.hessian {
+        let n = program.inputs.len();
+        let numbers = (program.outputs.len() + 1).saturating_mul(n).saturating_mul(n);
+        if !args.sparse && numbers > DENSE_LIMIT {
+            return Err(Failure::input(format!(
+                "error: dense Hessians of {} outputs over {n} inputs would hold {numbers} numbers; \
+                 add --sparse to print their nonzeros\n",
+                program.outputs.len()
+            )));
+        }
+        Some(eval_hessians(&program, &x, weights, args.interp)?)
+    } else {
+        None
+    };
     drop(progress);
     let names = program.output_names();
     if args.json {
@@ -54,7 +87,19 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
             obj.insert("jacobian".into(), json::matrix(j));
         }
         if let Some(h) = &hessians {
-            obj.insert("hessian".into(), Value::Array(h.iter().map(|m| json::matrix(m)).collect()));
+            if args.sparse {
+                let per_output = (0..h.per_output.len()).map(|i| h.sparse(i)).collect();
+                obj.insert("hessian_sparse".into(), Value::Array(per_output));
+                if let Some(l) = &h.lagrangian {
+                    obj.insert("lagrangian_hessian_sparse".into(), h.sparse_all(l));
+                }
+            } else {
+                let dense = (0..h.per_output.len()).map(|i| json::matrix(&h.dense_output(i))).collect();
+                obj.insert("hessian".into(), Value::Array(dense));
+                if let Some(l) = &h.lagrangian {
+                    obj.insert("lagrangian_hessian".into(), json::matrix(&h.dense(l)));
+                }
+            }
         }
         println!("{}", Value::Object(obj));
         return Ok(());
@@ -65,13 +110,40 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
             println!("  gradient: {}", row_text(&j[i]));
         }
         if let Some(h) = &hessians {
-            println!("  hessian:");
-            for row in &h[i] {
-                println!("    {}", row_text(row));
-            }
+            print_hessian("  hessian", h, Some(i), args.sparse, &program.inputs);
         }
     }
+    if let Some(h) = hessians.as_ref().filter(|h| h.lagrangian.is_some()) {
+        print_hessian("lagrangian hessian", h, None, args.sparse, &program.inputs);
+    }
     Ok(())
+}
+
+/// Above this many numbers, dense Hessians are refused (use --sparse).
+const DENSE_LIMIT: usize = 10_000_000;
+
+/// Output `output`'s Hessian, or the Lagrangian's.
+fn print_hessian(title: &str, h: &Hessians, output: Option<usize>, sparse: bool, inputs: &[String]) {
+    println!("{title}:");
+    let positions: Vec<(usize, usize)> = h.pattern.positions().collect();
+    let (entries, values): (Vec<usize>, &[f64]) = match output {
+        Some(i) => (h.per_output_positions[i].clone(), &h.per_output[i]),
+        None => ((0..positions.len()).collect(), h.lagrangian.as_deref().unwrap_or_default()),
+    };
+    if sparse {
+        for (&k, v) in entries.iter().zip(values) {
+            let (row, col) = positions[k];
+            println!("    d2/d{} d{} = {v}", inputs[row], inputs[col]);
+        }
+    } else {
+        let dense = match output {
+            Some(i) => h.dense_output(i),
+            None => h.dense(values),
+        };
+        for row in dense {
+            println!("    {}", row_text(&row));
+        }
+    }
 }
 
 fn row_text(row: &[f64]) -> String {
@@ -108,25 +180,89 @@ fn eval_jacobian(
     kernel.eval_dense(x).map_err(Failure::internal)
 }
 
-fn eval_hessians(program: &Program, x: &[f64], interp: bool) -> Result<Vec<Matrix>, Failure> {
-    let compiler =
-        if interp { None } else { Some(dstar::backend::JitCompiler::new().map_err(Failure::internal)?) };
-    let function = program.kernel().map_err(Failure::internal)?;
-    let mut matrices = vec![];
-    for output in 0..program.outputs.len() {
-        let hessian = dstar::factor::hessian(function.clone(), output);
-        let out = match &compiler {
-            None => hessian.kernel().eval(x),
-            Some(c) => {
-                let kernel = c.compile(hessian.kernel()).map_err(Failure::internal)?;
-                let mut out = vec![0.0; kernel.num_outputs()];
-                kernel.eval(x, &mut out).map_err(Failure::internal)?;
-                out
-            }
-        };
-        let layout = hessian.layout();
-        let parts = layout.split(&out);
-        matrices.push(layout.blocks()[2].to_dense(parts[2]));
+/// Hessians from one Lagrangian kernel: each output's (its weight 1, the
+/// others 0) and, with weights, the Lagrangian's; the nonzeros of their
+/// lower triangles in one pattern.
+struct Hessians {
+    pattern: dstar::SparsityPattern,
+    /// The positions of each output's own nonzeros in `pattern`.
+    per_output_positions: Vec<Vec<usize>>,
+    /// Each output's own nonzeros, at those positions.
+    per_output: Vec<Vec<f64>>,
+    lagrangian: Option<Vec<f64>>,
+}
+
+impl Hessians {
+    /// The dense symmetric matrix of the Lagrangian's `values`.
+    fn dense(&self, values: &[f64]) -> Matrix {
+        dstar::Block::Lower(self.pattern.clone()).to_dense(values)
     }
-    Ok(matrices)
+
+    /// The dense symmetric matrix of output `i`'s own nonzeros.
+    fn dense_output(&self, i: usize) -> Matrix {
+        let mut values = vec![0.0; self.pattern.nnz()];
+        for (&k, &v) in self.per_output_positions[i].iter().zip(&self.per_output[i]) {
+            values[k] = v;
+        }
+        self.dense(&values)
+    }
+
+    /// `{"rows": [..], "cols": [..], "values": [..]}` of output `i`'s own
+    /// nonzeros on or below the diagonal.
+    fn sparse(&self, i: usize) -> Value {
+        let positions: Vec<(usize, usize)> = self.pattern.positions().collect();
+        let own = &self.per_output_positions[i];
+        let rows: Vec<usize> = own.iter().map(|&k| positions[k].0).collect();
+        let cols: Vec<usize> = own.iter().map(|&k| positions[k].1).collect();
+        serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(&self.per_output[i])})
+    }
+
+    /// The same for every nonzero of the pattern.
+    fn sparse_all(&self, values: &[f64]) -> Value {
+        let (rows, cols): (Vec<usize>, Vec<usize>) = self.pattern.positions().unzip();
+        serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(values)})
+    }
+}
+
+/// The lower triangle of the Lagrangian's Hessian for the given weights.
+type WeightedHessian<'a> = dyn Fn(&[f64]) -> Result<Vec<f64>, Failure> + 'a;
+
+fn eval_hessians(
+    program: &Program,
+    x: &[f64],
+    weights: Option<&[f64]>,
+    interp: bool,
+) -> Result<Hessians, Failure> {
+    let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
+    let m = program.outputs.len();
+    let evaluate: Box<WeightedHessian> = if interp {
+        let lower = hessian.lower_kernel();
+        Box::new(move |w: &[f64]| Ok(lower.eval(&[x, w].concat())))
+    } else {
+        let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
+        let kernel = dstar::HessianKernel::from_hessian(&hessian, &compiler).map_err(Failure::internal)?;
+        Box::new(move |w: &[f64]| {
+            let mut out = vec![0.0; kernel.nnz()];
+            kernel.eval(x, w, &mut out).map_err(Failure::internal)?;
+            Ok(out)
+        })
+    };
+    // Each output's own nonzeros only: all of them would be outputs times
+    // the union, gigabytes for thousands of outputs.
+    let positions = hessian.output_patterns();
+    let mut unit = vec![0.0; m];
+    let mut per_output = Vec::with_capacity(m);
+    for (i, own) in positions.iter().enumerate() {
+        unit[i] = 1.0;
+        let values = evaluate(&unit)?;
+        per_output.push(own.iter().map(|&k| values[k]).collect());
+        unit[i] = 0.0;
+    }
+    let lagrangian = weights.map(&evaluate).transpose()?;
+    Ok(Hessians {
+        pattern: hessian.lower_pattern().clone(),
+        per_output_positions: positions,
+        per_output,
+        lagrangian,
+    })
 }

@@ -14,6 +14,10 @@ pub struct StatsArgs {
     file: PathBuf,
     #[command(flatten)]
     pipeline: PipelineArgs,
+    /// Also build the Hessian of the Lagrangian Σ w_i f_i: its method and
+    /// the ops of one Hessian call.
+    #[arg(long)]
+    hessian: bool,
     /// Print {"inputs":..,"outputs":..,"function_ops":..,"jacobian_ops":..,...}.
     #[arg(long)]
     json: bool,
@@ -35,6 +39,15 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
     let forward = dstar::factor::forward_mode_ops(&function, limit);
     let reverse = dstar::factor::reverse_mode_ops(&function, limit);
+    // The cheap gradient principle: one reverse sweep costs a small multiple
+    // of the function (of the sum of the outputs, for several).
+    let gradient_ops = dstar::factor::gradient(function.clone()).count_ops();
+    let hessian = args.hessian.then(|| {
+        progress.stage("building the Hessian");
+        let start = Instant::now();
+        let h = dstar::factor::lagrangian_hessian(function);
+        (h.hessian_ops(), h.method(), h.lower_pattern().nnz(), start.elapsed().as_secs_f64() * 1e3)
+    });
     drop(progress);
     let strategy = jacobian.method().name();
     let simplify = derived.simplify.as_ref();
@@ -50,7 +63,14 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             "symbolic_ms": symbolic_ms,
             "strategy": strategy,
             "ops_before_simplify": derived.ops_before_simplify,
+            "gradient_ops": gradient_ops,
         });
+        if let Some((ops, method, nnz, ms)) = hessian {
+            stats["hessian_ops"] = json!(ops);
+            stats["hessian_method"] = json!(method.name());
+            stats["hessian_lower_nnz"] = json!(nnz);
+            stats["hessian_ms"] = json!(ms);
+        }
         if let Some(report) = simplify {
             stats["simplify_stop_reason"] = json!(report.stop_reason.name());
             stats["simplify_ms"] = json!(report.elapsed.as_secs_f64() * 1e3);
@@ -79,6 +99,11 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         };
         println!("forward-mode ops     {}   {n} tangent sweeps", baseline(forward));
         println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(reverse));
+        println!("gradient ops         {gradient_ops:>10}   function and one reverse sweep");
+        if let Some((ops, method, nnz, ms)) = hessian {
+            println!("hessian ops          {ops:>10}   one Lagrangian Hessian call, by {method}");
+            println!("  lower triangle     {nnz:>10}   nonzeros, built in {ms:.2} ms");
+        }
         println!("symbolic time        {symbolic_ms:>10.2} ms   parse to finished Jacobian");
     }
     Ok(())

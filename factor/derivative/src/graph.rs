@@ -66,7 +66,16 @@ impl DerivativeGraph {
     /// Builds the derivative graph of the kernel's roots with respect to its
     /// inputs, adding the partials to its DAG.
     pub fn new(kernel: &mut Kernel) -> DerivativeGraph {
-        let num_inputs = kernel.num_inputs();
+        let n = kernel.num_inputs();
+        DerivativeGraph::with_respect_to(kernel, n)
+    }
+
+    /// Builds the derivative graph of the kernel's roots with respect to its
+    /// first `num_inputs` inputs only; the others (weights, directions) are
+    /// parameters, constant as far as the derivatives go. Panics if the
+    /// kernel has fewer inputs.
+    pub fn with_respect_to(kernel: &mut Kernel, num_inputs: usize) -> DerivativeGraph {
+        assert!(num_inputs <= kernel.num_inputs(), "differentiating by inputs the kernel has");
         let roots = &kernel.roots().to_vec();
         let dag = kernel.dag_mut();
         let size = dag.len();

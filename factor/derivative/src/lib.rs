@@ -23,10 +23,12 @@
 
 pub mod baseline;
 pub mod dominators;
+pub mod edge_pushing;
 pub mod factorize;
 pub mod graph;
 pub mod propagate;
 pub mod rules;
+pub mod second;
 pub mod subgraph;
 pub mod sweeps;
 pub mod taylor;
@@ -34,6 +36,7 @@ pub mod term;
 
 pub use baseline::{forward_mode_ops, reverse_mode_ops};
 pub use dominators::{DominatorTree, PostDominatorTree};
+pub use edge_pushing::{edge_pushing, SecondOrder};
 pub use factorize::{factorize, Entry, Orientation, Strategy};
 pub use graph::{ConeParents, DerivativeGraph, Edge, EdgeId, Marks};
 pub use subgraph::{FactorableSubgraph, LeafMasks};

@@ -1,0 +1,127 @@
+//! Edge pushing (Gower & Mello 2012): the Hessian of a weighted sum of
+//! outputs in one reverse sweep, built symbolically.
+//!
+//! The sweep carries, besides each node's adjoint `ā`, a symmetric matrix
+//! `W` over the nodes not yet eliminated: the second-order part of the
+//! function of those nodes. Eliminating node `v` (outputs first, in
+//! descending id order) substitutes `δv = Σ_j ∂v/∂j δj` into `W`
+//! ("pushing") and adds `ā_v ∇²v` ("creating"); once only inputs remain,
+//! `W` is the Hessian. Each symmetric entry is stored and built once, and
+//! only entries that some path makes nonzero ever exist, so the Hessian's
+//! sparsity comes out of the sweep itself, never from coloring.
+
+use crate::graph::DerivativeGraph;
+use crate::second::local_derivatives;
+use crate::term::Term;
+use frontend::{ExprDag, NodeId};
+
+/// The gradient and the lower triangle of the Hessian of `Σ seeds`, as
+/// terms in `dag`.
+pub struct SecondOrder {
+    /// `∂L/∂x_k` per input `k` of the graph (`None`: structurally zero).
+    pub gradient: Vec<Option<Term>>,
+    /// `((row, col), ∂²L/∂x_row∂x_col)` for `row >= col`, structural zeros
+    /// left out, in CSR order.
+    pub lower: Vec<((usize, usize), Term)>,
+}
+
+/// The gradient and Hessian of `L = Σ_i seed_i · root_i` over `graph`'s
+/// roots (seeds `(root index, weight term)`), by edge pushing.
+pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize, Term)]) -> SecondOrder {
+    let bound = graph.node_bound();
+    let mut adjoint: Vec<Option<Term>> = vec![None; bound];
+    // W's entries keyed by their larger node: `pending[a]` holds `(b, w)`
+    // with `b <= a`, repeated keys summed when `a` is eliminated.
+    let mut pending: Vec<Vec<(NodeId, Term)>> = vec![Vec::new(); bound];
+    for &(i, seed) in seeds {
+        let root = graph.roots()[i];
+        if graph.contains(root) {
+            let slot = &mut adjoint[root.index()];
+            *slot = Some(slot.map_or(seed, |acc| acc.add(seed, dag)));
+        }
+    }
+    let leaf_index = leaf_indices(graph);
+    for v in (0..bound).rev().map(NodeId::from_index) {
+        if !graph.contains(v) || leaf_index[v.index()].is_some() {
+            continue;
+        }
+        let entries = merge(dag, std::mem::take(&mut pending[v.index()]));
+        let a = adjoint[v.index()];
+        if entries.is_empty() && a.is_none() {
+            continue;
+        }
+        let local = local_derivatives(dag, graph, v);
+        let mut add = |p: NodeId, q: NodeId, t: Term| {
+            let (hi, lo) = if p >= q { (p, q) } else { (q, p) };
+            pending[hi.index()].push((lo, t));
+        };
+        // Pushing: substitute δv = Σ_j d_j δj into W's row v.
+        for &(u, w) in &entries {
+            if u == v {
+                for (j, &dj) in local.first.iter().enumerate() {
+                    for (k, &dk) in local.first.iter().enumerate().take(j + 1) {
+                        let t = dj.mul(dk, dag).mul(w, dag);
+                        add(local.args[j], local.args[k], t);
+                    }
+                }
+            } else {
+                for (j, &dj) in local.first.iter().enumerate() {
+                    let mut t = dj.mul(w, dag);
+                    if local.args[j] == u {
+                        // δu·δu appears from both orders of the pair (v, u).
+                        t = t.add(t, dag);
+                    }
+                    add(local.args[j], u, t);
+                }
+            }
+        }
+        if let Some(a) = a {
+            // Creating: ā_v ∇²v.
+            for &((j, k), s) in &local.second {
+                let t = a.mul(s, dag);
+                add(local.args[j], local.args[k], t);
+            }
+            for (j, &dj) in local.first.iter().enumerate() {
+                let t = a.mul(dj, dag);
+                let slot = &mut adjoint[local.args[j].index()];
+                *slot = Some(slot.map_or(t, |acc| acc.add(t, dag)));
+            }
+        }
+    }
+    let gradient =
+        (0..graph.num_leaves()).map(|k| graph.leaf(k).and_then(|leaf| adjoint[leaf.index()])).collect();
+    let mut lower = Vec::new();
+    for k in 0..graph.num_leaves() {
+        let Some(leaf) = graph.leaf(k) else { continue };
+        for (other, t) in merge(dag, std::mem::take(&mut pending[leaf.index()])) {
+            let col = leaf_index[other.index()].expect("only inputs remain");
+            lower.push(((k.max(col), k.min(col)), t));
+        }
+    }
+    lower.sort_by_key(|&(position, _)| position);
+    SecondOrder { gradient, lower }
+}
+
+/// For every node, the input index it is the leaf of, if any.
+fn leaf_indices(graph: &DerivativeGraph) -> Vec<Option<usize>> {
+    let mut index = vec![None; graph.node_bound()];
+    for k in 0..graph.num_leaves() {
+        if let Some(leaf) = graph.leaf(k) {
+            index[leaf.index()] = Some(k);
+        }
+    }
+    index
+}
+
+/// Sums the terms of equal keys, in the order they were added.
+fn merge(dag: &mut ExprDag, mut entries: Vec<(NodeId, Term)>) -> Vec<(NodeId, Term)> {
+    entries.sort_by_key(|&(u, _)| u); // stable: terms keep their order
+    let mut merged: Vec<(NodeId, Term)> = Vec::with_capacity(entries.len());
+    for (u, t) in entries {
+        match merged.last_mut() {
+            Some((last, acc)) if *last == u => *acc = acc.add(t, dag),
+            _ => merged.push((u, t)),
+        }
+    }
+    merged
+}
