@@ -24,6 +24,7 @@ mod kernel;
 mod pipeline;
 mod products;
 mod second_order;
+mod series;
 pub mod timing;
 
 /// The stages: Cranelift kernels and C / Rust emission.
@@ -51,6 +52,7 @@ pub use kernel::JacobianKernel;
 pub use pipeline::{differentiate, Differentiated, Options};
 pub use products::{HvpKernel, VjpKernel};
 pub use second_order::HessianKernel;
+pub use series::TaylorKernel;
 
 /// Parses a problem file, factors its Jacobian and compiles function and
 /// Jacobian into one native kernel.

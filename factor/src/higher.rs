@@ -11,7 +11,9 @@
 use derivative::taylor::{Scale, Taylor, TaylorError};
 
 impl HigherError {
-    fn constants(error: TaylorError, order: u64, stage: usize) -> HigherError {
+    /// The overflow of the recurrences' constants at order `order` of the
+    /// variable `stage`.
+    pub(crate) fn constants(error: TaylorError, order: u64, stage: usize) -> HigherError {
         let TaylorError::ConstantOverflow { order: at } = error;
         HigherError::Constants { order, stage, within: at as u64 - 1 }
     }
