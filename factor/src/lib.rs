@@ -20,6 +20,7 @@ pub mod method;
 pub mod plan;
 pub mod report;
 pub mod series;
+pub mod tensor;
 
 pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
 pub use directional::{gradient, hvp, jvp, vjp};
@@ -30,3 +31,4 @@ pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
 pub use series::taylor_series;
 pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};
+pub use tensor::{derivative_tensor, DerivativeTensor};
