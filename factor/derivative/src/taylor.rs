@@ -241,7 +241,7 @@ fn is_zero(dag: &ExprDag, id: NodeId) -> bool {
 /// The value of a constant that is a whole number in `0..=2^53`.
 fn whole_constant(dag: &ExprDag, id: NodeId) -> Option<u64> {
     let v = dag.as_const(id)?;
-    (v >= 0.0 && v <= 9_007_199_254_740_992.0 && v.fract() == 0.0).then_some(v as u64)
+    ((0.0..=9_007_199_254_740_992.0).contains(&v) && v.fract() == 0.0).then_some(v as u64)
 }
 
 /// A node's polynomial degree along the direction from its arguments'.
@@ -575,10 +575,7 @@ impl Step<'_> {
                     let partner = at(&own.aux[0], 0).expect("the partner's value");
                     let turns = if hyperbolic { k % 2 } else { k % 4 };
                     let node = if turns % 2 == 0 { y0 } else { partner };
-                    let negate = match (op, turns) {
-                        (Op::Sin, 2 | 3) | (Op::Cos, 1 | 2) => true,
-                        _ => false,
-                    };
+                    let negate = matches!((op, turns), (Op::Sin, 2 | 3) | (Op::Cos, 1 | 2));
                     let rate = self.rate_power(a);
                     let product = self.mul(Some(rate), Some(node));
                     let d = self.derivative(1.0, product);
