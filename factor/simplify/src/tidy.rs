@@ -1,6 +1,6 @@
 //! The [`Tidier`]: rewrites an expression into the form a person would
 //! write (`60 * x^2` rather than `20 * (3 * x^2)`) for printing, with the
-//! rules of [`print_rules`](crate::print_rules) and an extraction that
+//! rules of [`print_rules`] and an extraction that
 //! prices what reads badly: operations, negative exponents, constants with
 //! many digits. Sharing is kept: a subexpression used twice is extracted
 //! once, and the printer binds it to a name.
