@@ -70,8 +70,8 @@ pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianK
 /// Reads and parses a problem file; returns its source too, for rendering
 /// errors.
 pub fn load_program(path: &std::path::Path) -> Result<(String, Program), Error> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let bytes = std::fs::read(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let source = frontend::decode(&bytes)?.to_string();
     let program = parse_program(&source)?;
     Ok((source, program))
 }

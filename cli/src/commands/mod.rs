@@ -94,10 +94,23 @@ impl Failure {
 
 /// Reads and parses `path`; a parse error is rendered against its source.
 fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
+    let source = read_source(path)?;
     dstar::frontend::parse_program(&source)
         .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+}
+
+/// The text of `path`; bytes that are not UTF-8 are an error at their line
+/// and column, shown on the line with the bad bytes replaced.
+fn read_source(path: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
+    match dstar::frontend::decode(&bytes) {
+        Ok(text) => Ok(text.to_string()),
+        Err(e) => {
+            let shown = String::from_utf8_lossy(&bytes);
+            Err(Failure::input(format!("error in {}: {}", path.display(), e.render(&shown))))
+        }
+    }
 }
 
 /// The point to evaluate at: `--at` if given, else the file's `# @point`.

@@ -21,6 +21,7 @@ use std::collections::BinaryHeap;
 pub type NodeCost<'a> = Box<dyn Fn(&OpNode) -> f64 + 'a>;
 
 /// The e-graph flattened into arrays, built once for every extraction round.
+#[derive(Debug)]
 pub struct DagExtractor<'a> {
     egraph: &'a OpGraph,
     /// The cost of each e-node itself.
