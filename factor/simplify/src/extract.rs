@@ -21,7 +21,6 @@ use std::collections::BinaryHeap;
 pub type NodeCost<'a> = Box<dyn Fn(&OpNode) -> f64 + 'a>;
 
 /// The e-graph flattened into arrays, built once for every extraction round.
-#[derive(Debug)]
 pub struct DagExtractor<'a> {
     egraph: &'a OpGraph,
     /// The cost of each e-node itself.
@@ -34,6 +33,17 @@ pub struct DagExtractor<'a> {
     parents: Vec<Vec<u32>>,
     /// One past the largest class id.
     bound: usize,
+}
+
+impl std::fmt::Debug for DagExtractor<'_> {
+    /// The sizes; the cost is a closure, shown by name only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DagExtractor")
+            .field("nodes", &self.nodes.len())
+            .field("classes", &self.bound)
+            .field("cost", &"<fn>")
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> DagExtractor<'a> {
