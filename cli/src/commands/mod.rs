@@ -52,9 +52,10 @@ enum Command {
     ///
     /// Example: echo 'f(x, y) = sin(x*y); diff(f, x)' | dstar repl
     Repl(repl::ReplArgs),
-    /// Differentiate an expression and print the result.
+    /// Differentiate an expression (any order, mixed partials) and print
+    /// the result.
     ///
-    /// Example: dstar diff "sin(x*y)" x
+    /// Example: dstar diff "sin(x*y)" x 2 y
     Diff(diff::DiffArgs),
 }
 

@@ -85,7 +85,7 @@ impl Session {
             "reset" => {
                 let n = self.defs.len();
                 *self =
-                    Session { interrupt: Arc::clone(&self.interrupt), limits: self.limits, ..Session::new() };
+                    Session { interrupt: Arc::clone(&self.interrupt), budget: self.budget, ..Session::new() };
                 Ok(format!("forgot {n} definition{}", if n == 1 { "" } else { "s" }))
             }
             _ => Err(SessionError::at_span(

@@ -2,7 +2,8 @@
 //! random generator ([`Rng`]), one random-program generator ([`generate`]
 //! over a [`Shape`], and its preset of [`guards`] that hide singular
 //! derivatives), the corpus ([`corpus()`]), the oracles (forward-mode
-//! [`dual`] numbers, [`hyper`]-dual numbers for Hessians, central
+//! [`dual`] numbers, [`hyper`]-dual numbers for Hessians, nested dual
+//! numbers for derivatives of any order ([`jet`]), central
 //! [`diff`]erences, the JIT [`parity`] check and emitted C compiled by the
 //! system compiler, [`native`]), tolerances ([`close`] with a [`Tol`]) and the
 //! golden-file check ([`check_golden`]).
@@ -34,6 +35,7 @@ pub mod golden;
 pub mod guards;
 pub mod harmonics;
 pub mod hyper;
+pub mod jet;
 pub mod native;
 pub mod parity;
 pub mod rng;
@@ -52,6 +54,7 @@ pub use gen::{
 pub use golden::{check_golden, check_golden_bytes};
 pub use harmonics::spherical_harmonics;
 pub use hyper::{eval_hyper, hessian_oracle, HyperDual, HyperEval};
+pub use jet::{eval_jets, Jet};
 pub use parity::{assert_nodewise_parity, has_inline_power, is_inline_power};
 pub use rng::Rng;
 pub use tol::{all_close, close, rows_close, same, same_bits, ulps, well_conditioned, Tol};
