@@ -223,6 +223,18 @@ impl Taylor {
 }
 
 impl State {
+    /// The degree that the coefficients built so far show: a degree-1
+    /// series whose first coefficient cancelled to zero (`c - x + x`) is
+    /// constant along the direction, degree 0, so that no closed form asks
+    /// for its rate. Needs the first coefficient (order 1 on).
+    fn effective_degree(&self) -> u32 {
+        if self.degree == 1 && at(&self.y, 1).is_none() {
+            0
+        } else {
+            self.degree
+        }
+    }
+
     /// What a state's slot holds while its coefficient is being built.
     fn placeholder() -> State {
         State { node: NodeId::from_index(0), degree: 0, seed: None, y: vec![], aux: vec![], args: [0; 4] }
@@ -529,7 +541,7 @@ impl Step<'_> {
         let op = self.dag.op(own.node);
         let arity = op.arity();
         let series = |slot: usize| -> &[Option<NodeId>] { &states[own.args[slot] as usize].y };
-        let degree = |slot: usize| states[own.args[slot] as usize].degree;
+        let degree = |slot: usize| states[own.args[slot] as usize].effective_degree();
         let value = |slot: usize| states[own.args[slot] as usize].node;
         let (a, b): (&[Option<NodeId>], &[Option<NodeId>]) =
             (if arity > 0 { series(0) } else { &[] }, if arity > 1 { series(1) } else { &[] });
@@ -942,8 +954,8 @@ impl Step<'_> {
                 vec![vec![Some(self.dag.mul(h, h))]]
             }
             Op::Pow => {
-                let base_degree = states[own.args[0] as usize].degree;
-                let exponent_degree = states[own.args[1] as usize].degree;
+                let base_degree = states[own.args[0] as usize].effective_degree();
+                let exponent_degree = states[own.args[1] as usize].effective_degree();
                 if exponent_degree > 0 {
                     let ln = self.apply(Op::Log, &[a0]);
                     if base_degree > 0 {

@@ -28,7 +28,8 @@ fn domains(op: Op) -> Vec<(f64, f64)> {
 
 /// Arguments ranging over `(lo, hi)` for `x` in `[0, 1]` (and `y` in
 /// `[0.5, 1.5]`): of degree 1, a polynomial, not a polynomial, and with a
-/// symbolic rate (`x*y` along `x`).
+/// symbolic rate (`x*y` along `x`), and of degree 1 whose rate cancels
+/// (`x - x`: structurally linear, constant along `x`).
 fn arguments(lo: f64, hi: f64) -> Vec<String> {
     let at = |t: &str| format!("({lo} + {} * ({t}))", hi - lo);
     vec![
@@ -36,6 +37,7 @@ fn arguments(lo: f64, hi: f64) -> Vec<String> {
         at("0.2 + 0.3 * x^2 + 0.3 * x^3"),
         at("0.5 + 0.4 * sin(1.3 * x + 0.2)"),
         at("0.1 + 0.5 * x * y"),
+        at("0.6 + x - x"),
     ]
 }
 
