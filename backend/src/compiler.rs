@@ -7,6 +7,7 @@ use crate::kernel::{JitKernel, OwnedModule};
 use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
 use crate::pairs;
+use crate::parts::{InputParts, MAX_PARTS};
 use crate::sincos;
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
@@ -84,7 +85,48 @@ impl JitCompiler {
     /// # Errors
     /// Cranelift's own failures.
     pub fn compile(&self, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
-        let (dag, outputs, num_inputs) = (kernel.dag(), kernel.roots(), kernel.num_inputs());
+        self.compile_parts(kernel, &[kernel.num_inputs()])
+    }
+
+    /// [`compile`](Self::compile) for an input given as separate arrays of
+    /// `lengths` (at most [`MAX_PARTS`], summing to the kernel's inputs),
+    /// which [`JitKernel::eval_parts`] reads in place: input `k` is the
+    /// `k`-th value of their concatenation.
+    ///
+    /// # Errors
+    /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's own failures.
+    pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
+        if lengths.is_empty()
+            || lengths.len() > MAX_PARTS
+            || lengths.iter().sum::<usize>() != kernel.num_inputs()
+        {
+            return Err(CodegenError::InputParts {
+                lengths: lengths.to_vec(),
+                num_inputs: kernel.num_inputs(),
+            });
+        }
+        self.compile_with_listing(kernel, &InputParts::new(lengths), None)
+    }
+
+    /// The machine code [`compile`](Self::compile) generates for `kernel`,
+    /// as Cranelift prints it (after register allocation), one function per
+    /// chunk: for reading what the kernels do, not for parsing.
+    ///
+    /// # Errors
+    /// Cranelift's own failures.
+    pub fn disassemble(&self, kernel: &Kernel) -> Result<String, CodegenError> {
+        let mut listing = String::new();
+        self.compile_with_listing(kernel, &InputParts::new(&[kernel.num_inputs()]), Some(&mut listing))?;
+        Ok(listing)
+    }
+
+    fn compile_with_listing(
+        &self,
+        kernel: &Kernel,
+        parts: &InputParts,
+        mut listing: Option<&mut String>,
+    ) -> Result<JitKernel, CodegenError> {
+        let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
         let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
@@ -106,7 +148,7 @@ impl JitCompiler {
             None
         };
         let op_uses = pairs::op_uses(dag, outputs);
-        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses };
+        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses, parts };
 
         let signature = chunk_signature(module);
         let mut ctx = module.make_context();
@@ -117,12 +159,17 @@ impl JitCompiler {
             let id = module.declare_anonymous_function(&signature)?;
             ctx.func.signature = signature.clone();
             lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c);
+            ctx.set_disasm(listing.is_some());
             module.define_function(id, &mut ctx)?;
+            if let Some(listing) = listing.as_deref_mut() {
+                let code = ctx.compiled_code().and_then(|code| code.vcode.as_deref()).unwrap_or("");
+                listing.push_str(&format!("; chunk {c}\n{code}\n"));
+            }
             module.clear_context(&mut ctx);
             chunks.push(id);
         }
         module.finalize_definitions()?;
-        Ok(JitKernel::new(code, &chunks, plan.scratch_len(), num_inputs, outputs.len()))
+        Ok(JitKernel::new(code, &chunks, plan.scratch_len(), parts.clone(), outputs.len()))
     }
 
     /// The host ISA with this compiler's settings.

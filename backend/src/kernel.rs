@@ -4,14 +4,15 @@
 
 use crate::error::KernelError;
 use crate::lower::chunk_signature;
+use crate::parts::{InputParts, MAX_PARTS};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::{Mutex, PoisonError};
 
-/// A chunk as the JIT emitted it: `(x, out, scratch)`.
-type ChunkFn = unsafe extern "C" fn(*const f64, *mut f64, *mut f64);
+/// A chunk as the JIT emitted it: `(x0, x1, x2, x3, out, scratch)`.
+type ChunkFn = unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, *mut f64, *mut f64);
 
 /// Owns a module's code and frees it on drop (dropping a `JITModule`
 /// alone leaks it). The mutex only makes the owner `Sync`; it is never
@@ -59,6 +60,7 @@ thread_local! {
 pub struct JitKernel {
     chunks: Vec<ChunkFn>,
     scratch_len: usize,
+    parts: InputParts,
     num_inputs: usize,
     num_outputs: usize,
     // Declared last: dropped after everything that points into its code.
@@ -78,7 +80,7 @@ impl JitKernel {
         mut code: OwnedModule,
         chunks: &[FuncId],
         scratch_len: usize,
-        num_inputs: usize,
+        parts: InputParts,
         num_outputs: usize,
     ) -> JitKernel {
         assert!(chunks.len() > 1 || scratch_len == 0, "a single chunk hands no value on");
@@ -91,12 +93,13 @@ impl JitKernel {
                 assert_eq!(decl.signature, signature, "chunk {id} has the chunk signature");
                 let ptr = module.get_finalized_function(id);
                 // SAFETY: `ptr` is the entry of a finalized function of `module` whose
-                // signature (checked above) is three pointer parameters and no result
+                // signature (checked above) is six pointer parameters and no result
                 // in the platform's default calling convention, i.e. `ChunkFn`.
                 unsafe { std::mem::transmute::<*const u8, ChunkFn>(ptr) }
             })
             .collect();
-        JitKernel { chunks, scratch_len, num_inputs, num_outputs, _code: code }
+        let num_inputs = parts.lengths().iter().sum();
+        JitKernel { chunks, scratch_len, parts, num_inputs, num_outputs, _code: code }
     }
 
     /// Number of inputs, the length `x` must have.
@@ -109,8 +112,16 @@ impl JitKernel {
         self.num_outputs
     }
 
-    /// Computes the outputs at `x` into `out`. Allocates nothing (beyond a
-    /// per-thread scratch grown on a thread's first call of a large kernel).
+    /// Lengths of the arrays [`eval_parts`](Self::eval_parts) takes: one
+    /// array of all inputs unless compiled by
+    /// [`JitCompiler::compile_parts`](crate::JitCompiler::compile_parts).
+    pub fn part_lengths(&self) -> &[usize] {
+        self.parts.lengths()
+    }
+
+    /// Computes the outputs at `x` (all inputs, the parts one after
+    /// another) into `out`. Allocates nothing (beyond a per-thread scratch
+    /// grown on a thread's first call of a large kernel).
     ///
     /// # Errors
     /// [`KernelError::InputLength`] or [`KernelError::OutputLength`] if a
@@ -120,14 +131,50 @@ impl JitKernel {
         if x.len() != self.num_inputs {
             return Err(KernelError::InputLength { expected: self.num_inputs, found: x.len() });
         }
+        let mut inputs = [std::ptr::null(); MAX_PARTS];
+        for (p, input) in inputs.iter_mut().enumerate().take(self.parts.lengths().len()) {
+            *input = x[self.parts.start(p)..].as_ptr();
+        }
+        self.run(inputs, out)
+    }
+
+    /// Computes the outputs into `out` from the input given as separate
+    /// arrays, read in place, of [`part_lengths`](Self::part_lengths).
+    ///
+    /// # Errors
+    /// [`KernelError::PartCount`], [`KernelError::PartLength`] or
+    /// [`KernelError::OutputLength`]; `out` is then left untouched.
+    #[inline]
+    pub fn eval_parts(&self, parts: &[&[f64]], out: &mut [f64]) -> Result<(), KernelError> {
+        let lengths = self.parts.lengths();
+        if parts.len() != lengths.len() {
+            return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
+        }
+        let mut inputs = [std::ptr::null(); MAX_PARTS];
+        for (p, (part, &len)) in parts.iter().zip(lengths).enumerate() {
+            if part.len() != len {
+                return Err(KernelError::PartLength { part: p, expected: len, found: part.len() });
+            }
+            inputs[p] = part.as_ptr();
+        }
+        self.run(inputs, out)
+    }
+
+    /// Runs the chunks on input arrays whose lengths the caller checked
+    /// against `self.parts`.
+    #[inline]
+    fn run(&self, x: [*const f64; MAX_PARTS], out: &mut [f64]) -> Result<(), KernelError> {
         if out.len() != self.num_outputs {
             return Err(KernelError::OutputLength { expected: self.num_outputs, found: out.len() });
         }
+        let [x0, x1, x2, x3] = x;
         if let [only] = self.chunks[..] {
-            // SAFETY: the chunk reads `x[..num_inputs]` and writes `out[..num_outputs]`,
-            // whose lengths were checked above; a single chunk hands nothing on, so
-            // `scratch_len == 0` and it touches no scratch. The code lives as long as `self`.
-            unsafe { only(x.as_ptr(), out.as_mut_ptr(), std::ptr::null_mut()) };
+            // SAFETY: the chunk reads part `p` of the input at `x[p]`, which
+            // points at `parts.lengths()[p]` values (checked by the callers),
+            // writes `out[..num_outputs]` (checked above); a single chunk hands
+            // nothing on, so `scratch_len == 0` and it touches no scratch. The
+            // code lives as long as `self`.
+            unsafe { only(x0, x1, x2, x3, out.as_mut_ptr(), std::ptr::null_mut()) };
             return Ok(());
         }
         SCRATCH.with(|scratch| {
@@ -136,11 +183,10 @@ impl JitKernel {
                 scratch.resize(self.scratch_len, 0.0);
             }
             for chunk in &self.chunks {
-                // SAFETY: the chunk reads `x[..num_inputs]`, writes `out[..num_outputs]`
-                // (lengths checked above) and reads and writes `scratch[..scratch_len]`,
-                // which exists and is this thread's alone, borrowed mutably. The code
-                // lives as long as `self`.
-                unsafe { chunk(x.as_ptr(), out.as_mut_ptr(), scratch.as_mut_ptr()) };
+                // SAFETY: as above for the input and `out`; the chunk reads and
+                // writes `scratch[..scratch_len]`, which exists and is this
+                // thread's alone, borrowed mutably. The code lives as long as `self`.
+                unsafe { chunk(x0, x1, x2, x3, out.as_mut_ptr(), scratch.as_mut_ptr()) };
             }
         });
         Ok(())

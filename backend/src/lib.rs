@@ -33,6 +33,7 @@ mod libm;
 mod lower;
 mod name;
 mod pairs;
+mod parts;
 mod sincos;
 
 pub use compiler::{JitCompiler, Regalloc};
@@ -40,3 +41,4 @@ pub use emit_c::emit_c;
 pub use emit_rust::emit_rust;
 pub use error::{CodegenError, KernelError};
 pub use kernel::JitKernel;
+pub use parts::MAX_PARTS;

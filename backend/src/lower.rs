@@ -1,5 +1,6 @@
 //! Lowers one chunk of a kernel to a Cranelift function
-//! `fn(x: *const f64, out: *mut f64, scratch: *mut f64)`: the one place that
+//! `fn(x0, x1, x2, x3: *const f64, out: *mut f64, scratch: *mut f64)` (the
+//! input's parts, see [`InputParts`]): the one place that
 //! decides, per [`Op`], between native instructions and a call of the
 //! reference implementation, which the JIT imports for the table's `call`
 //! rows ([`frontend::for_each_op!`]).
@@ -13,6 +14,7 @@
 
 use crate::chunk::ChunkPlan;
 use crate::pairs::{ChunkPairs, Lanes};
+use crate::parts::{InputParts, MAX_PARTS};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -33,11 +35,12 @@ const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
 /// correction may underflow: 2^1000.
 const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
 
-/// The signature of every chunk: `(x, out, scratch)`, all pointers.
+/// The signature of every chunk: `(x0, x1, x2, x3, out, scratch)`, all
+/// pointers; the parts a kernel does not have are null.
 pub(crate) fn chunk_signature<M: Module>(module: &M) -> Signature {
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
-    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+    sig.params.extend([AbiParam::new(ptr); MAX_PARTS + 2]);
     sig
 }
 
@@ -82,6 +85,8 @@ pub(crate) struct LowerInput<'a> {
     pub sincos: Option<FuncId>,
     /// How many operations read each node, for [`ChunkPairs::find`].
     pub op_uses: &'a [u32],
+    /// The arrays the input comes in.
+    pub parts: &'a InputParts,
 }
 
 /// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
@@ -98,8 +103,9 @@ pub(crate) fn lower_chunk<M: Module>(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry);
-    let (x, out, scratch) = (params[0], params[1], params[2]);
-    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, chunk);
+    let x: [Value; MAX_PARTS] = std::array::from_fn(|p| params[p]);
+    let (out, scratch) = (params[MAX_PARTS], params[MAX_PARTS + 1]);
+    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
     let mut lowering = ChunkLowering {
         vectors: vec![None; pairs.len()],
         pairs,
@@ -135,7 +141,8 @@ struct ChunkLowering<'f, 'c, M: Module> {
     pairs: ChunkPairs,
     vectors: Vec<Option<Value>>,
     chunk: usize,
-    x: Value,
+    /// The input's parts.
+    x: [Value; MAX_PARTS],
     out: Value,
     scratch: Value,
 }
@@ -229,7 +236,8 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 self.b.ins().splat(types::F64X2, s)
             }
             Lanes::Inputs(i) => {
-                let (addr, offset) = self.address(self.x, i as usize);
+                let (part, index) = self.input.parts.locate(i as usize);
+                let (addr, offset) = self.address(self.x[part], index);
                 self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
             }
             Lanes::Pair(p) => self.vectors[p].expect("a pair's operand pairs come before it"),
@@ -316,14 +324,17 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
     /// The value of node `id`, computed from its operands.
     fn lower(&mut self, id: NodeId) -> Value {
         let dag = self.input.dag;
-        let mut args = [self.x; 4];
+        let mut args = [self.out; 4];
         for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
             *slot = self.operand(a);
         }
         let [a, b, x, y] = args;
         match dag.op(id) {
             Op::Const(c) => self.constant(c.get()),
-            Op::Input(k) => self.load(self.x, k as usize),
+            Op::Input(k) => {
+                let (part, index) = self.input.parts.locate(k as usize);
+                self.load(self.x[part], index)
+            }
             Op::Neg => self.b.ins().fneg(a),
             Op::Add => self.b.ins().fadd(a, b),
             Op::Sub => self.b.ins().fsub(a, b),

@@ -1,4 +1,4 @@
-//! `dstar emit`: the Jacobian program as text, C, Rust or Graphviz.
+//! `dstar emit`: the Jacobian program as text, C, Rust, Graphviz or the JIT's machine code.
 
 use super::{load, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
@@ -14,6 +14,9 @@ enum Target {
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
+    /// The JIT's machine code for this host, as Cranelift prints it, one
+    /// function per chunk (for reading, not assembling).
+    Asm,
 }
 
 #[derive(Args)]
@@ -44,6 +47,12 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
         Target::Text => {
             let source = std::fs::read_to_string(&args.file).map_err(Failure::internal)?;
             dstar::jacobian(&source).map_err(Failure::internal)?
+        }
+        Target::Asm => {
+            let jacobian =
+                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
+            let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
+            compiler.disassemble(jacobian.kernel()).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
             let jacobian =
