@@ -3,7 +3,8 @@
 
 use crate::chunk::ChunkPlan;
 use crate::error::CodegenError;
-use crate::kernel::{JitKernel, OwnedModule};
+use crate::kernel::{JitKernel, OwnedModule, TwoPoints};
+use crate::lanes::{lanes_signature, lower_lanes_chunk};
 use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
 use crate::pairs;
@@ -13,7 +14,7 @@ use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module, ModuleError};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError};
 use frontend::{Kernel, Op};
 
 /// Cranelift's register allocators.
@@ -105,27 +106,45 @@ impl JitCompiler {
                 num_inputs: kernel.num_inputs(),
             });
         }
-        self.compile_with_listing(kernel, &InputParts::new(lengths), None)
+        let parts = InputParts::new(lengths);
+        let (code, chunks, scratch_len) = self.build(kernel, &parts, Variant::OnePoint, None)?;
+        // Only kernels of one input array evaluate batches of points.
+        let source = (lengths.len() == 1).then(|| (kernel.clone(), self.clone()));
+        Ok(JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+    }
+
+    /// The two-point variant of `kernel` (one input array), for
+    /// [`JitKernel::eval_batch`].
+    pub(crate) fn compile_two_points(&self, kernel: &Kernel) -> Result<TwoPoints, CodegenError> {
+        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let (code, chunks, scratch_len) = self.build(kernel, &parts, Variant::TwoPoints, None)?;
+        Ok(TwoPoints::new(code, &chunks, scratch_len))
     }
 
     /// The machine code [`compile`](Self::compile) generates for `kernel`,
     /// as Cranelift prints it (after register allocation), one function per
-    /// chunk: for reading what the kernels do, not for parsing.
+    /// chunk: for reading what the kernels do, not for parsing. With
+    /// `points == 2`, the two-point variant [`JitKernel::eval_batch`] runs.
     ///
     /// # Errors
     /// Cranelift's own failures.
-    pub fn disassemble(&self, kernel: &Kernel) -> Result<String, CodegenError> {
+    pub fn disassemble(&self, kernel: &Kernel, points: usize) -> Result<String, CodegenError> {
         let mut listing = String::new();
-        self.compile_with_listing(kernel, &InputParts::new(&[kernel.num_inputs()]), Some(&mut listing))?;
+        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
+        self.build(kernel, &parts, variant, Some(&mut listing))?;
         Ok(listing)
     }
 
-    fn compile_with_listing(
+    /// Compiles and finalizes the chunks of `kernel` as `variant`; returns
+    /// the code, its chunks in call order and the scratch length in values.
+    fn build(
         &self,
         kernel: &Kernel,
         parts: &InputParts,
+        variant: Variant,
         mut listing: Option<&mut String>,
-    ) -> Result<JitKernel, CodegenError> {
+    ) -> Result<(OwnedModule, Vec<FuncId>, usize), CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
@@ -150,7 +169,10 @@ impl JitCompiler {
         let op_uses = pairs::op_uses(dag, outputs);
         let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses, parts };
 
-        let signature = chunk_signature(module);
+        let signature = match variant {
+            Variant::OnePoint => chunk_signature(module),
+            Variant::TwoPoints => lanes_signature(module),
+        };
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let mut cache = ValueCache::new(dag);
@@ -158,7 +180,12 @@ impl JitCompiler {
         for c in 0..plan.num_chunks() {
             let id = module.declare_anonymous_function(&signature)?;
             ctx.func.signature = signature.clone();
-            lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c);
+            match variant {
+                Variant::OnePoint => lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c),
+                Variant::TwoPoints => {
+                    lower_lanes_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c)
+                }
+            }
             ctx.set_disasm(listing.is_some());
             module.define_function(id, &mut ctx)?;
             if let Some(listing) = listing.as_deref_mut() {
@@ -169,7 +196,11 @@ impl JitCompiler {
             chunks.push(id);
         }
         module.finalize_definitions()?;
-        Ok(JitKernel::new(code, &chunks, plan.scratch_len(), parts.clone(), outputs.len()))
+        let scratch_len = match variant {
+            Variant::OnePoint => plan.scratch_len(),
+            Variant::TwoPoints => 2 * plan.scratch_len(),
+        };
+        Ok((code, chunks, scratch_len))
     }
 
     /// The host ISA with this compiler's settings.
@@ -185,6 +216,15 @@ impl JitCompiler {
         let isa = host()?.finish(settings::Flags::new(flags));
         isa.map_err(|e| CodegenError::from(ModuleError::Compilation(e)))
     }
+}
+
+/// What a kernel's chunks compute per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    /// One point: [`lower_chunk`].
+    OnePoint,
+    /// Two points in the lanes of `f64x2`: [`lower_lanes_chunk`].
+    TwoPoints,
 }
 
 /// The host's ISA builder, with the CPU features it detects.

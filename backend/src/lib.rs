@@ -29,6 +29,7 @@ pub mod emit_c;
 pub mod emit_rust;
 pub mod error;
 pub mod kernel;
+mod lanes;
 mod libm;
 mod lower;
 mod name;

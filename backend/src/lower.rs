@@ -30,10 +30,10 @@ const MAX_INLINE_POWER: i32 = 16;
 
 /// Below this magnitude of `|x|^|k|` the error terms of the products may
 /// underflow: 2^-968 = 2^(emin + 54).
-const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
+pub(crate) const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
 /// Above this magnitude of `|x|^|k|`, with `k < 0`, the reciprocal's
 /// correction may underflow: 2^1000.
-const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
+pub(crate) const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
 
 /// The signature of every chunk: `(x0, x1, x2, x3, out, scratch)`, all
 /// pointers; the parts a kernel does not have are null.
@@ -53,7 +53,7 @@ pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
 }
 
 /// The exponent `k` of `x^k` when it is a small integer lowered inline.
-fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
+pub(crate) fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
     let k = dag.as_const(exponent)?;
     (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
 }
@@ -62,7 +62,7 @@ fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
 /// the chunk's stamp, so moving to the next chunk clears the map in O(1)
 /// and lowering stays linear in the number of operations.
 pub(crate) struct ValueCache {
-    entries: Vec<Option<(u32, Value)>>,
+    pub(crate) entries: Vec<Option<(u32, Value)>>,
 }
 
 impl ValueCache {
@@ -148,14 +148,15 @@ struct ChunkLowering<'f, 'c, M: Module> {
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.
-const STORE: MemFlagsData = MemFlagsData::trusted();
+pub(crate) const STORE: MemFlagsData = MemFlagsData::trusted();
 /// A chunk never writes what it loads (`x` is read-only; a scratch slot is
 /// reused only after the chunks reading it ran), so loads are pure: the
 /// mid-end may place them next to their uses, which keeps register pressure low.
-const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+pub(crate) const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
 /// `f64x2` loads and stores: as above, but only 8-byte aligned.
-const VECTOR_LOAD: MemFlagsData = MemFlagsData::new().with_notrap().with_readonly().with_can_move();
-const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
+pub(crate) const VECTOR_LOAD: MemFlagsData =
+    MemFlagsData::new().with_notrap().with_readonly().with_can_move();
+pub(crate) const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
 
 impl<M: Module> ChunkLowering<'_, '_, M> {
     fn run(&mut self, chunk: usize) {
@@ -503,7 +504,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
 }
 
 /// The Cranelift condition of a comparison; `NotEqual` is true for NaN, as `!=`.
-fn float_cc(cmp: Cmp) -> FloatCC {
+pub(crate) fn float_cc(cmp: Cmp) -> FloatCC {
     match cmp {
         Cmp::Lt => FloatCC::LessThan,
         Cmp::Le => FloatCC::LessThanOrEqual,

@@ -8,6 +8,7 @@
 //! cargo run --release --example peers                  # both corpora
 //! cargo run --release --example peers -- --only sh_10,sh_20 --budget-ms 1000
 //! cargo run --release --example peers -- --sections hessian --cflags "-O3 -march=native"
+//! cargo run --release --example peers -- --sections jacobian --no-casadi   # seconds, not minutes
 //! ```
 //!
 //! Every ratio compares kernels timed in alternating batches under the same
@@ -35,6 +36,7 @@ const BATCH: usize = 256;
 /// Command-line settings.
 struct Settings {
     only: Option<Vec<String>>,
+    casadi: bool,
     sections: Vec<String>,
     budget: Duration,
     flags: Vec<String>,
@@ -44,6 +46,7 @@ impl Settings {
     fn from_args() -> Settings {
         let mut settings = Settings {
             only: None,
+            casadi: true,
             sections: vec!["jacobian".to_string(), "hessian".to_string()],
             budget: Duration::from_millis(600),
             flags: vec!["-O3".to_string()],
@@ -53,6 +56,7 @@ impl Settings {
             let mut value = || args.next().unwrap_or_else(|| panic!("{arg} takes a value"));
             match arg.as_str() {
                 "--only" => settings.only = Some(value().split(',').map(str::to_string).collect()),
+                "--no-casadi" => settings.casadi = false,
                 "--sections" => settings.sections = value().split(',').map(str::to_string).collect(),
                 "--budget-ms" => {
                     settings.budget =
@@ -130,7 +134,7 @@ fn main() {
         println!("skipped: no working C compiler (set CC), so no peer to compare with");
         return;
     };
-    let with_casadi = casadi::available();
+    let with_casadi = settings.casadi && casadi::available();
     let compiler = dstar::JitCompiler::new().expect("a supported host");
     let dir = std::env::temp_dir().join(format!("dstar-peers-{}", std::process::id()));
     let bench = Bench { settings, cc, with_casadi, compiler, dir };
@@ -193,8 +197,8 @@ fn jacobians(bench: &Bench) {
         let xs: Vec<f64> =
             (0..BATCH).flat_map(|i| x.iter().map(move |v| v * (1.0 + 1e-3 * i as f64))).collect();
         let mut outs = vec![0.0; BATCH * len];
+        kernel.kernel().eval_points(&xs, &mut outs).expect("shapes"); // compiles the two-point variant
         let mut point_outs = outs.clone();
-        let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
         let mut timed: Vec<Box<dyn FnMut(u64) + '_>> = vec![
             Box::new(|calls| {
                 for _ in 0..calls {
@@ -214,12 +218,10 @@ fn jacobians(bench: &Bench) {
                 }
             }),
             Box::new(|calls| {
-                // One hand-over to the pool per timed batch: waking a pool thread costs microseconds.
-                single.install(|| {
-                    for _ in 0..calls {
-                        kernel.eval_batch(black_box(&xs), black_box(&mut outs)).expect("shapes");
-                    }
-                })
+                // On this thread: eval_batch's work per core, without the thread pool's hand-overs.
+                for _ in 0..calls {
+                    kernel.kernel().eval_points(black_box(&xs), black_box(&mut outs)).expect("shapes");
+                }
             }),
         ];
         if let Some(peer) = &mut peer {

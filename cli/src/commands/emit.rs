@@ -30,9 +30,13 @@ pub struct EmitArgs {
     pipeline: PipelineArgs,
     /// Emit the Hessian of the Lagrangian Σ w_i f_i instead: inputs `x`, then
     /// one weight per output; outputs the values, the gradient wᵀJ's
-    /// nonzeros and the lower triangle's nonzeros (text, C and Rust).
+    /// nonzeros and the lower triangle's nonzeros (text, C, Rust and asm).
     #[arg(long)]
     hessian: bool,
+    /// With `--target asm`: 2 for the kernel that evaluates two points per
+    /// call in SIMD lanes (batches), 1 for the one-point kernel.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    points: u8,
     /// The name of the emitted function (C and Rust).
     #[arg(long, default_value = "jacobian")]
     name: String,
@@ -52,7 +56,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             let jacobian =
                 dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
             let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
-            compiler.disassemble(jacobian.kernel()).map_err(Failure::internal)?
+            compiler.disassemble(jacobian.kernel(), usize::from(args.points)).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
             let jacobian =
@@ -126,7 +130,11 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
             );
             format!("{comment}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
         }
-        Target::Dot => return Err(Failure::input("error: --hessian emits text, C or Rust, not dot\n")),
+        Target::Asm => {
+            let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
+            compiler.disassemble(hessian.kernel(), 1).map_err(Failure::internal)?
+        }
+        Target::Dot => return Err(Failure::input("error: --hessian emits text, C, Rust or asm, not dot\n")),
     };
     print!("{text}");
     Ok(())
