@@ -61,6 +61,7 @@ impl VjpKernel {
 
     /// `w_1ᵀJ, ..., w_kᵀJ` at `x`, the weights `w` given one after another
     /// (`k·m` values); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
         Ok(self.kernel.eval_parts(&[x, w], out)?)
     }
@@ -122,6 +123,7 @@ impl HvpKernel {
 
     /// `H·v_1, ..., H·v_k` at `x` with weights `w`, the directions given one
     /// after another (`k·n` values); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], v: &[f64], out: &mut [f64]) -> Result<(), Error> {
         Ok(self.kernel.eval_parts(&[x, w, v], out)?)
     }

@@ -99,6 +99,7 @@ impl HessianKernel {
 
     /// The lower triangle's nonzeros at `x` with weights `w` into `out`
     /// (length [`HessianKernel::nnz`]); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
         Ok(self.lower.eval_parts(&[x, w], out)?)
     }
@@ -107,6 +108,7 @@ impl HessianKernel {
     /// ([`HessianKernel::gradient_pattern`]) and the Hessian's lower
     /// triangle, one after another, into `out` (length
     /// [`HessianKernel::all_len`]).
+    #[inline]
     pub fn eval_all(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
         Ok(self.all.eval_parts(&[x, w], out)?)
     }

@@ -108,6 +108,7 @@ pub(crate) fn lower_chunk<M: Module>(
     let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
     let mut lowering = ChunkLowering {
         vectors: vec![None; pairs.len()],
+        packed: std::collections::HashMap::new(),
         pairs,
         b,
         module,
@@ -140,6 +141,9 @@ struct ChunkLowering<'f, 'c, M: Module> {
     /// Operations computed two at a time, and each pair's vector once computed.
     pairs: ChunkPairs,
     vectors: Vec<Option<Value>>,
+    /// Vectors of two scalars built so far: a product's operands shared by
+    /// several pairs (a matrix row) are packed once.
+    packed: std::collections::HashMap<(NodeId, NodeId), Value>,
     chunk: usize,
     /// The input's parts.
     x: [Value; MAX_PARTS],
@@ -243,9 +247,15 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             }
             Lanes::Pair(p) => self.vectors[p].expect("a pair's operand pairs come before it"),
             Lanes::Scalars(p, q) => {
+                if let Some(&v) = self.packed.get(&(p, q)) {
+                    return v;
+                }
+                // A splat, not `scalar_to_vector`, which would zero a register first.
                 let (lo, hi) = (self.operand(p), self.operand(q));
-                let v = self.b.ins().scalar_to_vector(types::F64X2, lo);
-                self.b.ins().insertlane(v, hi, 1)
+                let v = self.b.ins().splat(types::F64X2, lo);
+                let v = self.b.ins().insertlane(v, hi, 1);
+                self.packed.insert((p, q), v);
+                v
             }
         }
     }

@@ -132,7 +132,7 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
         }
         Target::Asm => {
             let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
-            compiler.disassemble(hessian.kernel(), 1).map_err(Failure::internal)?
+            compiler.disassemble(&hessian.lower_kernel(), 1).map_err(Failure::internal)?
         }
         Target::Dot => return Err(Failure::input("error: --hessian emits text, C, Rust or asm, not dot\n")),
     };
