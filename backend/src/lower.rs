@@ -177,7 +177,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             if let Some((p, _)) = self.pairs.lane_of(id) {
                 // A pair runs where its later operation would, once both lanes' operands exist.
                 let [u, v] = self.pairs.pair(p).nodes;
-                if id == u.max(v) {
+                if id == plan.later(u, v) {
                     stored += self.lower_pair(p);
                 }
                 continue;
