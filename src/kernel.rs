@@ -44,6 +44,7 @@ impl JacobianKernel {
     }
 
     /// Evaluates at `x` into `out` (layout above); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], out: &mut [f64]) -> Result<(), Error> {
         Ok(self.kernel.eval(x, out)?)
     }

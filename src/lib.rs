@@ -14,7 +14,6 @@
 //! # Ok::<(), dstar::Error>(())
 //! ```
 
-mod assembled;
 mod derive;
 mod directions;
 mod dot;

@@ -2,9 +2,8 @@
 //! the gradient when `m = 1`) and `H·v` of the Lagrangian (forward over
 //! reverse). `J·v` is [`crate::DirectionsKernel`].
 
-use crate::assembled::Assembled;
 use crate::Error;
-use backend::JitCompiler;
+use backend::{JitCompiler, JitKernel};
 use frontend::Program;
 
 /// A native kernel computing `w_dᵀJ` for `k` weight vectors at a point:
@@ -21,7 +20,7 @@ use frontend::Program;
 /// ```
 #[derive(Debug)]
 pub struct VjpKernel {
-    kernel: Assembled,
+    kernel: JitKernel,
     num_inputs: usize,
     num_outputs: usize,
     num_directions: usize,
@@ -33,7 +32,7 @@ impl VjpKernel {
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let kernel = factor::vjp(program.kernel()?, k);
         Ok(VjpKernel {
-            kernel: Assembled::new(compiler.compile(&kernel)?, vec![n, k * m]),
+            kernel: compiler.compile_parts(&kernel, &[n, k * m])?,
             num_inputs: n,
             num_outputs: m,
             num_directions: k,
@@ -57,13 +56,14 @@ impl VjpKernel {
 
     /// Length of the output: `k·n`.
     pub fn out_len(&self) -> usize {
-        self.kernel.out_len()
+        self.kernel.num_outputs()
     }
 
     /// `w_1ᵀJ, ..., w_kᵀJ` at `x`, the weights `w` given one after another
     /// (`k·m` values); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
-        self.kernel.eval(&[x, w], out)
+        Ok(self.kernel.eval_parts(&[x, w], out)?)
     }
 }
 
@@ -82,7 +82,7 @@ impl VjpKernel {
 /// ```
 #[derive(Debug)]
 pub struct HvpKernel {
-    kernel: Assembled,
+    kernel: JitKernel,
     num_inputs: usize,
     num_outputs: usize,
     num_directions: usize,
@@ -94,7 +94,7 @@ impl HvpKernel {
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let kernel = factor::hvp(program.kernel()?, k);
         Ok(HvpKernel {
-            kernel: Assembled::new(compiler.compile(&kernel)?, vec![n, m, k * n]),
+            kernel: compiler.compile_parts(&kernel, &[n, m, k * n])?,
             num_inputs: n,
             num_outputs: m,
             num_directions: k,
@@ -118,12 +118,13 @@ impl HvpKernel {
 
     /// Length of the output: `k·n`.
     pub fn out_len(&self) -> usize {
-        self.kernel.out_len()
+        self.kernel.num_outputs()
     }
 
     /// `H·v_1, ..., H·v_k` at `x` with weights `w`, the directions given one
     /// after another (`k·n` values); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], v: &[f64], out: &mut [f64]) -> Result<(), Error> {
-        self.kernel.eval(&[x, w, v], out)
+        Ok(self.kernel.eval_parts(&[x, w, v], out)?)
     }
 }

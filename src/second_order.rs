@@ -2,9 +2,8 @@
 //! of the Hessian of the Lagrangian, and with it the values and the
 //! gradient, as an interior-point solver such as IPOPT asks for them.
 
-use crate::assembled::Assembled;
 use crate::Error;
-use backend::JitCompiler;
+use backend::{JitCompiler, JitKernel};
 use factor::{Hessian, HessianMethod};
 use frontend::{Program, SparsityPattern};
 
@@ -31,8 +30,8 @@ use frontend::{Program, SparsityPattern};
 /// ```
 #[derive(Debug)]
 pub struct HessianKernel {
-    lower: Assembled,
-    all: Assembled,
+    lower: JitKernel,
+    all: JitKernel,
     gradient: SparsityPattern,
     pattern: SparsityPattern,
     num_outputs: usize,
@@ -50,11 +49,11 @@ impl HessianKernel {
     /// Compiles a Lagrangian Hessian already built ([`factor::lagrangian_hessian`]).
     pub fn from_hessian(hessian: &Hessian, compiler: &JitCompiler) -> Result<HessianKernel, Error> {
         let (n, m) = (hessian.num_variables(), hessian.num_outputs());
-        let lengths = vec![n, m];
+        let lengths = [n, m];
         let lower_kernel = hessian.lower_kernel();
         Ok(HessianKernel {
-            lower: Assembled::new(compiler.compile(&lower_kernel)?, lengths.clone()),
-            all: Assembled::new(compiler.compile(hessian.kernel())?, lengths),
+            lower: compiler.compile_parts(&lower_kernel, &lengths)?,
+            all: compiler.compile_parts(hessian.kernel(), &lengths)?,
             gradient: hessian.gradient_pattern().clone(),
             pattern: hessian.lower_pattern().clone(),
             num_outputs: m,
@@ -100,21 +99,23 @@ impl HessianKernel {
 
     /// The lower triangle's nonzeros at `x` with weights `w` into `out`
     /// (length [`HessianKernel::nnz`]); allocates nothing.
+    #[inline]
     pub fn eval(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
-        self.lower.eval(&[x, w], out)
+        Ok(self.lower.eval_parts(&[x, w], out)?)
     }
 
     /// The values (`m`), the gradient `wᵀJ`'s nonzeros
     /// ([`HessianKernel::gradient_pattern`]) and the Hessian's lower
     /// triangle, one after another, into `out` (length
     /// [`HessianKernel::all_len`]).
+    #[inline]
     pub fn eval_all(&self, x: &[f64], w: &[f64], out: &mut [f64]) -> Result<(), Error> {
-        self.all.eval(&[x, w], out)
+        Ok(self.all.eval_parts(&[x, w], out)?)
     }
 
     /// Length of [`HessianKernel::eval_all`]'s output.
     pub fn all_len(&self) -> usize {
-        self.all.out_len()
+        self.all.num_outputs()
     }
 
     /// The dense symmetric Hessian of the Lagrangian at `x`, both triangles.

@@ -3,16 +3,18 @@
 
 use crate::chunk::ChunkPlan;
 use crate::error::CodegenError;
-use crate::kernel::{JitKernel, OwnedModule};
+use crate::kernel::{JitKernel, OwnedModule, TwoPoints};
+use crate::lanes::{lanes_signature, lower_lanes_chunk};
 use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
 use crate::pairs;
+use crate::parts::{InputParts, MAX_PARTS};
 use crate::sincos;
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module, ModuleError};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError};
 use frontend::{Kernel, Op};
 
 /// Cranelift's register allocators.
@@ -84,7 +86,66 @@ impl JitCompiler {
     /// # Errors
     /// Cranelift's own failures.
     pub fn compile(&self, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
-        let (dag, outputs, num_inputs) = (kernel.dag(), kernel.roots(), kernel.num_inputs());
+        self.compile_parts(kernel, &[kernel.num_inputs()])
+    }
+
+    /// [`compile`](Self::compile) for an input given as separate arrays of
+    /// `lengths` (at most [`MAX_PARTS`], summing to the kernel's inputs),
+    /// which [`JitKernel::eval_parts`] reads in place: input `k` is the
+    /// `k`-th value of their concatenation.
+    ///
+    /// # Errors
+    /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's own failures.
+    pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
+        if lengths.is_empty()
+            || lengths.len() > MAX_PARTS
+            || lengths.iter().sum::<usize>() != kernel.num_inputs()
+        {
+            return Err(CodegenError::InputParts {
+                lengths: lengths.to_vec(),
+                num_inputs: kernel.num_inputs(),
+            });
+        }
+        let parts = InputParts::new(lengths);
+        let (code, chunks, scratch_len) = self.build(kernel, &parts, Variant::OnePoint, None)?;
+        // Only kernels of one input array evaluate batches of points.
+        let source = (lengths.len() == 1).then(|| (kernel.clone(), self.clone()));
+        Ok(JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+    }
+
+    /// The two-point variant of `kernel` (one input array), for
+    /// [`JitKernel::eval_batch`].
+    pub(crate) fn compile_two_points(&self, kernel: &Kernel) -> Result<TwoPoints, CodegenError> {
+        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let (code, chunks, scratch_len) = self.build(kernel, &parts, Variant::TwoPoints, None)?;
+        Ok(TwoPoints::new(code, &chunks, scratch_len))
+    }
+
+    /// The machine code [`compile`](Self::compile) generates for `kernel`,
+    /// as Cranelift prints it (after register allocation), one function per
+    /// chunk: for reading what the kernels do, not for parsing. With
+    /// `points == 2`, the two-point variant [`JitKernel::eval_batch`] runs.
+    ///
+    /// # Errors
+    /// Cranelift's own failures.
+    pub fn disassemble(&self, kernel: &Kernel, points: usize) -> Result<String, CodegenError> {
+        let mut listing = String::new();
+        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
+        self.build(kernel, &parts, variant, Some(&mut listing))?;
+        Ok(listing)
+    }
+
+    /// Compiles and finalizes the chunks of `kernel` as `variant`; returns
+    /// the code, its chunks in call order and the scratch length in values.
+    fn build(
+        &self,
+        kernel: &Kernel,
+        parts: &InputParts,
+        variant: Variant,
+        mut listing: Option<&mut String>,
+    ) -> Result<(OwnedModule, Vec<FuncId>, usize), CodegenError> {
+        let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
         let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
@@ -106,9 +167,12 @@ impl JitCompiler {
             None
         };
         let op_uses = pairs::op_uses(dag, outputs);
-        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses };
+        let input = LowerInput { dag, plan: &plan, libm: &libm, sincos, op_uses: &op_uses, parts };
 
-        let signature = chunk_signature(module);
+        let signature = match variant {
+            Variant::OnePoint => chunk_signature(module),
+            Variant::TwoPoints => lanes_signature(module),
+        };
         let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let mut cache = ValueCache::new(dag);
@@ -116,13 +180,27 @@ impl JitCompiler {
         for c in 0..plan.num_chunks() {
             let id = module.declare_anonymous_function(&signature)?;
             ctx.func.signature = signature.clone();
-            lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c);
+            match variant {
+                Variant::OnePoint => lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c),
+                Variant::TwoPoints => {
+                    lower_lanes_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c)
+                }
+            }
+            ctx.set_disasm(listing.is_some());
             module.define_function(id, &mut ctx)?;
+            if let Some(listing) = listing.as_deref_mut() {
+                let code = ctx.compiled_code().and_then(|code| code.vcode.as_deref()).unwrap_or("");
+                listing.push_str(&format!("; chunk {c}\n{code}\n"));
+            }
             module.clear_context(&mut ctx);
             chunks.push(id);
         }
         module.finalize_definitions()?;
-        Ok(JitKernel::new(code, &chunks, plan.scratch_len(), num_inputs, outputs.len()))
+        let scratch_len = match variant {
+            Variant::OnePoint => plan.scratch_len(),
+            Variant::TwoPoints => 2 * plan.scratch_len(),
+        };
+        Ok((code, chunks, scratch_len))
     }
 
     /// The host ISA with this compiler's settings.
@@ -138,6 +216,15 @@ impl JitCompiler {
         let isa = host()?.finish(settings::Flags::new(flags));
         isa.map_err(|e| CodegenError::from(ModuleError::Compilation(e)))
     }
+}
+
+/// What a kernel's chunks compute per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variant {
+    /// One point: [`lower_chunk`].
+    OnePoint,
+    /// Two points in the lanes of `f64x2`: [`lower_lanes_chunk`].
+    TwoPoints,
 }
 
 /// The host's ISA builder, with the CPU features it detects.

@@ -21,6 +21,15 @@ pub enum CodegenError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// Input parts that are none, more than [`MAX_PARTS`](crate::MAX_PARTS),
+    /// or do not add up to the kernel's inputs.
+    #[error("a kernel of {num_inputs} inputs cannot take them as parts of lengths {lengths:?}")]
+    InputParts {
+        /// The lengths given.
+        lengths: Vec<usize>,
+        /// The kernel's number of inputs.
+        num_inputs: usize,
+    },
     /// Cranelift rejected a setting.
     #[error("cranelift rejected a setting: {0}")]
     Setting(#[from] SetError),
@@ -45,6 +54,24 @@ pub enum KernelError {
         /// `num_inputs()`.
         expected: usize,
         /// `x.len()`.
+        found: usize,
+    },
+    /// Not one input array per part of the kernel.
+    #[error("the kernel takes {expected} input arrays, got {found}")]
+    PartCount {
+        /// Number of parts the kernel was compiled for.
+        expected: usize,
+        /// Number of arrays given.
+        found: usize,
+    },
+    /// An input array of the wrong length.
+    #[error("input array {part} of the kernel holds {expected} values, got {found}")]
+    PartLength {
+        /// Which array, from 0.
+        part: usize,
+        /// Its length in the kernel.
+        expected: usize,
+        /// The length given.
         found: usize,
     },
     /// `out` does not hold one slot per output.

@@ -29,10 +29,12 @@ pub mod emit_c;
 pub mod emit_rust;
 pub mod error;
 pub mod kernel;
+mod lanes;
 mod libm;
 mod lower;
 mod name;
 mod pairs;
+mod parts;
 mod sincos;
 
 pub use compiler::{JitCompiler, Regalloc};
@@ -40,3 +42,4 @@ pub use emit_c::emit_c;
 pub use emit_rust::emit_rust;
 pub use error::{CodegenError, KernelError};
 pub use kernel::JitKernel;
+pub use parts::MAX_PARTS;

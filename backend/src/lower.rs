@@ -1,5 +1,6 @@
 //! Lowers one chunk of a kernel to a Cranelift function
-//! `fn(x: *const f64, out: *mut f64, scratch: *mut f64)`: the one place that
+//! `fn(x0, x1, x2, x3: *const f64, out: *mut f64, scratch: *mut f64)` (the
+//! input's parts, see [`InputParts`]): the one place that
 //! decides, per [`Op`], between native instructions and a call of the
 //! reference implementation, which the JIT imports for the table's `call`
 //! rows ([`frontend::for_each_op!`]).
@@ -13,6 +14,7 @@
 
 use crate::chunk::ChunkPlan;
 use crate::pairs::{ChunkPairs, Lanes};
+use crate::parts::{InputParts, MAX_PARTS};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -28,16 +30,17 @@ const MAX_INLINE_POWER: i32 = 16;
 
 /// Below this magnitude of `|x|^|k|` the error terms of the products may
 /// underflow: 2^-968 = 2^(emin + 54).
-const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
+pub(crate) const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
 /// Above this magnitude of `|x|^|k|`, with `k < 0`, the reciprocal's
 /// correction may underflow: 2^1000.
-const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
+pub(crate) const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
 
-/// The signature of every chunk: `(x, out, scratch)`, all pointers.
+/// The signature of every chunk: `(x0, x1, x2, x3, out, scratch)`, all
+/// pointers; the parts a kernel does not have are null.
 pub(crate) fn chunk_signature<M: Module>(module: &M) -> Signature {
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
-    sig.params.extend([AbiParam::new(ptr), AbiParam::new(ptr), AbiParam::new(ptr)]);
+    sig.params.extend([AbiParam::new(ptr); MAX_PARTS + 2]);
     sig
 }
 
@@ -50,7 +53,7 @@ pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
 }
 
 /// The exponent `k` of `x^k` when it is a small integer lowered inline.
-fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
+pub(crate) fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
     let k = dag.as_const(exponent)?;
     (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
 }
@@ -59,7 +62,7 @@ fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
 /// the chunk's stamp, so moving to the next chunk clears the map in O(1)
 /// and lowering stays linear in the number of operations.
 pub(crate) struct ValueCache {
-    entries: Vec<Option<(u32, Value)>>,
+    pub(crate) entries: Vec<Option<(u32, Value)>>,
 }
 
 impl ValueCache {
@@ -82,6 +85,8 @@ pub(crate) struct LowerInput<'a> {
     pub sincos: Option<FuncId>,
     /// How many operations read each node, for [`ChunkPairs::find`].
     pub op_uses: &'a [u32],
+    /// The arrays the input comes in.
+    pub parts: &'a InputParts,
 }
 
 /// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
@@ -98,10 +103,12 @@ pub(crate) fn lower_chunk<M: Module>(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry);
-    let (x, out, scratch) = (params[0], params[1], params[2]);
-    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, chunk);
+    let x: [Value; MAX_PARTS] = std::array::from_fn(|p| params[p]);
+    let (out, scratch) = (params[MAX_PARTS], params[MAX_PARTS + 1]);
+    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
     let mut lowering = ChunkLowering {
         vectors: vec![None; pairs.len()],
+        packed: std::collections::HashMap::new(),
         pairs,
         b,
         module,
@@ -134,21 +141,26 @@ struct ChunkLowering<'f, 'c, M: Module> {
     /// Operations computed two at a time, and each pair's vector once computed.
     pairs: ChunkPairs,
     vectors: Vec<Option<Value>>,
+    /// Vectors of two scalars built so far: a product's operands shared by
+    /// several pairs (a matrix row) are packed once.
+    packed: std::collections::HashMap<(NodeId, NodeId), Value>,
     chunk: usize,
-    x: Value,
+    /// The input's parts.
+    x: [Value; MAX_PARTS],
     out: Value,
     scratch: Value,
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.
-const STORE: MemFlagsData = MemFlagsData::trusted();
+pub(crate) const STORE: MemFlagsData = MemFlagsData::trusted();
 /// A chunk never writes what it loads (`x` is read-only; a scratch slot is
 /// reused only after the chunks reading it ran), so loads are pure: the
 /// mid-end may place them next to their uses, which keeps register pressure low.
-const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+pub(crate) const LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
 /// `f64x2` loads and stores: as above, but only 8-byte aligned.
-const VECTOR_LOAD: MemFlagsData = MemFlagsData::new().with_notrap().with_readonly().with_can_move();
-const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
+pub(crate) const VECTOR_LOAD: MemFlagsData =
+    MemFlagsData::new().with_notrap().with_readonly().with_can_move();
+pub(crate) const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
 
 impl<M: Module> ChunkLowering<'_, '_, M> {
     fn run(&mut self, chunk: usize) {
@@ -165,7 +177,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             if let Some((p, _)) = self.pairs.lane_of(id) {
                 // A pair runs where its later operation would, once both lanes' operands exist.
                 let [u, v] = self.pairs.pair(p).nodes;
-                if id == u.max(v) {
+                if id == plan.later(u, v) {
                     stored += self.lower_pair(p);
                 }
                 continue;
@@ -229,14 +241,21 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 self.b.ins().splat(types::F64X2, s)
             }
             Lanes::Inputs(i) => {
-                let (addr, offset) = self.address(self.x, i as usize);
+                let (part, index) = self.input.parts.locate(i as usize);
+                let (addr, offset) = self.address(self.x[part], index);
                 self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
             }
             Lanes::Pair(p) => self.vectors[p].expect("a pair's operand pairs come before it"),
             Lanes::Scalars(p, q) => {
+                if let Some(&v) = self.packed.get(&(p, q)) {
+                    return v;
+                }
+                // A splat, not `scalar_to_vector`, which would zero a register first.
                 let (lo, hi) = (self.operand(p), self.operand(q));
-                let v = self.b.ins().scalar_to_vector(types::F64X2, lo);
-                self.b.ins().insertlane(v, hi, 1)
+                let v = self.b.ins().splat(types::F64X2, lo);
+                let v = self.b.ins().insertlane(v, hi, 1);
+                self.packed.insert((p, q), v);
+                v
             }
         }
     }
@@ -316,14 +335,17 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
     /// The value of node `id`, computed from its operands.
     fn lower(&mut self, id: NodeId) -> Value {
         let dag = self.input.dag;
-        let mut args = [self.x; 4];
+        let mut args = [self.out; 4];
         for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
             *slot = self.operand(a);
         }
         let [a, b, x, y] = args;
         match dag.op(id) {
             Op::Const(c) => self.constant(c.get()),
-            Op::Input(k) => self.load(self.x, k as usize),
+            Op::Input(k) => {
+                let (part, index) = self.input.parts.locate(k as usize);
+                self.load(self.x[part], index)
+            }
             Op::Neg => self.b.ins().fneg(a),
             Op::Add => self.b.ins().fadd(a, b),
             Op::Sub => self.b.ins().fsub(a, b),
@@ -492,7 +514,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
 }
 
 /// The Cranelift condition of a comparison; `NotEqual` is true for NaN, as `!=`.
-fn float_cc(cmp: Cmp) -> FloatCC {
+pub(crate) fn float_cc(cmp: Cmp) -> FloatCC {
     match cmp {
         Cmp::Lt => FloatCC::LessThan,
         Cmp::Le => FloatCC::LessThanOrEqual,

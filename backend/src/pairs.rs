@@ -5,6 +5,7 @@
 //! for bit; a pair saves an instruction, a store, and often a register.
 
 use crate::chunk::ChunkPlan;
+use crate::parts::InputParts;
 use frontend::{ExprDag, NodeId, Op};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -42,10 +43,23 @@ pub(crate) struct ChunkPairs {
 
 impl ChunkPairs {
     /// Finds the pairs of chunk `chunk`; `op_uses[i]` counts the operations
-    /// (in any chunk) that read node `i`.
-    pub(crate) fn find(dag: &ExprDag, plan: &ChunkPlan, op_uses: &[u32], chunk: usize) -> ChunkPairs {
-        let mut finder =
-            Finder { dag, plan, op_uses, chunk, found: ChunkPairs::default(), grows: RefCell::default() };
+    /// (in any chunk) that read node `i`; inputs load in pairs within a part.
+    pub(crate) fn find(
+        dag: &ExprDag,
+        plan: &ChunkPlan,
+        op_uses: &[u32],
+        parts: &InputParts,
+        chunk: usize,
+    ) -> ChunkPairs {
+        let mut finder = Finder {
+            dag,
+            plan,
+            op_uses,
+            parts,
+            chunk,
+            found: ChunkPairs::default(),
+            grows: RefCell::default(),
+        };
         let mut slots: Vec<(usize, NodeId)> = plan
             .stores(chunk)
             .iter()
@@ -100,6 +114,7 @@ struct Finder<'a> {
     dag: &'a ExprDag,
     plan: &'a ChunkPlan,
     op_uses: &'a [u32],
+    parts: &'a InputParts,
     chunk: usize,
     found: ChunkPairs,
     /// [`Finder::grows`], memoized: chains would otherwise be walked once per link.
@@ -154,9 +169,14 @@ impl Finder<'_> {
     /// Whether one vector instruction builds `p` and `q`: a splat or a load.
     fn is_cheap(&self, p: NodeId, q: NodeId) -> bool {
         match (self.dag.op(p), self.dag.op(q)) {
-            (Op::Input(i), Op::Input(j)) => j == i + 1,
+            (Op::Input(i), Op::Input(j)) => self.are_neighbours(i, j),
             _ => p == q,
         }
+    }
+
+    /// Whether inputs `i` and `j` are next to each other in one part.
+    fn are_neighbours(&self, i: u32, j: u32) -> bool {
+        j == i + 1 && self.parts.locate(i as usize).0 == self.parts.locate(j as usize).0
     }
 
     /// The operands of `u` and `v` lane by lane, `[(a, c), (b, d)]` for
@@ -212,7 +232,7 @@ impl Finder<'_> {
             return Lanes::Splat(p);
         }
         if let (Op::Input(i), Op::Input(j)) = (self.dag.op(p), self.dag.op(q)) {
-            if j == i + 1 {
+            if self.are_neighbours(i, j) {
                 return Lanes::Inputs(i);
             }
         }
@@ -230,7 +250,8 @@ mod tests {
     /// The pairs of a one-chunk kernel computing `outputs`.
     fn pairs_of(dag: &ExprDag, outputs: &[NodeId]) -> ChunkPairs {
         let plan = ChunkPlan::new(dag, outputs, 1000);
-        ChunkPairs::find(dag, &plan, &op_uses(dag, outputs), 0)
+        let parts = InputParts::new(&[1 << 20]);
+        ChunkPairs::find(dag, &plan, &op_uses(dag, outputs), &parts, 0)
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `dstar emit`: the Jacobian program as text, C, Rust or Graphviz.
+//! `dstar emit`: the Jacobian program as text, C, Rust, Graphviz or the JIT's machine code.
 
 use super::{load, read_source, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
@@ -14,6 +14,9 @@ enum Target {
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
+    /// The JIT's machine code for this host, as Cranelift prints it, one
+    /// function per chunk (for reading, not assembling).
+    Asm,
 }
 
 #[derive(Args)]
@@ -27,9 +30,13 @@ pub struct EmitArgs {
     pipeline: PipelineArgs,
     /// Emit the Hessian of the Lagrangian Σ w_i f_i instead: inputs `x`, then
     /// one weight per output; outputs the values, the gradient wᵀJ's
-    /// nonzeros and the lower triangle's nonzeros (text, C and Rust).
+    /// nonzeros and the lower triangle's nonzeros (text, C, Rust and asm).
     #[arg(long)]
     hessian: bool,
+    /// With `--target asm`: 2 for the kernel that evaluates two points per
+    /// call in SIMD lanes (batches), 1 for the one-point kernel.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    points: u8,
     /// The name of the emitted function (C and Rust).
     #[arg(long, default_value = "jacobian")]
     name: String,
@@ -44,6 +51,12 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
         Target::Text => {
             let source = read_source(&args.file)?;
             dstar::jacobian(&source).map_err(Failure::internal)?
+        }
+        Target::Asm => {
+            let jacobian =
+                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
+            let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
+            compiler.disassemble(jacobian.kernel(), usize::from(args.points)).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
             let jacobian =
@@ -117,7 +130,11 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
             );
             format!("{comment}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
         }
-        Target::Dot => return Err(Failure::input("error: --hessian emits text, C or Rust, not dot\n")),
+        Target::Asm => {
+            let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
+            compiler.disassemble(&hessian.lower_kernel(), 1).map_err(Failure::internal)?
+        }
+        Target::Dot => return Err(Failure::input("error: --hessian emits text, C, Rust or asm, not dot\n")),
     };
     print!("{text}");
     Ok(())

@@ -1,0 +1,393 @@
+//! Lowers one chunk of a kernel to a Cranelift function evaluating two
+//! points at once, one per lane of `f64x2`:
+//! `fn(x0, x1: *const f64, out0, out1: *mut f64, scratch: *mut f64)`.
+//!
+//! Each lane computes what the single-point kernel ([`crate::lower`])
+//! computes, bit for bit: arithmetic, square roots, `min`/`max` and
+//! comparisons are vector instructions with the same rounding; inline
+//! integer powers run the same double-double steps lane-wise (a lane out of
+//! their range takes `pow`, as the scalar cold branch does); everything the
+//! single-point kernel calls is called once per lane, `sincos` included.
+
+use crate::lower::{
+    float_cc, inline_power, LowerInput, ValueCache, POWER_MIN, RECIPROCAL_POWER_MAX, VECTOR_LOAD,
+    VECTOR_STORE,
+};
+use crate::sincos;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, Value,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::Module;
+use frontend::{ExprDag, NodeId, Op};
+
+/// Inputs and outputs are distinct, always valid, 8-byte aligned.
+const SCALAR: MemFlagsData = MemFlagsData::trusted();
+const SCALAR_LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+
+/// The signature of every two-point chunk: `(x0, x1, out0, out1, scratch)`,
+/// all pointers; the scratch holds two values per slot, point 0's first.
+pub(crate) fn lanes_signature<M: Module>(module: &M) -> Signature {
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.extend([AbiParam::new(ptr); 5]);
+    sig
+}
+
+/// Lowers chunk `chunk` into `func`, whose signature is [`lanes_signature`].
+pub(crate) fn lower_lanes_chunk<M: Module>(
+    module: &mut M,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    input: &LowerInput<'_>,
+    cache: &mut ValueCache,
+    chunk: usize,
+) {
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let mut lowering = LanesLowering {
+        b,
+        module,
+        input,
+        imported: [None; Op::ALL.len()],
+        sincos: None,
+        cache,
+        chunk,
+        x: [params[0], params[1]],
+        out: [params[2], params[3]],
+        scratch: params[4],
+    };
+    lowering.run();
+    lowering.b.ins().return_(&[]);
+    lowering.b.seal_all_blocks();
+    let config = lowering.module.target_config();
+    lowering.b.finalize(config);
+}
+
+/// The state of lowering one two-point chunk.
+struct LanesLowering<'f, 'c, M: Module> {
+    b: FunctionBuilder<'f>,
+    module: &'c mut M,
+    input: &'c LowerInput<'c>,
+    imported: [Option<FuncRef>; Op::ALL.len()],
+    /// `sincos` and the 32 bytes its two calls write to.
+    sincos: Option<(FuncRef, StackSlot)>,
+    cache: &'c mut ValueCache,
+    chunk: usize,
+    x: [Value; 2],
+    out: [Value; 2],
+    scratch: Value,
+}
+
+impl<M: Module> LanesLowering<'_, '_, M> {
+    fn run(&mut self) {
+        let plan = self.input.plan;
+        let stores = plan.stores(self.chunk);
+        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
+            let v = self.operand(id);
+            self.store_lanes(k, v);
+        }
+        for &id in plan.ops(self.chunk) {
+            let v = match self.cached(id) {
+                Some(v) => v,
+                None => self.lower(id),
+            };
+            self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+            if let Some(slot) = plan.slot(id) {
+                let (addr, offset) = address(&mut self.b, self.scratch, 2 * slot);
+                self.b.ins().store(VECTOR_STORE, v, addr, offset);
+            }
+            for &(_, k) in plan.stores_of(self.chunk, id) {
+                self.store_lanes(k, v);
+            }
+        }
+    }
+
+    /// Lane `p` of `v` into `out_p[k]`.
+    fn store_lanes(&mut self, k: usize, v: Value) {
+        for lane in 0..2 {
+            let s = self.b.ins().extractlane(v, lane as u8);
+            let (addr, offset) = address(&mut self.b, self.out[lane], k);
+            self.b.ins().store(SCALAR, s, addr, offset);
+        }
+    }
+
+    fn cached(&self, id: NodeId) -> Option<Value> {
+        match self.cache.entries[id.index()] {
+            Some((stamp, v)) if stamp == self.chunk as u32 => Some(v),
+            _ => None,
+        }
+    }
+
+    /// An argument: computed in this chunk, a leaf, or an earlier chunk's scratch slot.
+    fn operand(&mut self, id: NodeId) -> Value {
+        if let Some(v) = self.cached(id) {
+            return v;
+        }
+        let v = if self.input.dag.op(id).is_leaf() {
+            self.lower(id)
+        } else {
+            let slot = self.input.plan.slot(id).expect("a value from an earlier chunk has a scratch slot");
+            let (addr, offset) = address(&mut self.b, self.scratch, 2 * slot);
+            self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
+        };
+        self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+        v
+    }
+
+    fn splat(&mut self, c: f64) -> Value {
+        let s = self.b.ins().f64const(c);
+        self.b.ins().splat(types::F64X2, s)
+    }
+
+    /// The vector of scalars `lo` and `hi`: a splat and an insertion are
+    /// two instructions (`movddup`, `movlhps`), loads folded into them,
+    /// where `scalar_to_vector` first zeroes a register.
+    fn join(&mut self, lo: Value, hi: Value) -> Value {
+        let v = self.b.ins().splat(types::F64X2, lo);
+        self.b.ins().insertlane(v, hi, 1)
+    }
+
+    /// `v`'s two lanes.
+    fn split(&mut self, v: Value) -> [Value; 2] {
+        [self.b.ins().extractlane(v, 0), self.b.ins().extractlane(v, 1)]
+    }
+
+    /// A lane mask (all ones where true) as an `f64x2`, for `bitselect`.
+    fn compare(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
+        let mask = self.b.ins().fcmp(cc, a, b);
+        self.b.ins().bitcast(types::F64X2, MemFlagsData::new(), mask)
+    }
+
+    /// The imported function of `op`, declared in this function on first use.
+    fn import(&mut self, op: Op) -> FuncRef {
+        let i = op.index().expect("a leaf is never called");
+        match self.imported[i] {
+            Some(r) => r,
+            None => {
+                let declared = self.input.libm[i].unwrap_or_else(|| panic!("the table imports {op:?}"));
+                let r = self.module.declare_func_in_func(declared, &mut *self.b.func);
+                self.imported[i] = Some(r);
+                r
+            }
+        }
+    }
+
+    /// `op` called once per lane.
+    fn call(&mut self, op: Op, args: &[Value]) -> Value {
+        let f = self.import(op);
+        let lanes: Vec<[Value; 2]> = args.iter().map(|&a| self.split(a)).collect();
+        let mut results = [self.scratch; 2];
+        for (lane, result) in results.iter_mut().enumerate() {
+            let scalars: Vec<Value> = lanes.iter().map(|l| l[lane]).collect();
+            let call = self.b.ins().call(f, &scalars);
+            *result = self.b.inst_results(call)[0];
+        }
+        self.join(results[0], results[1])
+    }
+
+    /// `f(x)` applied to each lane, for instructions kept scalar.
+    fn per_lane(&mut self, a: Value, f: impl Fn(&mut FunctionBuilder<'_>, Value) -> Value) -> Value {
+        let [lo, hi] = self.split(a);
+        let (lo, hi) = (f(&mut self.b, lo), f(&mut self.b, hi));
+        self.join(lo, hi)
+    }
+
+    fn lower(&mut self, id: NodeId) -> Value {
+        let dag: &ExprDag = self.input.dag;
+        let mut args = [self.scratch; 4];
+        for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
+            *slot = self.operand(a);
+        }
+        let [a, b, x, y] = args;
+        match dag.op(id) {
+            Op::Const(c) => self.splat(c.get()),
+            Op::Input(k) => {
+                let (part, index) = self.input.parts.locate(k as usize);
+                debug_assert_eq!(part, 0, "two-point kernels take one input array");
+                let lanes: Vec<Value> = (0..2)
+                    .map(|lane| {
+                        let (addr, offset) = address(&mut self.b, self.x[lane], index);
+                        self.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
+                    })
+                    .collect();
+                self.join(lanes[0], lanes[1])
+            }
+            Op::Neg => self.b.ins().fneg(a),
+            Op::Add => self.b.ins().fadd(a, b),
+            Op::Sub => self.b.ins().fsub(a, b),
+            Op::Mul => self.b.ins().fmul(a, b),
+            Op::Div => self.b.ins().fdiv(a, b),
+            Op::Pow => match inline_power(dag, dag.args(id)[1]) {
+                Some(k) => self.power(a, b, k),
+                None => self.call(Op::Pow, &[a, b]),
+            },
+            op @ (Op::Sin | Op::Cos) => self.sin_or_cos(id, op, a),
+            Op::Sqrt => self.b.ins().sqrt(a),
+            Op::Abs => self.b.ins().fabs(a),
+            Op::Sign => {
+                let zero = self.splat(0.0);
+                let one = self.splat(1.0);
+                let minus_one = self.splat(-1.0);
+                let positive = self.compare(FloatCC::GreaterThan, a, zero);
+                let negative = self.compare(FloatCC::LessThan, a, zero);
+                let rest = self.b.ins().bitselect(negative, minus_one, a);
+                self.b.ins().bitselect(positive, one, rest)
+            }
+            // Scalar: the vector rounding instructions need SSE4.1, which the scalar ones can do without.
+            Op::Floor => self.per_lane(a, |b, v| b.ins().floor(v)),
+            Op::Ceil => self.per_lane(a, |b, v| b.ins().ceil(v)),
+            Op::Min => self.b.ins().fmin(a, b),
+            Op::Max => self.b.ins().fmax(a, b),
+            Op::Select(cmp) => {
+                let mask = self.compare(float_cc(cmp), a, b);
+                self.b.ins().bitselect(mask, x, y)
+            }
+            op @ (Op::Tan
+            | Op::Asin
+            | Op::Acos
+            | Op::Atan
+            | Op::Sinh
+            | Op::Cosh
+            | Op::Tanh
+            | Op::Asinh
+            | Op::Acosh
+            | Op::Atanh
+            | Op::Exp
+            | Op::Expm1
+            | Op::Exp2
+            | Op::Log
+            | Op::Log1p
+            | Op::Log2
+            | Op::Log10
+            | Op::Cbrt
+            | Op::Erf
+            | Op::Atan2
+            | Op::Hypot) => self.call(op, &args[..op.arity()]),
+        }
+    }
+
+    /// `f(a)` for sine or cosine; with the other of the two in this chunk,
+    /// one `sincos` call per lane computes both (cached for the partner).
+    fn sin_or_cos(&mut self, id: NodeId, f: Op, a: Value) -> Value {
+        let plan = self.input.plan;
+        let partner = sincos::partner(self.input.dag, id).filter(|&p| plan.chunk_of(p) == Some(self.chunk));
+        let (Some(partner), Some(declared)) = (partner, self.input.sincos) else {
+            return self.call(f, &[a]);
+        };
+        let (func_ref, slot) = match self.sincos {
+            Some(imported) => imported,
+            None => {
+                let func_ref = self.module.declare_func_in_func(declared, &mut *self.b.func);
+                let slot =
+                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 4));
+                *self.sincos.insert((func_ref, slot))
+            }
+        };
+        let ptr = self.module.target_config().pointer_type();
+        // Sines at bytes 0..16, cosines at 16..32, lane by lane.
+        let lanes = self.split(a);
+        for (lane, &arg) in lanes.iter().enumerate() {
+            let sin_addr = self.b.ins().stack_addr(ptr, slot, 8 * lane as i32);
+            let cos_addr = self.b.ins().stack_addr(ptr, slot, 16 + 8 * lane as i32);
+            self.b.ins().call(func_ref, &[arg, sin_addr, cos_addr]);
+        }
+        let sin = self.b.ins().stack_load(ptr, types::F64X2, slot, 0);
+        let cos = self.b.ins().stack_load(ptr, types::F64X2, slot, 16);
+        let (value, other) = if f == Op::Sin { (sin, cos) } else { (cos, sin) };
+        self.cache.entries[partner.index()] = Some((self.chunk as u32, other));
+        value
+    }
+
+    /// `a^k` for the constant integer exponent `k` (the node `b`), as
+    /// [`crate::lower`] computes it, lane by lane.
+    fn power(&mut self, a: Value, b: Value, k: i32) -> Value {
+        match k {
+            0 => self.splat(1.0),
+            1 => a,
+            2 => self.b.ins().fmul(a, a),
+            -1 => {
+                let one = self.splat(1.0);
+                self.b.ins().fdiv(one, a)
+            }
+            _ => self.compensated_power(a, b, k),
+        }
+    }
+
+    /// The single-point kernel's double-double powering, in both lanes; if
+    /// either lane leaves the range where it holds, a cold block calls `pow`
+    /// for both and each lane out of range takes `pow`'s value.
+    fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
+        let n = k.unsigned_abs();
+        let (mut h, mut l): (Value, Option<Value>) = (a, None);
+        for bit in (0..31 - n.leading_zeros()).rev() {
+            let p = self.b.ins().fmul(h, h);
+            let minus_p = self.b.ins().fneg(p);
+            let err = self.b.ins().fma(h, h, minus_p);
+            l = Some(match l {
+                Some(l) => {
+                    let twice = self.b.ins().fadd(h, h);
+                    self.b.ins().fma(twice, l, err)
+                }
+                None => err,
+            });
+            h = p;
+            if (n >> bit) & 1 == 1 {
+                let p = self.b.ins().fmul(h, a);
+                let minus_p = self.b.ins().fneg(p);
+                let err = self.b.ins().fma(h, a, minus_p);
+                let lo = l.expect("a square precedes every multiplication");
+                l = Some(self.b.ins().fma(lo, a, err));
+                h = p;
+            }
+        }
+        let l = l.expect("|k| >= 2 squares at least once");
+        let magnitude = self.b.ins().fabs(h);
+        let low = self.splat(POWER_MIN);
+        let (fast, high) = if k > 0 {
+            (self.b.ins().fadd(h, l), self.splat(f64::MAX))
+        } else {
+            let one = self.splat(1.0);
+            let q = self.b.ins().fdiv(one, h);
+            let minus_q = self.b.ins().fneg(q);
+            let residual = self.b.ins().fma(minus_q, h, one);
+            let ql = self.b.ins().fmul(q, l);
+            let r = self.b.ins().fsub(residual, ql);
+            (self.b.ins().fma(q, r, q), self.splat(RECIPROCAL_POWER_MAX))
+        };
+        let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, low);
+        let below = self.b.ins().fcmp(FloatCC::LessThanOrEqual, magnitude, high);
+        let in_range = self.b.ins().band(above, below);
+        let both = self.b.ins().vall_true(in_range);
+
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let result = self.b.append_block_param(join, types::F64X2);
+        self.b.set_cold_block(slow);
+        self.b.ins().brif(both, join, &[BlockArg::Value(fast)], slow, &[]);
+        self.b.switch_to_block(slow);
+        let exact = self.call(Op::Pow, &[a, b]);
+        let mask = self.b.ins().bitcast(types::F64X2, MemFlagsData::new(), in_range);
+        let mixed = self.b.ins().bitselect(mask, fast, exact);
+        self.b.ins().jump(join, &[BlockArg::Value(mixed)]);
+        self.b.switch_to_block(join);
+        result
+    }
+}
+
+/// `base[index]` as an address and a 32-bit offset.
+fn address(b: &mut FunctionBuilder<'_>, base: Value, index: usize) -> (Value, i32) {
+    let bytes = index.checked_mul(8).expect("an f64 index times 8 fits in usize");
+    match i32::try_from(bytes) {
+        Ok(offset) => (base, offset),
+        Err(_) => {
+            let bytes = i64::try_from(bytes).expect("an offset fits in i64");
+            (b.ins().iadd_imm_s(base, bytes), 0)
+        }
+    }
+}
