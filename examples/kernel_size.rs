@@ -7,15 +7,11 @@
 //! cargo run --release --example kernel_size -- 10000000     # up to 1e7 (minutes, GBs)
 //! ```
 //!
-//! The programs are `scaling_program` of the back end's tests: mostly
+//! The programs are `testkit::scaling_program`: mostly
 //! arithmetic (as Jacobians are), one operation in eight an elementary
 //! function, operands mostly among the last 64 nodes. Each size is timed as
 //! the fastest of several batches of calls, so load from other processes
 //! only ever adds time.
-
-#[allow(dead_code)]
-#[path = "../backend/tests/support/mod.rs"]
-mod support;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -30,7 +26,7 @@ fn main() {
     );
     let mut ops = 1000;
     while ops <= largest {
-        let (dag, outputs, n) = support::scaling_program(ops, 7);
+        let (dag, outputs, n) = testkit::scaling_program(ops, 7);
         let kernel = dstar::Kernel::new(dag, outputs, n).expect("a valid kernel");
         let start = Instant::now();
         let jit = compiler.compile(&kernel).expect("compiles");

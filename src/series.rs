@@ -1,8 +1,7 @@
 //! The compiled Taylor series of a function along a direction.
 
-use crate::assembled::Assembled;
 use crate::Error;
-use backend::JitCompiler;
+use backend::{JitCompiler, JitKernel};
 use factor::higher::Budget;
 use frontend::Program;
 
@@ -21,7 +20,7 @@ use frontend::Program;
 /// ```
 #[derive(Debug)]
 pub struct TaylorKernel {
-    kernel: Assembled,
+    kernel: JitKernel,
     num_inputs: usize,
     num_outputs: usize,
     order: usize,
@@ -51,7 +50,7 @@ impl TaylorKernel {
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let series = factor::taylor_series(program.kernel()?, order, budget)?;
         Ok(TaylorKernel {
-            kernel: Assembled::new(compiler.compile(&series)?, vec![n, n]),
+            kernel: compiler.compile_parts(&series, &[n, n])?,
             num_inputs: n,
             num_outputs: m,
             order: order as usize,
@@ -77,11 +76,11 @@ impl TaylorKernel {
     /// `j·m + i` (each coefficient a contiguous vector, as ODE Taylor
     /// methods use them).
     pub fn out_len(&self) -> usize {
-        self.kernel.out_len()
+        self.kernel.num_outputs()
     }
 
     /// The coefficients at `x` along `v`; allocates nothing.
     pub fn eval(&self, x: &[f64], v: &[f64], out: &mut [f64]) -> Result<(), Error> {
-        self.kernel.eval(&[x, v], out)
+        Ok(self.kernel.eval_parts(&[x, v], out)?)
     }
 }

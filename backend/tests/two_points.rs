@@ -4,11 +4,8 @@
 //! specials (NaN, infinities, zeros, the cold branch of inline powers),
 //! whole and in small chunks, odd numbers of points; and the corpus.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::JitCompiler;
-use support::{corpus, point_of, probe_points, random_case, same, Rng};
+use testkit::{corpus, point_of, same, with_seed, Rng, Shape};
 
 /// Every row of `eval_points` and `eval_batch` equals `eval`'s, bit for bit.
 fn assert_batch_parity(kernel: &backend::JitKernel, points: &[Vec<f64>], what: &str) {
@@ -42,10 +39,10 @@ fn two_points_match_one_point_on_generated_programs() {
     let mut rng = Rng::new(2);
     for seed in 0..if long { 2000 } else { 60 } {
         let num_inputs = 1 + rng.below(6);
-        let case = random_case(1000 + seed, num_inputs, 20 + rng.below(80), true);
+        let case = with_seed(1000 + seed, &Shape::every(num_inputs, 20 + rng.below(80), true));
         let kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.clone(), num_inputs).unwrap();
         // Specials and random points, and an odd count so one point is left for the one-point kernel.
-        let mut points = probe_points(&case, &mut rng);
+        let mut points = case.probe_points(&mut rng);
         points.truncate(points.len() | 1);
         for chunk_size in [1000, 5] {
             let jit = compiler.clone().with_chunk_size(chunk_size).compile(&kernel).unwrap();
@@ -72,7 +69,8 @@ fn inline_powers_take_pow_lane_by_lane_out_of_range() {
 #[test]
 fn two_points_match_one_point_on_the_corpus() {
     let Ok(compiler) = JitCompiler::new() else { return };
-    for (name, program) in corpus() {
+    for problem in corpus() {
+        let (name, program) = (problem.name, problem.program);
         let kernel = compiler.compile(&program.kernel().unwrap()).unwrap();
         let x = point_of(&program);
         let points: Vec<Vec<f64>> =

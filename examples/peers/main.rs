@@ -17,17 +17,14 @@
 //! run is skipped; without `python3 -c "import casadi"` (`pip install
 //! casadi`) the CasADi columns and the Hessians are, each with a note.
 
-#[allow(dead_code)]
-#[path = "../../backend/tests/support/c_kernel.rs"]
-mod c_kernel;
 mod casadi;
 mod timing;
 
-use c_kernel::{c_compiler, CKernel};
 use casadi::{CasadiKernel, Derivative};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use testkit::native::{c_compiler, CKernel};
 use timing::alternating_ns;
 
 /// Points per batch in the batch-throughput columns.

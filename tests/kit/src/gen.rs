@@ -697,6 +697,44 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// A program of exactly `num_ops` reachable operations for timing the
+/// compiler: mostly arithmetic (as Jacobians are), one in eight an
+/// elementary function, operands mostly among the last 64 nodes, every node
+/// without a user an output.
+pub fn scaling_program(num_ops: usize, seed: u64) -> (ExprDag, Vec<NodeId>, usize) {
+    let num_inputs = 16;
+    let mut rng = Rng::new(seed);
+    let mut dag = ExprDag::new();
+    let mut nodes: Vec<NodeId> = (0..num_inputs).map(|k| dag.input(k)).collect();
+    let arithmetic = [Op::Add, Op::Sub, Op::Mul, Op::Div];
+    let others = [Op::Sin, Op::Exp, Op::Sqrt, Op::Abs, Op::Max, Op::Hypot, Op::Tanh, Op::Log];
+    let mut used = vec![false; num_inputs];
+    while nodes.len() < num_inputs + num_ops {
+        let op = if rng.below(8) == 0 { others[rng.below(others.len())] } else { arithmetic[rng.below(4)] };
+        let args: Vec<NodeId> = (0..op.arity())
+            .map(|_| {
+                let n = nodes.len();
+                if rng.below(16) == 0 {
+                    nodes[rng.below(n)]
+                } else {
+                    nodes[n - 1 - rng.below(n.min(64))]
+                }
+            })
+            .collect();
+        let before = dag.len();
+        let id = dag.intern(frontend::Node::new(op, &args));
+        if dag.len() > before {
+            for a in &args {
+                used[a.index()] = true;
+            }
+            used.push(false);
+            nodes.push(id);
+        }
+    }
+    let outputs = nodes.iter().copied().filter(|id| !used[id.index()]).collect();
+    (dag, outputs, num_inputs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
