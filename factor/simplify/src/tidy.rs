@@ -13,6 +13,7 @@ use crate::print_rules;
 use crate::simplifier::StopReason;
 use egg::{BackoffScheduler, Runner};
 use frontend::{ExprDag, Kernel, NodeId, Op};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// What one run of the [`Tidier`] did.
@@ -61,14 +62,29 @@ pub const DEFAULT_MAX_OPS: usize = 2_000;
 /// through a product of a dozen factors and fold.
 const DEFAULT_ITER_LIMIT: usize = 12;
 
-/// The default e-node limit for an input of `nodes` e-nodes: the
-/// commutative and associative rules grow an e-graph by a factor per
-/// iteration whatever its size, so the limit shrinks as the input grows
-/// (8,000 e-nodes up to 50, 2,500 from 160), keeping every run to a few
-/// milliseconds; small expressions, where reading matters most, get the
-/// most rewriting.
+/// The default e-node limit for an input of `nodes` e-nodes: the work of
+/// a run is about rules × e-nodes × iterations, so the limit is scaled to
+/// the input (20 e-nodes per input e-node, at least 300), which is enough
+/// for the rewrites a short expression needs (`-362880 / x^10`, `60 * x^2`)
+/// and lets it stop within a millisecond instead of filling thousands of
+/// e-nodes with sums reordered. The commutative and associative rules grow
+/// an e-graph by a factor per iteration whatever its size, so the limit
+/// also shrinks as a large input grows (2,500 from 160 e-nodes).
 fn default_node_limit(nodes: usize) -> usize {
-    (400_000 / nodes.max(1)).clamp(2_500, 8_000)
+    let scaled = (NODES_PER_INPUT_NODE * nodes).max(MIN_NODE_LIMIT);
+    scaled.min((400_000 / nodes.max(1)).clamp(2_500, 8_000))
+}
+
+/// E-nodes of the default limit per e-node of the input.
+const NODES_PER_INPUT_NODE: usize = 20;
+/// The default e-node limit of the smallest inputs.
+const MIN_NODE_LIMIT: usize = 300;
+
+/// The rewrites, built once: parsing their patterns costs more than
+/// tidying a small expression.
+fn rules() -> &'static [print_rules::PrintRewrite] {
+    static RULES: OnceLock<Vec<print_rules::PrintRewrite>> = OnceLock::new();
+    RULES.get_or_init(print_rules::all)
 }
 
 impl Tidier {
@@ -122,7 +138,7 @@ impl Tidier {
             .with_iter_limit(self.iter_limit)
             // Out of reach: the node and iteration limits bound the run.
             .with_time_limit(Duration::from_secs(1 << 32))
-            .run(&print_rules::all());
+            .run(rules());
         report.stop_reason = runner.stop_reason.take().map_or(StopReason::Saturated, StopReason::from);
         report.iterations = runner.iterations.len();
         let mut egraph = runner.egraph;
@@ -255,11 +271,23 @@ mod tests {
     #[test]
     fn collects_folds_and_cancels() {
         assert_eq!(tidy("20 * (3 * x^2)"), "60 * x^2");
-        assert_eq!(tidy("-(9 * (-(8 * (1/x)/x))/x)/x"), "72 / x^4");
         assert_eq!(tidy("x^5 / x"), "x^4");
         assert_eq!(tidy("x * 2 + 3 * x"), "5 * x");
         assert_eq!(tidy("-(x * (x * sin(x * y)))"), "-(x^2 * sin(x * y))");
-        assert_eq!(tidy("y * (2 * x) + (-1)"), "2 * y * x - 1");
+        assert_eq!(tidy("y * (2 * x) + (-1)"), "2 * x * y - 1");
         assert_eq!(tidy("x / 6"), "x / 6");
+    }
+
+    /// The default limit scales with the input; a long chain of constants
+    /// and quotients needs a larger one to fold completely.
+    #[test]
+    fn a_larger_limit_reaches_further() {
+        let program = frontend::parse_expr("-(9 * (-(8 * (1/x)/x))/x)/x").expect("valid");
+        let kernel = program.kernel().expect("valid");
+        let print = |k: &Kernel| frontend::print_expr(k.dag(), k.roots()[0], &program.inputs);
+        let (small, _) = Tidier::new().run(&kernel);
+        let (large, _) = Tidier::new().with_node_limit(8_000).run(&kernel);
+        assert_eq!(print(&large), "72 / x^4");
+        assert!(print_cost(large.dag(), large.roots()) <= print_cost(small.dag(), small.roots()));
     }
 }
