@@ -43,7 +43,7 @@ impl<'a> Scope<'a> {
             session.defs.values().flat_map(|d| d.program.inputs.iter().map(String::as_str)).collect();
         // `diff(diff(x*y, x), y)` names `y` only outside the inner form.
         for form in line.forms_inside(statement)? {
-            variables.extend(form.by.iter().map(|(name, _)| name.text));
+            variables.extend(form.by.iter().map(|by| by.var.text));
         }
         Ok(Scope { session, line, built: BTreeMap::new(), variables })
     }
@@ -111,21 +111,26 @@ impl<'a> Scope<'a> {
             FormName::Diff => {
                 let f = self.function(form.functions[0])?;
                 let mut by = vec![];
-                for &(var, order) in &form.by {
-                    match self.column(&f, var)? {
+                for entry in &form.by {
+                    let column = self.column(&f, entry.var).map_err(|e| match entry.in_order_place {
+                        true => self.not_variable_nor_order(&f, entry.var),
+                        false => e,
+                    })?;
+                    let order = entry.order;
+                    match column {
                         Some(col) => by.push((col, order)),
                         // A variable f does not use: the derivative is 0.
                         None if order > 0 => return Ok(scalar(form::zero(&f.inputs))),
                         None => {}
                     }
                 }
-                let names: Vec<&str> = form.by.iter().map(|(name, _)| name.text).collect();
+                let names: Vec<&str> = form.by.iter().map(|by| by.var.text).collect();
                 let budget = &self.session.budget;
                 Ok(scalar(form::partial(&f, &by, &names, budget, &self.session.interrupt)?))
             }
             FormName::Taylor => {
                 let f = self.function(form.functions[0])?;
-                let (var, order) = form.by[0];
+                let (var, order) = (form.by[0].var, form.by[0].order);
                 let at = self.number(form.at.expect("taylor has a point"))?;
                 let program = match self.column(&f, var)? {
                     Some(col) => {
@@ -169,5 +174,20 @@ impl<'a> Scope<'a> {
             format!("'{}' is not a variable of the function (its variables: {vars}){hint}", var.text),
             var.span,
         ))
+    }
+
+    /// The error for a name where either a variable or an order could
+    /// stand (`two` in `diff(f, x, two)`), saying both what was expected
+    /// and what was found.
+    fn not_variable_nor_order(&self, f: &Program, var: Name<'_>) -> SessionError {
+        let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
+        let vars = if f.inputs.is_empty() { "none".to_string() } else { f.inputs.join(", ") };
+        SessionError::at_span(
+            format!(
+                "expected a variable of the function (its variables: {vars}) or a whole-number order, found '{}'{hint}",
+                var.text
+            ),
+            var.span,
+        )
     }
 }

@@ -40,6 +40,17 @@ pub struct Part {
     end: usize,
 }
 
+/// A variable of a derivative form and its order.
+#[derive(Clone, Copy, Debug)]
+pub struct By<'s> {
+    pub var: Name<'s>,
+    pub order: u64,
+    /// Whether an order could have been written where `var` is: it follows
+    /// a variable whose order is not written (`two` in `diff(f, x, two)`),
+    /// so a name that is no variable may have been meant as an order.
+    pub in_order_place: bool,
+}
+
 /// A name and where it is written.
 #[derive(Clone, Copy, Debug)]
 pub struct Name<'s> {
@@ -130,7 +141,7 @@ pub struct Form<'s> {
     pub functions: Vec<Part>,
     /// The variables of `diff` (a mixed partial differentiates by each in
     /// turn) or `taylor`, each with its order.
-    pub by: Vec<(Name<'s>, u64)>,
+    pub by: Vec<By<'s>>,
     /// Where `taylor` expands: a constant expression.
     pub at: Option<Part>,
     /// From the form's name to its closing parenthesis.
@@ -382,22 +393,25 @@ impl<'s> Line<'s> {
                 let is_name = |part: &Part| part.end - part.start == 1 && self.ident(part.start).is_some();
                 let mut by = vec![];
                 let mut i = 0;
+                let mut in_order_place = false;
                 while i < rest.len() {
                     let var = variable(&rest[i])?;
-                    let order = match rest.get(i + 1) {
+                    let (order, written) = match rest.get(i + 1) {
                         Some(order) if !is_name(order) => {
                             i += 1;
-                            self.order(*order)?
+                            (self.order(*order)?, true)
                         }
-                        _ => 1,
+                        _ => (1, false),
                     };
-                    by.push((var, order));
+                    by.push(By { var, order, in_order_place });
+                    in_order_place = !written;
                     i += 1;
                 }
                 (vec![*f], by, None)
             }
             (FormName::Taylor, [f, var, at, order]) => {
-                (vec![*f], vec![(variable(var)?, self.order(*order)?)], Some(*at))
+                let by = By { var: variable(var)?, order: self.order(*order)?, in_order_place: false };
+                (vec![*f], vec![by], Some(*at))
             }
             (FormName::Jacobian, [list]) => (self.list(*list)?, vec![], None),
             (FormName::Grad | FormName::Hessian, [f]) => (vec![*f], vec![], None),

@@ -5,6 +5,7 @@ use super::*;
 
 mod carets;
 mod higher;
+mod orders;
 mod save_load;
 
 fn run(s: &mut Session, line: &str) -> String {
