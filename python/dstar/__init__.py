@@ -16,7 +16,7 @@ released).
 >>> import dstar, numpy as np
 >>> f = dstar.compile("sin(x*y) + x^2")
 >>> f.jacobian(np.array([1.0, 2.0]))
-array([[1.16770633, 0.41614684]])
+array([[ 1.16770633, -0.41614684]])
 >>> x, y = dstar.symbols("x y")
 >>> g = dstar.Function([x, y], [dstar.sin(x * y) + x**2])
 >>> g.source() == f.source().replace("out f", "out out1")

@@ -3,7 +3,7 @@
 //! expected shape, batches evaluated in parallel without the GIL.
 
 use crate::errors::to_py_plain;
-use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -12,7 +12,7 @@ use rayon::prelude::*;
 /// The doubles of an input array: borrowed from NumPy when contiguous
 /// float64, copied otherwise.
 pub(crate) enum Data<'py> {
-    Borrowed(PyReadonlyArrayDyn<'py, f64>),
+    Borrowed(Bound<'py, PyArrayDyn<f64>>),
     Owned(Vec<f64>),
 }
 
@@ -20,7 +20,12 @@ impl Data<'_> {
     /// The values, in C order.
     pub(crate) fn as_slice(&self) -> &[f64] {
         match self {
-            Data::Borrowed(a) => a.as_slice().expect("borrowed only when contiguous"),
+            // SAFETY: the array is contiguous float64 (checked when read) and this
+            // extension never borrows an input mutably. NumPy's dynamic borrow
+            // tracking is skipped on purpose: it costs a third of a small call.
+            // Python code writing the array while a batch runs without the GIL
+            // races, as with any C extension that releases the GIL.
+            Data::Borrowed(a) => unsafe { a.as_slice() }.expect("borrowed only when contiguous"),
             Data::Owned(v) => v,
         }
     }
@@ -28,21 +33,21 @@ impl Data<'_> {
 
 /// Reads `obj` (an ndarray or anything `numpy.asarray` takes) as float64.
 fn read<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Data<'py>, Vec<usize>)> {
-    let array = match obj.extract::<PyReadonlyArrayDyn<'py, f64>>() {
-        Ok(array) => array,
+    let array = match obj.cast::<PyArrayDyn<f64>>() {
+        Ok(array) => array.clone(),
         Err(_) => {
             let py = obj.py();
             let kwargs = PyDict::new(py);
             kwargs.set_item("dtype", "float64")?;
             let converted = py.import("numpy")?.call_method("asarray", (obj,), Some(&kwargs))?;
-            converted.cast_into::<PyArrayDyn<f64>>()?.readonly()
+            converted.cast_into::<PyArrayDyn<f64>>()?
         }
     };
     let shape = array.shape().to_vec();
-    if array.as_slice().is_ok() {
+    if array.is_c_contiguous() {
         Ok((Data::Borrowed(array), shape))
     } else {
-        Ok((Data::Owned(array.as_array().iter().copied().collect()), shape))
+        Ok((Data::Owned(array.readonly().as_array().iter().copied().collect()), shape))
     }
 }
 
@@ -107,39 +112,52 @@ pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64]
 }
 
 /// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel with the
-/// GIL released, each writing `out_len` doubles.
-pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out_len: usize, f: F) -> PyResult<Vec<f64>>
+/// GIL released, each writing its `out.len() / batch` doubles of `out`.
+pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
 where
     F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
 {
-    let mut out = vec![0.0; batch * out_len];
-    if out_len == 0 {
-        return Ok(out);
+    if out.is_empty() {
+        return Ok(());
     }
+    let out_len = out.len() / batch;
     py.detach(|| {
         out.par_chunks_mut(out_len)
             .enumerate()
             .with_min_len(64)
             .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
     })
-    .map_err(|e| to_py_plain(py, e))?;
-    Ok(out)
+    .map_err(|e| to_py_plain(py, e))
 }
 
-/// A NumPy array of `shape` owning `values` (no copy).
-pub(crate) fn array<'py>(py: Python<'py>, values: Vec<f64>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
-    let flat = PyArray1::from_vec(py, values);
-    if let [_] = shape {
-        return Ok(flat.into_any());
+/// Runs `f(i, out_i, scratch)` for one point (`batch` `None`, with the GIL
+/// held: small kernels take less time than releasing it) or each point of a
+/// batch, into a new array of shape `dims` (per point) or `(batch, *dims)`.
+pub(crate) fn run<'py, F>(
+    py: Python<'py>,
+    batch: Option<usize>,
+    dims: &[usize],
+    f: F,
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>>
+where
+    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
+{
+    let shape: Vec<usize> = batch.into_iter().chain(dims.iter().copied()).collect();
+    let array = PyArrayDyn::<f64>::zeros(py, shape, false);
+    // SAFETY: the array was just created: nothing else refers to it yet.
+    let out = unsafe { array.as_slice_mut() }.expect("new arrays are contiguous");
+    match batch {
+        None => f(0, out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?,
+        Some(b) => run_batch(py, b, out, f)?,
     }
-    Ok(flat.reshape(shape.to_vec())?.into_any())
+    Ok(array)
 }
 
 /// A `scipy.sparse.csr_array` of `shape` with the nonzeros `values` in the
 /// CSR order of `pattern`.
 pub(crate) fn csr<'py>(
     py: Python<'py>,
-    values: Vec<f64>,
+    values: Bound<'py, PyAny>,
     pattern: &dstar::SparsityPattern,
     shape: (usize, usize),
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -147,8 +165,7 @@ pub(crate) fn csr<'py>(
         pyo3::exceptions::PyImportError::new_err(format!("sparse=True needs SciPy (pip install scipy): {e}"))
     })?;
     let (indptr, indices) = pattern_arrays(py, pattern);
-    let data = PyArray1::from_vec(py, values);
-    sparse.getattr("csr_array")?.call1(((data, indices, indptr), shape))
+    sparse.getattr("csr_array")?.call1(((values, indices, indptr), shape))
 }
 
 /// `(indptr, indices)` of `pattern` as int64 arrays.

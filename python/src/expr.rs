@@ -326,7 +326,7 @@ pub fn apply_function(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Expr> {
 ///
 /// >>> x, y = dstar.symbols("x y")
 /// >>> str(dstar.ifelse(x < y, x, y * 2))
-/// 'ifelse(x < y, x, y * 2)'
+/// 'ifelse(x < y, x, 2 * y)'
 #[pyfunction]
 pub fn ifelse(condition: &Bound<'_, PyAny>, p: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<Expr> {
     let c = condition.cast::<Condition>().map_err(|_| {

@@ -1,12 +1,13 @@
 //! `dstar.Function`: a parsed program and its kernels, each compiled on
 //! first use and shared by every thread afterwards.
 
-use crate::arrays::{array, companion, csr, pattern_arrays, points, row, run_batch, Data};
+use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data};
 use crate::errors::to_py_plain;
 use dstar::{
     DirectionsKernel, HessianKernel, HvpKernel, JacobianKernel, JitCompiler, JitKernel, Options, Program,
     SparsityPattern, VjpKernel,
 };
+use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -106,10 +107,6 @@ impl Function {
             ))),
         }
     }
-
-    fn shape(batch: Option<usize>, dims: &[usize]) -> Vec<usize> {
-        batch.into_iter().chain(dims.iter().copied()).collect()
-    }
 }
 
 /// `program` with its input nodes first in the DAG. A single expression is
@@ -147,22 +144,6 @@ fn compiled<'a, T: Send + Sync>(
     Ok(cell.get().expect("just set"))
 }
 
-/// Evaluates `f` at one point (with the GIL held: small kernels take less
-/// time than releasing it) or at each point of a batch in parallel.
-fn run<F>(py: Python<'_>, batch: Option<usize>, out_len: usize, f: F) -> PyResult<Vec<f64>>
-where
-    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
-{
-    match batch {
-        None => {
-            let mut out = vec![0.0; out_len];
-            f(0, &mut out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?;
-            Ok(out)
-        }
-        Some(b) => run_batch(py, b, out_len, f),
-    }
-}
-
 /// Scatters CSR `values` of `pattern` into the dense row-major `out`.
 fn scatter(pattern: &SparsityPattern, values: &[f64], out: &mut [f64], symmetric: bool) {
     let n = pattern.num_cols;
@@ -181,18 +162,19 @@ fn scatter(pattern: &SparsityPattern, values: &[f64], out: &mut [f64], symmetric
 /// One sparse matrix per point: a `csr_array`, or a list of them for a batch.
 fn sparse_result<'py>(
     py: Python<'py>,
-    values: Vec<f64>,
+    values: Bound<'py, PyArrayDyn<f64>>,
     batch: Option<usize>,
     pattern: &SparsityPattern,
     shape: (usize, usize),
 ) -> PyResult<Bound<'py, PyAny>> {
     let nnz = pattern.nnz();
     match batch {
-        None => csr(py, values, pattern, shape),
+        None => csr(py, values.into_any(), pattern, shape),
         Some(b) => {
             let list = PyList::empty(py);
+            let rows = values.reshape(vec![b, nnz])?;
             for i in 0..b {
-                list.append(csr(py, values[i * nnz..(i + 1) * nnz].to_vec(), pattern, shape)?)?;
+                list.append(csr(py, rows.get_item(i)?, pattern, shape)?)?;
             }
             Ok(list.into_any())
         }
@@ -251,7 +233,7 @@ impl Function {
     /// >>> print(dstar.compile("sin(x*y) + x*y").source(), end="")
     /// in x, y
     /// t1 = x * y
-    /// out f = sin(t1) + t1
+    /// out f = t1 + sin(t1)
     fn source(&self) -> String {
         self.source.get_or_init(|| dstar::print_program(&self.program)).clone()
     }
@@ -273,8 +255,7 @@ impl Function {
         let (data, batch) = points(x, n, "x")?;
         let kernel = self.values_kernel(py)?;
         let xs = data.as_slice();
-        let out = run(py, batch, m, |i, o, _| Ok(kernel.eval(&xs[i * n..(i + 1) * n], o)?))?;
-        array(py, out, &Self::shape(batch, &[m]))
+        Ok(run(py, batch, &[m], |i, o, _| Ok(kernel.eval(&xs[i * n..(i + 1) * n], o)?))?.into_any())
     }
 
     /// The Jacobian at ``x``: dense ``(n_out, n_in)`` (``(B, n_out, n_in)``
@@ -284,7 +265,7 @@ impl Function {
     ///
     /// >>> f = dstar.compile("sin(x*y) + x^2")
     /// >>> f.jacobian([1.0, 2.0])
-    /// array([[1.16770633, 0.41614684]])
+    /// array([[ 1.16770633, -0.41614684]])
     #[pyo3(signature = (x, sparse = false))]
     fn jacobian<'py>(
         &self,
@@ -301,13 +282,13 @@ impl Function {
             let values = self.nonzeros(py, kernel, xs, batch)?;
             return sparse_result(py, values, batch, pattern, (m, n));
         }
-        let out = run(py, batch, m * n, |i, o, scratch| {
+        let out = run(py, batch, &[m, n], |i, o, scratch| {
             scratch.resize(kernel.out_len(), 0.0);
             kernel.eval(&xs[i * n..(i + 1) * n], scratch)?;
             scatter(pattern, &scratch[m..], o, false);
             Ok(())
         })?;
-        array(py, out, &Self::shape(batch, &[m, n]))
+        Ok(out.into_any())
     }
 
     /// The Jacobian's structural nonzeros at ``x`` in CSR order of
@@ -316,7 +297,7 @@ impl Function {
         let (data, batch) = points(x, self.n(), "x")?;
         let kernel = self.jacobian_kernel(py)?;
         let values = self.nonzeros(py, kernel, data.as_slice(), batch)?;
-        array(py, values, &Self::shape(batch, &[kernel.pattern().nnz()]))
+        Ok(values.into_any())
     }
 
     /// The Jacobian's symbolic sparsity pattern as CSR ``(indptr, indices)``
@@ -354,18 +335,18 @@ impl Function {
         let pattern = kernel.pattern();
         let (xs, ws, m) = (data.as_slice(), w.as_slice(), self.m());
         if sparse {
-            let values = run(py, batch, kernel.nnz(), |i, o, _| {
+            let values = run(py, batch, &[kernel.nnz()], |i, o, _| {
                 kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
             })?;
             return sparse_result(py, values, batch, pattern, (n, n));
         }
-        let out = run(py, batch, n * n, |i, o, scratch| {
+        let out = run(py, batch, &[n, n], |i, o, scratch| {
             scratch.resize(kernel.nnz(), 0.0);
             kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), scratch)?;
             scatter(pattern, scratch, o, true);
             Ok(())
         })?;
-        array(py, out, &Self::shape(batch, &[n, n]))
+        Ok(out.into_any())
     }
 
     /// The nonzeros of the Lagrangian Hessian's lower triangle at ``x`` in
@@ -382,10 +363,10 @@ impl Function {
         let (w, per_point) = self.weights(weights, batch)?;
         let kernel = self.hessian_kernel(py)?;
         let (xs, ws) = (data.as_slice(), w.as_slice());
-        let values = run(py, batch, kernel.nnz(), |i, o, _| {
+        let values = run(py, batch, &[kernel.nnz()], |i, o, _| {
             kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
         })?;
-        array(py, values, &Self::shape(batch, &[kernel.nnz()]))
+        Ok(values.into_any())
     }
 
     /// The lower triangle's symbolic pattern as CSR ``(indptr, indices)``
@@ -438,13 +419,13 @@ impl Function {
         let (dirs, per_point) = companion(v, n, batch, "v", "a direction in input space")?;
         let kernel = self.jvp_kernel(py)?;
         let (xs, vs) = (data.as_slice(), dirs.as_slice());
-        let out = run(py, batch, m, |i, o, scratch| {
+        let out = run(py, batch, &[m], |i, o, scratch| {
             scratch.clear();
             scratch.extend_from_slice(&xs[i * n..(i + 1) * n]);
             scratch.extend_from_slice(row(vs, n, per_point, i));
             kernel.eval(scratch, o)
         })?;
-        array(py, out, &Self::shape(batch, &[m]))
+        Ok(out.into_any())
     }
 
     /// ``w @ J(x)`` by reverse accumulation, without forming ``J``:
@@ -464,9 +445,10 @@ impl Function {
         let (weights, per_point) = companion(w, m, batch, "w", "one weight per output")?;
         let kernel = self.vjp_kernel(py)?;
         let (xs, ws) = (data.as_slice(), weights.as_slice());
-        let out =
-            run(py, batch, n, |i, o, _| kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o))?;
-        array(py, out, &Self::shape(batch, &[n]))
+        let out = run(py, batch, &[n], |i, o, _| {
+            kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
+        })?;
+        Ok(out.into_any())
     }
 
     /// ``H(x) @ v`` for the Hessian of the Lagrangian ``sum_i weights[i] *
@@ -489,10 +471,10 @@ impl Function {
         let (w, w_per_point) = self.weights(weights, batch)?;
         let kernel = self.hvp_kernel(py)?;
         let (xs, vs, ws) = (data.as_slice(), dirs.as_slice(), w.as_slice());
-        let out = run(py, batch, n, |i, o, _| {
+        let out = run(py, batch, &[n], |i, o, _| {
             kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, w_per_point, i), row(vs, n, v_per_point, i), o)
         })?;
-        array(py, out, &Self::shape(batch, &[n]))
+        Ok(out.into_any())
     }
 
     /// Nanoseconds per native call of a kernel (``"values"`` or
@@ -543,15 +525,16 @@ impl Function {
 }
 
 impl Function {
-    fn nonzeros(
+    /// The Jacobian's nonzeros at each point, `(nnz,)` or `(B, nnz)`.
+    fn nonzeros<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         kernel: &JacobianKernel,
         xs: &[f64],
         batch: Option<usize>,
-    ) -> PyResult<Vec<f64>> {
+    ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         let (n, m, nnz) = (self.n(), self.m(), kernel.pattern().nnz());
-        run(py, batch, nnz, |i, o, scratch| {
+        run(py, batch, &[nnz], |i, o, scratch| {
             scratch.resize(kernel.out_len(), 0.0);
             kernel.eval(&xs[i * n..(i + 1) * n], scratch)?;
             o.copy_from_slice(&scratch[m..]);
