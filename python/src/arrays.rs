@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
 
-/// The doubles of an input array: borrowed from NumPy when contiguous
-/// float64, copied otherwise.
+/// The doubles of an input array: borrowed from NumPy (the caller's array
+/// when contiguous, aligned float64, else a copy NumPy made).
 pub(crate) enum Data<'py> {
     Borrowed(Bound<'py, PyArrayDyn<f64>>),
     Owned(Vec<f64>),
@@ -25,30 +25,32 @@ impl Data<'_> {
             // tracking is skipped on purpose: it costs a third of a small call.
             // Python code writing the array while a batch runs without the GIL
             // races, as with any C extension that releases the GIL.
-            Data::Borrowed(a) => unsafe { a.as_slice() }.expect("borrowed only when contiguous"),
+            Data::Borrowed(a) => unsafe { a.as_slice() }.expect("borrowed only when contiguous and aligned"),
             Data::Owned(v) => v,
         }
     }
 }
 
-/// Reads `obj` (an ndarray or anything `numpy.asarray` takes) as float64.
+/// Reads `obj` (an ndarray or anything `numpy.asarray` takes) as float64,
+/// without a copy when it is a contiguous, aligned float64 array.
 fn read<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Data<'py>, Vec<usize>)> {
-    let array = match obj.cast::<PyArrayDyn<f64>>() {
-        Ok(array) => array.clone(),
-        Err(_) => {
-            let py = obj.py();
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("dtype", "float64")?;
-            let converted = py.import("numpy")?.call_method("asarray", (obj,), Some(&kwargs))?;
-            converted.cast_into::<PyArrayDyn<f64>>()?
+    if let Ok(array) = obj.cast::<PyArrayDyn<f64>>() {
+        // SAFETY: only probes whether the array can be viewed as a slice
+        // (contiguous and aligned); the view is dropped at once.
+        if unsafe { array.as_slice() }.is_ok() {
+            return Ok((Data::Borrowed(array.clone()), array.shape().to_vec()));
         }
-    };
-    let shape = array.shape().to_vec();
-    if array.is_c_contiguous() {
-        Ok((Data::Borrowed(array), shape))
-    } else {
-        Ok((Data::Owned(array.readonly().as_array().iter().copied().collect()), shape))
     }
+    // Anything else (lists, other dtypes, strided or unaligned arrays, such
+    // as buffers Dask deserialized): NumPy makes a fresh C-ordered copy.
+    let py = obj.py();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("dtype", "float64")?;
+    kwargs.set_item("order", "C")?;
+    let converted = py.import("numpy")?.call_method("array", (obj,), Some(&kwargs))?;
+    let array = converted.cast_into::<PyArrayDyn<f64>>()?;
+    let shape = array.shape().to_vec();
+    Ok((Data::Borrowed(array), shape))
 }
 
 fn shape_text(shape: &[usize]) -> String {

@@ -47,6 +47,14 @@ def test_non_contiguous_and_non_float_input(f, rng):
     xs = rng.uniform(-1, 1, size=(20, 2 * f.n_in))[:, ::2]
     assert not xs.flags.c_contiguous
     assert np.array_equal(f.jacobian(xs), f.jacobian(np.ascontiguousarray(xs)))
+    raw = bytearray(8 * xs.size + 1)
+    unaligned = np.frombuffer(raw, dtype=np.float64, offset=1).reshape(xs.shape)
+    unaligned[...] = xs
+    assert not unaligned.flags.aligned
+    assert np.array_equal(f.jacobian(unaligned), f.jacobian(np.ascontiguousarray(xs)))
+    readonly = np.ascontiguousarray(xs)
+    readonly.flags.writeable = False
+    assert np.array_equal(f(readonly), f(xs))
     g = dstar.compile("x*y")
     assert np.array_equal(g([2, 3]), [6.0])
     assert np.array_equal(g(np.array([[2, 3], [4, 5]], dtype=np.int32)), [[6.0], [20.0]])

@@ -18,11 +18,11 @@ def test_local_cluster_matches_local_batch(rng):
     points = rng.uniform(-1, 1, size=(4_000, f.n_in))
     w = rng.normal(size=f.n_out)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         lazy = da.from_array(points, chunks=(1_000, f.n_in))
-        jac = dstar.dask.jacobian(f, lazy).compute()
-        val = dstar.dask.values(f, lazy).compute()
-        hes = dstar.dask.hessian(f, lazy, weights=w).compute()
+        # A timeout, so that a failing worker fails the test instead of hanging it.
+        jac, val, hes = (client.compute(x).result(timeout=300) for x in (
+            dstar.dask.jacobian(f, lazy), dstar.dask.values(f, lazy), dstar.dask.hessian(f, lazy, weights=w)))
     assert np.array_equal(jac, f.jacobian(points))
     assert np.array_equal(val, f(points))
     assert np.array_equal(hes, f.hessian(points, weights=w))
