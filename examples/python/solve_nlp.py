@@ -169,7 +169,7 @@ def solve_dstar_trust_constr(name, text, x0):
     setup = time.perf_counter() - start
     res = scipy.optimize.minimize(nlp.objective, x0, jac=nlp.gradient, hess=objective_hess, method="trust-constr",
                                   constraints=[constraint], bounds=box,
-                                  options={"gtol": 1e-10, "xtol": 1e-12, "maxiter": 5000})
+                                  options={"gtol": 1e-10, "xtol": 1e-14, "barrier_tol": 1e-12, "maxiter": 3000})
     return dict(solver="dstar + trust-constr", x=res.x, f=res.fun, status=res.message, iterations=res.nit,
                 deriv=timer.seconds, setup=setup)
 
@@ -227,7 +227,7 @@ def report(name, results):
         dist = np.max(np.abs(r["x"] - reference["x"]))
         per_iter = r["deriv"] / max(r["iterations"], 1)
         print(f"  {r['solver']:<22} {r['f']:>16.10g} {dist:>15.2e} {r['iterations']:>6} "
-              f"{per_iter * 1e6:>9.1f} us {r['setup'] * 1e3:>7.1f} ms  {r['status']}")
+              f"{per_iter * 1e6:>9.1f} us {r['setup'] * 1e3:>7.1f} ms  {str(r['status'])[:48]}")
     return reference
 
 

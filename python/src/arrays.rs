@@ -132,9 +132,12 @@ where
     .map_err(|e| to_py_plain(py, e))
 }
 
-/// Runs `f(i, out_i, scratch)` for one point (`batch` `None`, with the GIL
-/// held: small kernels take less time than releasing it) or each point of a
-/// batch, into a new array of shape `dims` (per point) or `(batch, *dims)`.
+/// Results of at least this many doubles are computed with the GIL released
+/// also for one point.
+const DETACH_LEN: usize = 4096;
+
+/// Runs `f(i, out_i, scratch)` for one point (`batch` `None`) or each point
+/// of a batch, into a new array of shape `dims` (per point) or `(batch, *dims)`.
 pub(crate) fn run<'py, F>(
     py: Python<'py>,
     batch: Option<usize>,
@@ -149,7 +152,10 @@ where
     // SAFETY: the array was just created: nothing else refers to it yet.
     let out = unsafe { array.as_slice_mut() }.expect("new arrays are contiguous");
     match batch {
-        None => f(0, out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?,
+        // Small results come from small kernels: releasing the GIL would cost
+        // more than the call. Large ones let other Python threads run.
+        None if out.len() < DETACH_LEN => f(0, out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?,
+        None => py.detach(|| f(0, out, &mut Vec::new())).map_err(|e| to_py_plain(py, e))?,
         Some(b) => run_batch(py, b, out, f)?,
     }
     Ok(array)

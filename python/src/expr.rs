@@ -368,6 +368,7 @@ pub(crate) fn program(
     let g = graph();
     let mut local_of = vec![None; g.names.len()];
     let mut input_names = vec![];
+    let mut seen_names = std::collections::HashSet::<String>::new();
     for (j, id) in input_ids.iter().enumerate() {
         let Op::Input(k) = g.dag.op(*id) else {
             return Err(PyValueError::new_err(format!(
@@ -379,7 +380,7 @@ pub(crate) fn program(
         if local_of[k].is_some() {
             return Err(PyValueError::new_err(format!("symbol '{}' is an input twice", g.names[k])));
         }
-        if input_names.contains(&g.names[k]) {
+        if !seen_names.insert(g.names[k].clone()) {
             return Err(PyValueError::new_err(format!(
                 "two different symbols named '{}' are inputs; give them distinct names",
                 g.names[k]
@@ -409,7 +410,7 @@ pub(crate) fn program(
     let roots = dag.import(&g.dag, &output_ids, Some(&map));
     drop(g);
     for name in &names {
-        if dstar::frontend::reserved(name).is_some() || input_names.contains(name) {
+        if dstar::frontend::reserved(name).is_some() || seen_names.contains(name) {
             return Err(PyValueError::new_err(format!("'{name}' cannot name an output")));
         }
     }
