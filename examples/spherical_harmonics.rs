@@ -26,6 +26,7 @@ pub const REL: f64 = 1e-6;
 pub const ABS: f64 = 1e-9;
 
 /// The two kernels compiled from [`SH_10`].
+#[derive(Debug)]
 pub struct Kernels {
     /// Values and Jacobian together.
     pub jacobian: JacobianKernel,
@@ -71,6 +72,7 @@ pub fn points() -> Vec<[f64; 3]> {
 
 /// Central differences of a function kernel, with buffers allocated once so
 /// that timing them measures the kernel calls.
+#[derive(Debug)]
 pub struct CentralDifferences {
     shifted: Vec<f64>,
     plus: Vec<f64>,

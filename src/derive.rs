@@ -1,6 +1,7 @@
 //! The expression-string API: derivatives in, text out.
 
 use crate::Error;
+use factor::higher::Budget;
 use frontend::{parse_expr, parse_program, print_expr, print_program, Output, Program};
 
 /// The derivative of the expression `expr` with respect to the variable
@@ -16,13 +17,19 @@ pub fn derivative(expr: &str, var: &str) -> Result<String, Error> {
     derivative_n(expr, var, 1)
 }
 
-/// The `order`-th derivative of `expr` with respect to `var`, by applying
-/// the D* Jacobian `order` times to the same DAG.
+/// The `order`-th derivative of `expr` with respect to `var`, by Taylor-mode
+/// propagation (see [`crate::partial`]) within the default [`Budget`],
+/// written as a person would.
 ///
 /// ```
-/// assert_eq!(dstar::derivative_n("x^3", "x", 2)?, "3 * (2 * x)");
+/// assert_eq!(dstar::derivative_n("x^3", "x", 2)?, "6 * x");
+/// assert_eq!(dstar::derivative_n("sin(x)", "x", 1_000_000_000_000)?, "sin(x)");
 /// # Ok::<(), dstar::Error>(())
 /// ```
+///
+/// # Errors
+/// A parse error, a bad variable name, or [`Error::Derivative`] when the
+/// order needs more than the budget (the message names an order within it).
 pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error> {
     let program = parse_expr(expr)?;
     let Some(col) = program.inputs.iter().position(|i| i == var) else {
@@ -33,13 +40,8 @@ pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error
             "0".into()
         });
     };
-    let mut kernel = program.kernel()?;
-    for _ in 0..order {
-        let jacobian = factor::jacobian(kernel);
-        let Some(node) = jacobian.get(0, col) else { return Ok("0".into()) };
-        kernel = jacobian.into_kernel().with_roots(vec![node])?;
-    }
-    Ok(print_expr(kernel.dag(), kernel.roots()[0], &program.inputs))
+    let d = crate::partial(&program, &[(col, order as u64)], &Budget::default(), &|| false)?;
+    Ok(print_expr(&d.dag, d.outputs[0].node, &d.inputs))
 }
 
 fn check_variable(var: &str) -> Result<(), Error> {

@@ -25,6 +25,7 @@ use frontend::Program;
 /// assert!((out[2] - 2f64.cos()).abs() < 1e-15 && out[3] == 4.0);
 /// # Ok::<(), dstar::Error>(())
 /// ```
+#[derive(Debug)]
 pub struct DirectionsKernel {
     kernel: JitKernel,
     num_inputs: usize,

@@ -24,6 +24,9 @@ pub enum Error {
     /// A kernel was called with buffers of the wrong length.
     #[error(transparent)]
     Kernel(#[from] backend::KernelError),
+    /// A higher derivative needs more than its budget, or was stopped.
+    #[error(transparent)]
+    Derivative(#[from] factor::higher::HigherError),
     /// A request that does not fit the function (a wrong point length, a
     /// Hessian of a vector function, an unknown variable...).
     #[error("{0}")]

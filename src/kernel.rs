@@ -10,6 +10,7 @@ use frontend::SparsityPattern;
 /// Layout of one call's output buffer (`out_len() = m + nnz` doubles): first
 /// the `m` function values, then the `nnz` structurally nonzero Jacobian
 /// entries in CSR order (see [`SparsityPattern`]).
+#[derive(Debug)]
 pub struct JacobianKernel {
     kernel: JitKernel,
     pattern: SparsityPattern,

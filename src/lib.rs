@@ -19,10 +19,12 @@ mod derive;
 mod directions;
 mod dot;
 mod error;
+mod higher;
 mod kernel;
 mod pipeline;
 mod products;
 mod second_order;
+mod series;
 pub mod timing;
 
 /// The stages: Cranelift kernels and C / Rust emission.
@@ -38,16 +40,19 @@ pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use directions::DirectionsKernel;
 pub use dot::derivative_graph_dot;
 pub use error::Error;
+pub use factor::higher::{Budget, HigherError};
 pub use factor::Jacobian;
 pub use factor::{Hessian, HessianMethod};
 pub use frontend::{
     eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program, Block,
     ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern,
 };
+pub use higher::{partial, taylor_polynomial, tidy};
 pub use kernel::JacobianKernel;
 pub use pipeline::{differentiate, Differentiated, Options};
 pub use products::{HvpKernel, VjpKernel};
 pub use second_order::HessianKernel;
+pub use series::TaylorKernel;
 
 /// Parses a problem file, factors its Jacobian and compiles function and
 /// Jacobian into one native kernel.
@@ -65,8 +70,8 @@ pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianK
 /// Reads and parses a problem file; returns its source too, for rendering
 /// errors.
 pub fn load_program(path: &std::path::Path) -> Result<(String, Program), Error> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let bytes = std::fs::read(path).map_err(|e| Error::Io { path: path.display().to_string(), source: e })?;
+    let source = frontend::decode(&bytes)?.to_string();
     let program = parse_program(&source)?;
     Ok((source, program))
 }

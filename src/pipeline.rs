@@ -22,6 +22,7 @@ impl Default for Options {
 }
 
 /// A Jacobian and what building it took.
+#[derive(Debug)]
 pub struct Differentiated {
     /// The Jacobian, in the same DAG as the function.
     pub jacobian: Jacobian,

@@ -17,10 +17,10 @@ fn bad_inputs_give_their_golden_messages() {
     assert!(cases.len() >= 15, "golden cases are missing");
     let mut failures = vec![];
     for case in &cases {
-        let source = std::fs::read_to_string(case).expect("read case");
-        let actual = match dstar::parse_program(&source) {
-            Ok(_) => "parsed without error\n".to_string(),
-            Err(e) => e.render(&source),
+        let bytes = std::fs::read(case).expect("read case");
+        let actual = match dstar::frontend::decode(&bytes).map(dstar::parse_program) {
+            Ok(Ok(_)) => "parsed without error\n".to_string(),
+            Ok(Err(e)) | Err(e) => e.render(&String::from_utf8_lossy(&bytes)),
         };
         let golden = case.with_extension("err");
         if bless {

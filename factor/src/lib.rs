@@ -14,10 +14,13 @@
 
 pub mod directional;
 pub mod hessian;
+pub mod higher;
 pub mod jacobian;
 pub mod method;
 pub mod plan;
 pub mod report;
+pub mod series;
+pub mod tensor;
 
 pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
 pub use directional::{gradient, hvp, jvp, vjp};
@@ -26,4 +29,6 @@ pub use hessian::{hessian, hessian_with, lagrangian_hessian, Hessian, HessianMet
 pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_with, Jacobian};
 pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
-pub use simplify::{Simplifier, SimplifyReport, StopReason};
+pub use series::taylor_series;
+pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};
+pub use tensor::{derivative_tensor, DerivativeTensor};

@@ -122,6 +122,27 @@ pub enum ParseErrorKind {
         /// Numbers given.
         found: usize,
     },
+    /// A second `# @point` comment: which point is meant would be a guess.
+    #[error("a second '# @point' line; the first is line {first}")]
+    SecondPoint {
+        /// The line of the first.
+        first: u32,
+    },
+    /// Two outputs of the same name, one of them named by its position
+    /// (`out x` is `out1`).
+    #[error("two outputs are named '{name}': output {other} is named so by its position")]
+    DuplicateOutput {
+        /// The name.
+        name: String,
+        /// The position, from 1, of the output named by position.
+        other: usize,
+    },
+    /// Bytes that are not UTF-8, at the span's position.
+    #[error("the file is not UTF-8 text (byte 0x{byte:02x})")]
+    InvalidUtf8 {
+        /// The first offending byte.
+        byte: u8,
+    },
     /// More nodes or inputs than the DAG can index.
     #[error("the program is too large")]
     TooLarge,
@@ -141,40 +162,70 @@ impl fmt::Display for DidYouMean {
 }
 
 impl DidYouMean {
-    /// The candidate closest to `name` by edit distance, if close enough.
+    /// The candidate closest to `name` by edit distance, if close enough:
+    /// at most a third of its length and never more than [`MAX_EDITS`]
+    /// (a name further off is no typo), so the search is linear in the
+    /// lengths of the names, whatever their size.
     pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> DidYouMean {
-        let limit = (name.chars().count() / 3).max(1);
-        let best = candidates
-            .into_iter()
-            .map(|c| (edit_distance(name, c), c))
-            .filter(|(d, _)| *d <= limit)
-            .min_by_key(|(d, _)| *d);
+        let name: Vec<char> = name.chars().collect();
+        let limit = (name.len() / 3).clamp(1, MAX_EDITS);
+        let mut best: Option<(usize, &str)> = None;
+        let mut candidate = Vec::new();
+        for c in candidates {
+            candidate.clear();
+            candidate.extend(c.chars());
+            let bound = best.map_or(limit, |(d, _)| d.saturating_sub(1));
+            if let Some(d) = edit_distance_within(&name, &candidate, bound) {
+                best = Some((d, c));
+            }
+        }
         DidYouMean(best.map(|(_, c)| c.to_string()))
     }
 }
 
+/// The most edits a suggestion may be away from the name typed.
+pub const MAX_EDITS: usize = 3;
+
 /// Edit distance over chars where an adjacent transposition costs one
-/// (optimal string alignment), so `lgo` is one edit from `log`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+/// (optimal string alignment), so `lgo` is one edit from `log`; `None` when
+/// it exceeds `limit`. Only the band of cells within `limit` of the
+/// diagonal can stay within it, so three rows of that band are kept:
+/// O((|a| + |b|)·limit) time and O(|b|) memory.
+fn edit_distance_within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > limit {
+        return None;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    let over = limit + 1; // any value past the limit; cells outside the band
+    let width = b.len() + 1;
+    let (mut before, mut prev, mut row) = (vec![over; width], vec![over; width], vec![over; width]);
+    for (j, cell) in prev.iter_mut().enumerate().take(limit + 1) {
+        *cell = j;
     }
     for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
+        let (lo, hi) = (i.saturating_sub(limit).max(1), (i + limit).min(b.len()));
+        // The cells either side of the band, read by this row and the next;
+        // the band moves one cell right per row, so nothing else is stale.
+        row[lo - 1] = if lo == 1 && i <= limit { i } else { over };
+        if hi < b.len() {
+            row[hi + 1] = over;
         }
+        let mut row_min = row[lo - 1];
+        for j in lo..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j - 1] + cost).min(prev[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d.min(over);
+            row_min = row_min.min(row[j]);
+        }
+        if row_min > limit {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut row);
     }
-    d[a.len()][b.len()]
+    Some(prev[b.len()]).filter(|&d| d <= limit)
 }
 
 impl ParseError {
@@ -188,7 +239,7 @@ impl ParseError {
     /// ```
     pub fn render(&self, source: &str) -> String {
         let line_no = self.span.start.line as usize;
-        let text = source.lines().nth(line_no.saturating_sub(1)).unwrap_or("");
+        let text = crate::source::source_lines(source).nth(line_no.saturating_sub(1)).unwrap_or("");
         let gutter = " ".repeat(line_no.to_string().len());
         let col = self.span.start.column.max(1) as usize;
         let width = if self.span.end.line == self.span.start.line {
@@ -209,7 +260,67 @@ mod tests {
     fn suggests_close_names() {
         assert_eq!(DidYouMean::closest("sine", ["sin", "cos"]).0.as_deref(), Some("sin"));
         assert_eq!(DidYouMean::closest("zzz", ["sin", "cos"]).0, None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("lgo", "log"), 1);
+        let d = |a: &str, b: &str, limit| {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            edit_distance_within(&a, &b, limit)
+        };
+        assert_eq!(d("kitten", "sitting", 3), Some(3));
+        assert_eq!(d("kitten", "sitting", 2), None);
+        assert_eq!(d("lgo", "log", 1), Some(1));
+        assert_eq!(d("", "ab", 2), Some(2));
+        assert_eq!(d("abcdef", "abcdef", 0), Some(0));
+    }
+
+    /// The banded distance equals the full dynamic programme wherever that
+    /// is within the limit, over generated pairs of short strings.
+    #[test]
+    fn banded_distance_matches_the_full_table() {
+        fn full(a: &[char], b: &[char]) -> usize {
+            let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for (i, row) in d.iter_mut().enumerate() {
+                row[0] = i;
+            }
+            for j in 0..=b.len() {
+                d[0][j] = j;
+            }
+            for i in 1..=a.len() {
+                for j in 1..=b.len() {
+                    let cost = usize::from(a[i - 1] != b[j - 1]);
+                    let mut best = (d[i - 1][j - 1] + cost).min(d[i - 1][j] + 1).min(d[i][j - 1] + 1);
+                    if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                        best = best.min(d[i - 2][j - 2] + 1);
+                    }
+                    d[i][j] = best;
+                }
+            }
+            d[a.len()][b.len()]
+        }
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..20_000 {
+            let (la, lb) = (next(9), next(9));
+            let a: Vec<char> = (0..la).map(|_| char::from(b'a' + next(3) as u8)).collect();
+            let b: Vec<char> = (0..lb).map(|_| char::from(b'a' + next(3) as u8)).collect();
+            let limit = next(5) as usize;
+            let exact = full(&a, &b);
+            let want = (exact <= limit).then_some(exact);
+            assert_eq!(edit_distance_within(&a, &b, limit), want, "{a:?} {b:?} limit {limit}");
+        }
+    }
+
+    /// A 100,000-char misspelling against long and short names: linear
+    /// work and memory (this ran out of memory with the full table).
+    #[test]
+    fn long_names_are_searched_in_linear_space() {
+        let long: String = "x".repeat(100_000);
+        let mut typo = long.clone();
+        typo.replace_range(50_000..50_001, "y");
+        let hint = DidYouMean::closest(&typo, [long.as_str(), "sin", "x"]);
+        assert_eq!(hint.0.as_deref(), Some(long.as_str()));
     }
 }

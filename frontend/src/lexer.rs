@@ -2,6 +2,7 @@
 
 use crate::error::{ParseError, ParseErrorKind};
 use crate::op::Cmp;
+use crate::source::BOM;
 use crate::span::{Pos, Span};
 
 /// A token; identifiers borrow the source.
@@ -67,7 +68,7 @@ impl Token<'_> {
 }
 
 /// A streaming lexer.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Lexer<'s> {
     src: &'s str,
     pos: Pos,
@@ -76,7 +77,8 @@ pub struct Lexer<'s> {
 impl<'s> Lexer<'s> {
     /// A lexer at the start of `src`.
     pub fn new(src: &'s str) -> Lexer<'s> {
-        Lexer { src, pos: Pos { offset: 0, line: 1, column: 1 } }
+        let offset = if src.starts_with(BOM) { BOM.len_utf8() as u32 } else { 0 };
+        Lexer { src, pos: Pos { offset, line: 1, column: 1 } }
     }
 
     /// A lexer over `src` that starts at `start` (a position of `src`, on a
@@ -106,7 +108,9 @@ impl<'s> Lexer<'s> {
             _ => self.rest().chars().next()?,
         };
         self.pos.offset += c.len_utf8() as u32;
-        if c == '\n' {
+        // A line ends at `\n`, `\r\n` (whose `\r` `scan` skips as a
+        // blank) or a lone `\r`, as `span::source_lines` splits them.
+        if c == '\n' || c == '\r' {
             self.pos.line += 1;
             self.pos.column = 1;
         } else {
@@ -115,7 +119,7 @@ impl<'s> Lexer<'s> {
         Some(c)
     }
 
-    /// Advances over bytes while `f` accepts them. `f` must reject `\n` (so
+    /// Advances over bytes while `f` accepts them. `f` must reject `\n` and `\r` (so
     /// the line stays the same) and may accept non-ASCII bytes only as a
     /// whole char; columns count chars, so UTF-8 continuation bytes add none.
     #[inline(always)]
@@ -154,11 +158,13 @@ impl<'s> Lexer<'s> {
     fn scan(&mut self) -> Result<(Token<'s>, Span), ParseError> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
-            self.bump_while(|c| c == b' ' || c == b'\t' || c == b'\r');
-            if self.peek_byte() == Some(b'#') {
-                self.bump_while(|c| c != b'\n');
-            } else {
-                break;
+            self.bump_while(|c| c == b' ' || c == b'\t');
+            match self.peek_byte() {
+                Some(b'#') => self.bump_while(|c| c != b'\n' && c != b'\r'),
+                Some(b'\r') if self.src.as_bytes().get(self.pos.offset as usize + 1) == Some(&b'\n') => {
+                    self.pos.offset += 1;
+                }
+                _ => break,
             }
         }
         let start = self.pos;
@@ -166,7 +172,7 @@ impl<'s> Lexer<'s> {
             return Ok((Token::Eof, Span { start, end: start }));
         };
         let token = match c {
-            '\n' | ';' => Token::End,
+            '\n' | '\r' | ';' => Token::End,
             '+' => Token::Plus,
             '-' => Token::Minus,
             '*' if self.peek_byte() == Some(b'*') => {
@@ -243,6 +249,7 @@ impl<'s> Lexer<'s> {
 /// well before it is read, which keeps the processor from stalling on
 /// reading back a span the lexer has just written field by field. A lexing
 /// error is kept and returned when the parser reaches its position.
+#[derive(Debug)]
 pub struct TokenStream<'s> {
     lexer: Lexer<'s>,
     tokens: Vec<(Token<'s>, Span)>,

@@ -24,6 +24,7 @@ pub mod parser;
 pub mod portable;
 pub mod print;
 pub mod program;
+pub mod source;
 pub mod span;
 
 pub use dag::{ExprDag, Node, NodeId};
@@ -37,6 +38,7 @@ pub use parser::{
 };
 pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
+pub use source::{decode, source_lines};
 pub use span::{Pos, Span};
 
 /// The text of [`portable`], which the Rust emitter copies into kernels so

@@ -64,6 +64,7 @@ pub fn parse_expr_with_inputs(source: &str, inputs: &[&str]) -> Result<Program, 
 }
 
 /// No functions besides the built-in ones.
+#[derive(Debug)]
 pub struct NoFunctions;
 
 impl Functions for NoFunctions {
@@ -157,32 +158,35 @@ pub fn reserved(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Reads the `# @point v1 v2 ...` comment, if any.
+/// Reads the `# @point v1 v2 ...` comment, if any; a file gives at most one.
 fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseError> {
     // A fast substring search first: most files have no point comment.
-    let Some(found) = source.find("@point") else { return Ok(None) };
-    let first_line = source[..found].matches('\n').count();
-    for (i, line) in source.lines().enumerate().skip(first_line) {
+    if !source.contains("@point") {
+        return Ok(None);
+    }
+    let mut point: Option<(u32, Vec<f64>)> = None;
+    for (i, line) in crate::source::source_lines(source).enumerate() {
         let Some(rest) = line.trim_start().strip_prefix("# @point") else { continue };
-        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
         let line_no = i as u32 + 1;
         let pos = |column| crate::span::Pos { offset: 0, line: line_no, column };
         let span = Span { start: pos(1), end: pos(line.chars().count() as u32 + 1) };
-        return match values {
-            Ok(v) if v.len() == inputs => Ok(Some(v)),
-            Ok(v) => {
-                Err(ParseError { kind: ParseErrorKind::BadPoint { expected: inputs, found: v.len() }, span })
-            }
-            Err(_) => Err(ParseError {
-                kind: ParseErrorKind::Expected {
+        let fail = |kind| Err(ParseError { kind, span });
+        if let Some((first, _)) = point {
+            return fail(ParseErrorKind::SecondPoint { first });
+        }
+        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
+        match values {
+            Ok(v) if v.len() == inputs => point = Some((line_no, v)),
+            Ok(v) => return fail(ParseErrorKind::BadPoint { expected: inputs, found: v.len() }),
+            Err(_) => {
+                return fail(ParseErrorKind::Expected {
                     expected: "numbers after '# @point'",
                     found: rest.trim().into(),
-                },
-                span,
-            }),
-        };
+                })
+            }
+        }
     }
-    Ok(None)
+    Ok(point.map(|(_, v)| v))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -327,6 +331,10 @@ struct Parser<'s> {
     names: Names<'s>,
     inputs: Vec<String>,
     outputs: Vec<Output>,
+    /// Each output's name and its position, from 1, with whether the
+    /// position gave it (`out x` is `out1`): names given and names by
+    /// position must not meet.
+    output_names: std::collections::HashMap<String, (usize, bool)>,
     values: Vec<Value>,
     frames: Vec<Frame<'s>>,
     /// Where the first statement starts: errors about the whole program
@@ -350,6 +358,7 @@ impl<'s> Parser<'s> {
             names: Names::default(),
             inputs: vec![],
             outputs: vec![],
+            output_names: Default::default(),
             values: vec![],
             frames: vec![],
             first_statement: None,
@@ -492,14 +501,22 @@ impl<'s> Parser<'s> {
         } else {
             None
         };
+        let start = self.peek_span();
         let node = self.expression()?;
-        let name = match name {
+        let position = self.outputs.len() + 1;
+        let by_position = name.is_none();
+        let (name, span) = match name {
             Some((name, span)) => {
                 self.bind(name, span, node)?;
-                name.to_string()
+                (name.to_string(), span)
             }
-            None => format!("out{}", self.outputs.len() + 1),
+            None => (format!("out{position}"), start),
         };
+        if let Some(&(other, other_by_position)) = self.output_names.get(&name) {
+            let positional = if other_by_position { other } else { position };
+            return err(ParseErrorKind::DuplicateOutput { name, other: positional }, span);
+        }
+        self.output_names.insert(name.clone(), (position, by_position));
         self.outputs.push(Output { name, node });
         self.end_statement()
     }

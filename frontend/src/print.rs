@@ -118,8 +118,21 @@ fn is_number(text: &str) -> bool {
     text.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// `text` in parentheses if its precedence `prec` is below `min`, or if it
+/// starts with a minus sign and stands right of an operator tighter than
+/// `+` (`x * (-y)`, `2^(-x)`).
 fn paren(text: String, prec: u8, min: u8) -> String {
     if prec < min || text.starts_with('-') && min > 1 {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// Like [`paren`] for a left operand: a leading minus there binds tighter
+/// than `*` and `/` already (`-2 * x` is `(-2) * x`).
+fn paren_left(text: String, prec: u8, min: u8) -> String {
+    if prec < min {
         format!("({text})")
     } else {
         text
@@ -131,10 +144,20 @@ fn paren(text: String, prec: u8, min: u8) -> String {
 fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String, u8) {
     // Constant factors read best first (`2 * x`), constant terms last
     // (`x + 1`); the operands commute, so the DAG is the same.
-    let number = |i: usize| args.get(i).is_some_and(|(t, p)| *p == ATOM && is_number(t));
+    let number = |i: usize| {
+        args.get(i).is_some_and(|(t, p)| match t.strip_prefix('-') {
+            Some(magnitude) => *p == 3 && is_number(magnitude),
+            None => *p == ATOM && is_number(t),
+        })
+    };
+    // Operands that would need parentheses on the right read better on the
+    // left, where the same precedence needs none: `2 * x * y`, not
+    // `y * (2 * x)`.
+    let bracketed = |i: usize, prec: u8| args.get(i).is_some_and(|(t, p)| *p < prec || t.starts_with('-'));
+    let leans = |prec: u8| bracketed(1, prec + 1) && !bracketed(1, prec) && !bracketed(0, prec + 1);
     let swap = match op {
-        Op::Mul => number(1) && !number(0),
-        Op::Add => number(0) && !number(1),
+        Op::Mul => number(1) && !number(0) || !number(0) && leans(2),
+        Op::Add => number(0) && !number(1) || !number(1) && leans(1),
         _ => false,
     };
     if swap {
@@ -142,7 +165,7 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String,
     }
     let mut arg = |i: usize| std::mem::take(&mut args[i]);
     let infix = |(a, pa): (String, u8), sym: &str, (b, pb): (String, u8), prec: u8, right_min: u8| {
-        (format!("{} {sym} {}", paren(a, pa, prec), paren(b, pb, right_min)), prec)
+        (format!("{} {sym} {}", paren_left(a, pa, prec), paren(b, pb, right_min)), prec)
     };
     match op {
         Op::Const(c) => format_number(c.get()),
@@ -194,6 +217,11 @@ mod tests {
         assert_eq!(round_trip("in x, y\nout f = x - (y - 1)"), "in x, y\nout f = x - (y - 1)\n");
         round_trip("in x, y\nout f = x / (y * 2) + ifelse(x < y, x, -y)");
         round_trip("in x\nout f = 1/0 + 0/0 * -0 + 1e-300 + 6.02e23");
+        assert_eq!(round_trip("in x, y\nout f = -2 * x + -x / y"), "in x, y\nout f = -2 * x + (-x / y)\n");
+        assert_eq!(
+            round_trip("in x, y\nout f = y * (2 * x) + (y + x^2)"),
+            "in x, y\nout f = y + x^2 + 2 * x * y\n"
+        );
     }
 
     #[test]

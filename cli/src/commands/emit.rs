@@ -1,6 +1,6 @@
 //! `dstar emit`: the Jacobian program as text, C, Rust or Graphviz.
 
-use super::{load, Failure, PipelineArgs};
+use super::{load, read_source, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     }
     let text = match args.target {
         Target::Text => {
-            let source = std::fs::read_to_string(&args.file).map_err(Failure::internal)?;
+            let source = read_source(&args.file)?;
             dstar::jacobian(&source).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {

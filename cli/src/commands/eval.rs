@@ -30,6 +30,14 @@ pub struct EvalArgs {
     /// matrices: the way for thousands of inputs.
     #[arg(long, requires = "hessian")]
     sparse: bool,
+    /// Also print the Taylor coefficients 0..=K of every output along
+    /// --direction, f(x + t·v) = Σ c_j t^j, and the derivatives j!·c_j.
+    /// Example: --order 4 --direction 1,0
+    #[arg(long, value_name = "K", requires = "direction")]
+    order: Option<u64>,
+    /// The direction v of --order, one value per input.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "order")]
+    direction: Option<Vec<f64>>,
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
     interp: bool,
@@ -76,6 +84,10 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     } else {
         None
     };
+    let series = match (args.order, &args.direction) {
+        (Some(order), Some(v)) => Some(eval_series(&program, &x, order, v, args.interp)?),
+        _ => None,
+    };
     drop(progress);
     let names = program.output_names();
     if args.json {
@@ -101,6 +113,10 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
                 }
             }
         }
+        if let Some(series) = &series {
+            obj.insert("taylor".into(), json::matrix(&series.coefficients));
+            obj.insert("directional_derivatives".into(), json::matrix(&series.derivatives()));
+        }
         println!("{}", Value::Object(obj));
         return Ok(());
     }
@@ -111,6 +127,10 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         }
         if let Some(h) = &hessians {
             print_hessian("  hessian", h, Some(i), args.sparse, &program.inputs);
+        }
+        if let Some(series) = &series {
+            println!("  taylor coefficients along v: {}", row_text(&series.coefficients[i]));
+            println!("  derivatives along v: {}", row_text(&series.derivatives()[i]));
         }
     }
     if let Some(h) = hessians.as_ref().filter(|h| h.lagrangian.is_some()) {
@@ -265,4 +285,54 @@ fn eval_hessians(
         per_output,
         lagrangian,
     })
+}
+
+/// The Taylor coefficients of every output along a direction.
+struct Series {
+    /// Per output, coefficients `0..=k`.
+    coefficients: Matrix,
+}
+
+impl Series {
+    /// Per output, the derivatives `j!·c_j` along the direction.
+    fn derivatives(&self) -> Matrix {
+        let scaled = |row: &Vec<f64>| {
+            let mut factorial = 1.0;
+            (row.iter().enumerate())
+                .map(|(j, c)| {
+                    factorial *= j.max(1) as f64;
+                    c * factorial
+                })
+                .collect()
+        };
+        self.coefficients.iter().map(scaled).collect()
+    }
+}
+
+fn eval_series(program: &Program, x: &[f64], order: u64, v: &[f64], interp: bool) -> Result<Series, Failure> {
+    let n = program.inputs.len();
+    if v.len() != n {
+        return Err(Failure::input(format!(
+            "error: --direction has {} values but the function has {n} inputs ({})\n",
+            v.len(),
+            program.inputs.join(", ")
+        )));
+    }
+    let refused = |e: dstar::Error| Failure::input(format!("error: --order {order}: {e}\n"));
+    let m = program.outputs.len();
+    let flat = if interp {
+        let budget = dstar::Budget::default();
+        let function = program.kernel().map_err(Failure::internal)?;
+        let series = dstar::factor::taylor_series(function, order, &budget).map_err(|e| refused(e.into()))?;
+        dstar::frontend::eval(series.dag(), series.roots(), &[x, v].concat())
+    } else {
+        let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
+        let kernel = dstar::TaylorKernel::compile(program, order, &compiler).map_err(refused)?;
+        let mut out = vec![0.0; kernel.out_len()];
+        kernel.eval(x, v, &mut out).map_err(Failure::internal)?;
+        out
+    };
+    // The kernel gives coefficient j of output i at j·m + i.
+    let coefficients = (0..m).map(|i| flat.iter().skip(i).step_by(m).copied().collect()).collect();
+    Ok(Series { coefficients })
 }

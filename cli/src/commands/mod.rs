@@ -52,9 +52,10 @@ enum Command {
     ///
     /// Example: echo 'f(x, y) = sin(x*y); diff(f, x)' | dstar repl
     Repl(repl::ReplArgs),
-    /// Differentiate an expression and print the result.
+    /// Differentiate an expression (any order, mixed partials) and print
+    /// the result.
     ///
-    /// Example: dstar diff "sin(x*y)" x
+    /// Example: dstar diff "sin(x*y)" x 2 y
     Diff(diff::DiffArgs),
 }
 
@@ -93,10 +94,23 @@ impl Failure {
 
 /// Reads and parses `path`; a parse error is rendered against its source.
 fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
+    let source = read_source(path)?;
     dstar::frontend::parse_program(&source)
         .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+}
+
+/// The text of `path`; bytes that are not UTF-8 are an error at their line
+/// and column, shown on the line with the bad bytes replaced.
+fn read_source(path: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
+    match dstar::frontend::decode(&bytes) {
+        Ok(text) => Ok(text.to_string()),
+        Err(e) => {
+            let shown = String::from_utf8_lossy(&bytes);
+            Err(Failure::input(format!("error in {}: {}", path.display(), e.render(&shown))))
+        }
+    }
 }
 
 /// The point to evaluate at: `--at` if given, else the file's `# @point`.

@@ -85,7 +85,7 @@ impl Session {
             "reset" => {
                 let n = self.defs.len();
                 *self =
-                    Session { interrupt: Arc::clone(&self.interrupt), limits: self.limits, ..Session::new() };
+                    Session { interrupt: Arc::clone(&self.interrupt), budget: self.budget, ..Session::new() };
                 Ok(format!("forgot {n} definition{}", if n == 1 { "" } else { "s" }))
             }
             _ => Err(SessionError::at_span(
@@ -107,9 +107,11 @@ impl Session {
     }
 
     fn load(&mut self, path: &str) -> Result<String, SessionError> {
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| SessionError::new(format!("cannot read {path}: {e}")))?;
-        let defs = file::read(&source, path)?;
+        let bytes = std::fs::read(path).map_err(|e| SessionError::new(format!("cannot read {path}: {e}")))?;
+        let source = dstar::frontend::decode(&bytes).map_err(|e| {
+            SessionError::new(format!("{path}:{}", e.render(&String::from_utf8_lossy(&bytes))))
+        })?;
+        let defs = file::read(source, path)?;
         let names: Vec<String> = defs.iter().map(|(name, p)| show::signature(name, p)).collect();
         self.redefine(defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
         Ok(format!("loaded {}", names.join(", ")))

@@ -17,7 +17,6 @@ use cache::{KernelCache, KernelKey};
 use command::COMMANDS;
 use dstar::backend::JitCompiler;
 use dstar::frontend::{ParseError, ParseErrorKind, Program, Span};
-pub use form::{nth_derivative, Limits};
 use indexmap::IndexMap;
 use scope::Scope;
 use statement::{Args, Form, Line, Name, Part, Statement, FORMS};
@@ -100,7 +99,8 @@ pub struct Session {
     generation: u64,
     kernels: KernelCache,
     compiler: Option<JitCompiler>,
-    limits: Limits,
+    /// Bounds on higher derivatives.
+    budget: dstar::Budget,
     /// Set (by Ctrl-C) to stop the computation under way.
     interrupt: Arc<AtomicBool>,
 }
@@ -119,7 +119,7 @@ impl Session {
             generation: 0,
             kernels: KernelCache::new(KernelCache::CAPACITY),
             compiler: None,
-            limits: Limits::default(),
+            budget: dstar::Budget::default(),
             interrupt: Arc::new(AtomicBool::new(false)),
         }
     }

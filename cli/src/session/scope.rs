@@ -31,6 +31,11 @@ impl Functions for Scope<'_> {
     }
 }
 
+/// A derivative that is one expression.
+fn scalar(program: Program) -> Derived {
+    Derived { program, shape: Shape::Scalar, rows: vec![] }
+}
+
 impl<'a> Scope<'a> {
     /// The scope of the statement `statement` of `line`.
     pub fn new(session: &'a Session, line: &'a Line<'a>, statement: Part) -> Result<Scope<'a>, SessionError> {
@@ -44,12 +49,12 @@ impl<'a> Scope<'a> {
     }
 
     /// Builds the derivative forms inside `part`, innermost first, so that
-    /// the expressions holding them can be parsed. Only `diff` is a value;
-    /// the others can only stand alone.
+    /// the expressions holding them can be parsed. Only `diff` and `taylor`
+    /// are values; the others can only stand alone.
     pub fn build_forms(&mut self, part: Part) -> Result<(), SessionError> {
         for form in &self.line.forms_inside(part)? {
             let span = self.line.span(form.whole);
-            if form.name != FormName::Diff {
+            if !form.name.is_scalar() {
                 let word = form.name.word();
                 let what = if form.name == FormName::Grad { "vector" } else { "matrix" };
                 return Err(SessionError::at_span(
@@ -105,11 +110,30 @@ impl<'a> Scope<'a> {
         match form.name {
             FormName::Diff => {
                 let f = self.function(form.functions[0])?;
+                let mut by = vec![];
+                for &(var, order) in &form.by {
+                    match self.column(&f, var)? {
+                        Some(col) => by.push((col, order)),
+                        // A variable f does not use: the derivative is 0.
+                        None if order > 0 => return Ok(scalar(form::zero(&f.inputs))),
+                        None => {}
+                    }
+                }
+                let names: Vec<&str> = form.by.iter().map(|(name, _)| name.text).collect();
+                let budget = &self.session.budget;
+                Ok(scalar(form::partial(&f, &by, &names, budget, &self.session.interrupt)?))
+            }
+            FormName::Taylor => {
+                let f = self.function(form.functions[0])?;
                 let (var, order) = form.by[0];
-                let col = self.column(&f, var)?;
-                let program =
-                    form::nth_derivative(&f, col, order, self.session.limits, &self.session.interrupt)?;
-                Ok(Derived { program, shape: Shape::Scalar, rows: vec![] })
+                let at = self.number(form.at.expect("taylor has a point"))?;
+                let program = match self.column(&f, var)? {
+                    Some(col) => {
+                        form::taylor(&f, col, at, order, &self.session.budget, &self.session.interrupt)?
+                    }
+                    None => dstar::tidy(&f),
+                };
+                Ok(scalar(program))
             }
             FormName::Grad => form::gradient(&self.function(form.functions[0])?),
             FormName::Hessian => form::hessian(&self.function(form.functions[0])?),
@@ -120,6 +144,13 @@ impl<'a> Scope<'a> {
                 form::jacobian(&functions, rows)
             }
         }
+    }
+
+    /// The value of a constant expression, such as a Taylor polynomial's
+    /// point.
+    fn number(&self, part: Part) -> Result<f64, SessionError> {
+        let program = self.expression(part, Some(&[]))?;
+        Ok(dstar::frontend::eval_program(&program, &[])[0])
     }
 
     /// The input of `f` that `var` names, or `None` for a variable `f`

@@ -11,7 +11,7 @@ use dstar::frontend::lexer::{Lexer, Token};
 use dstar::frontend::{ParseError, Pos, Span};
 
 /// The names of the derivative forms; none can be defined.
-pub const FORMS: [&str; 4] = ["diff", "grad", "jacobian", "hessian"];
+pub const FORMS: [&str; 5] = ["diff", "grad", "jacobian", "hessian", "taylor"];
 
 /// How deep derivative forms may nest (`diff(diff(f, x), y)` is 2).
 pub const MAX_NESTED_FORMS: usize = 64;
@@ -77,6 +77,7 @@ pub enum FormName {
     Grad,
     Jacobian,
     Hessian,
+    Taylor,
 }
 
 impl FormName {
@@ -86,6 +87,7 @@ impl FormName {
             "grad" => FormName::Grad,
             "jacobian" => FormName::Jacobian,
             "hessian" => FormName::Hessian,
+            "taylor" => FormName::Taylor,
             _ => return None,
         })
     }
@@ -97,29 +99,40 @@ impl FormName {
             FormName::Grad => "grad",
             FormName::Jacobian => "jacobian",
             FormName::Hessian => "hessian",
+            FormName::Taylor => "taylor",
         }
+    }
+
+    /// Whether the form gives one expression (`diff`, `taylor`), which can
+    /// be part of a larger one.
+    pub fn is_scalar(self) -> bool {
+        matches!(self, FormName::Diff | FormName::Taylor)
     }
 
     fn usage(self) -> &'static str {
         match self {
-            FormName::Diff => "diff(f, x) or diff(f, x, order)",
+            FormName::Diff => "diff(f, x), diff(f, x, order) or diff(f, x, order, y, order, ...)",
             FormName::Grad => "grad(f)",
             FormName::Jacobian => "jacobian(f) or jacobian([f, g, ...])",
             FormName::Hessian => "hessian(f)",
+            FormName::Taylor => "taylor(f, x, a, order)",
         }
     }
 }
 
-/// A derivative form as written: `diff(f, x, 2)`, `grad(f)`,
-/// `jacobian([f, g])`, `hessian(f)`. The functions are expressions.
+/// A derivative form as written: `diff(f, x, 2, y)`, `grad(f)`,
+/// `jacobian([f, g])`, `hessian(f)`, `taylor(f, x, 0, 5)`. The functions
+/// are expressions.
 #[derive(Clone, Debug)]
 pub struct Form<'s> {
     pub name: FormName,
     /// The functions: one, or a Jacobian's list.
     pub functions: Vec<Part>,
-    /// `diff`'s variables, each with its order. One today; a list leaves
-    /// room for mixed partials (`diff(f, x, 2, y)`, issue 15).
+    /// The variables of `diff` (a mixed partial differentiates by each in
+    /// turn) or `taylor`, each with its order.
     pub by: Vec<(Name<'s>, u64)>,
+    /// Where `taylor` expands: a constant expression.
+    pub at: Option<Part>,
     /// From the form's name to its closing parenthesis.
     pub whole: Part,
 }
@@ -294,7 +307,7 @@ impl<'s> Line<'s> {
             if self.token(open) == Some(Token::LParen) && self.closing(open, end) == Some(end - 1) {
                 return Ok(Statement::Form { form, point: Some(self.args(open, end - 1)?) });
             }
-            if form_name == FormName::Diff {
+            if form_name.is_scalar() {
                 return Ok(Statement::Show(whole)); // `diff(f, x) + 1` is an expression
             }
             let rest = self.span(Part { start: open, end });
@@ -358,23 +371,39 @@ impl<'s> Line<'s> {
         let whole = Part { start, end: close + 1 };
         let usage = || SessionError::at_span(format!("usage: {}", name.usage()), self.span(whole));
         let args = self.args(start + 1, close).map_err(|_| usage())?.items;
-        let (functions, by) = match (name, args.as_slice()) {
-            (FormName::Diff, [f, var, rest @ ..]) if rest.len() <= 1 => {
-                let var = match (self.ident(var.start), var.end - var.start) {
-                    (Some(v), 1) => v,
-                    _ => return Err(SessionError::at_span("expected a variable name", self.span(*var))),
-                };
-                let order = match rest.first() {
-                    None => 1,
-                    Some(order) => self.order(*order)?,
-                };
-                (vec![*f], vec![(var, order)])
+        let variable = |part: &Part| match (self.ident(part.start), part.end - part.start) {
+            (Some(v), 1) => Ok(v),
+            _ => Err(SessionError::at_span("expected a variable name", self.span(*part))),
+        };
+        let (functions, by, at) = match (name, args.as_slice()) {
+            (FormName::Diff, [f, rest @ ..]) if !rest.is_empty() => {
+                // Variables, each followed by its order unless that is 1:
+                // anything but a name after a variable is an order.
+                let is_name = |part: &Part| part.end - part.start == 1 && self.ident(part.start).is_some();
+                let mut by = vec![];
+                let mut i = 0;
+                while i < rest.len() {
+                    let var = variable(&rest[i])?;
+                    let order = match rest.get(i + 1) {
+                        Some(order) if !is_name(order) => {
+                            i += 1;
+                            self.order(*order)?
+                        }
+                        _ => 1,
+                    };
+                    by.push((var, order));
+                    i += 1;
+                }
+                (vec![*f], by, None)
             }
-            (FormName::Jacobian, [list]) => (self.list(*list)?, vec![]),
-            (FormName::Grad | FormName::Hessian, [f]) => (vec![*f], vec![]),
+            (FormName::Taylor, [f, var, at, order]) => {
+                (vec![*f], vec![(variable(var)?, self.order(*order)?)], Some(*at))
+            }
+            (FormName::Jacobian, [list]) => (self.list(*list)?, vec![], None),
+            (FormName::Grad | FormName::Hessian, [f]) => (vec![*f], vec![], None),
             _ => return Err(usage()),
         };
-        Ok(Form { name, functions, by, whole })
+        Ok(Form { name, functions, by, at, whole })
     }
 
     /// `[f, g, ...]` as its items, or any other expression as itself.

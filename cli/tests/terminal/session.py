@@ -74,12 +74,17 @@ expect("dstar> ")
 if "f(x) = x^2 + 1" not in history_lines():
     fail(f"the history file has no 'f(x) = x^2 + 1' while the REPL runs: {history_lines()}")
 
-# A long computation (three derivatives of order ~500, each hundreds of
-# differentiation steps), stopped by Ctrl-C: the prompt comes back at once
-# and the line leaves nothing behind.
+# A long computation (19 derivatives of order 28 of a 30-deep composition,
+# each near the work and size budgets, seconds in all), stopped by Ctrl-C:
+# the prompt comes back at once and the line leaves nothing behind.
 send("s(x) = sin(x)*exp(x)\r")
 expect("dstar> ")
-long_line = "a(x) = diff(s, x, 500); b(x) = diff(s, x, 501); c(x) = diff(s, x, 502)"
+nested = "x"
+for _ in range(30):
+    nested = f"sin(exp({nested}))"
+send(f"r(x) = {nested}\r")
+expect("dstar> ")
+long_line = "; ".join(["a(x) = diff(r, x, 28)"] + [f"a{i}(x) = diff(r, x, 28)" for i in range(1, 19)])
 send(long_line + "\r")
 expect(long_line)
 time.sleep(1.0)

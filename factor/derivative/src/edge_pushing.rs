@@ -17,6 +17,7 @@ use frontend::{ExprDag, NodeId};
 
 /// The gradient and the lower triangle of the Hessian of `Σ seeds`, as
 /// terms in `dag`.
+#[derive(Debug)]
 pub struct SecondOrder {
     /// `∂L/∂x_k` per input `k` of the graph (`None`: structurally zero).
     pub gradient: Vec<Option<Term>>,

@@ -31,6 +31,7 @@ pub mod rules;
 pub mod second;
 pub mod subgraph;
 pub mod sweeps;
+pub mod taylor;
 pub mod term;
 
 pub use baseline::{forward_mode_ops, reverse_mode_ops};

@@ -44,8 +44,3 @@ impl Analysis<OpNode> for ConstantFold {
         }
     }
 }
-
-/// The constant value of class `id`, if the analysis knows it.
-pub fn constant_of(egraph: &OpGraph, id: Id) -> Option<f64> {
-    egraph[id].data.map(Real::get)
-}

@@ -24,6 +24,7 @@ pub fn to_egraph(dag: &ExprDag, roots: &[NodeId]) -> (OpGraph, Vec<Id>) {
 
 /// One chosen e-node per e-class, indexed by class id; `order` lists the
 /// chosen classes children first.
+#[derive(Debug)]
 pub struct Selection {
     /// `chosen[class]` is the e-node that computes class `class`.
     pub chosen: Vec<Option<OpNode>>,

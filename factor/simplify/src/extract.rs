@@ -12,15 +12,21 @@
 
 use crate::analysis::OpGraph;
 use crate::convert::Selection;
+use crate::language::OpNode;
 use egg::{Id, Language};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// The cost of one e-node itself, children aside.
+pub type NodeCost<'a> = Box<dyn Fn(&OpNode) -> f64 + 'a>;
+
 /// The e-graph flattened into arrays, built once for every extraction round.
 pub struct DagExtractor<'a> {
     egraph: &'a OpGraph,
+    /// The cost of each e-node itself.
+    cost: NodeCost<'a>,
     /// Every e-node with canonical children, and its class.
-    nodes: Vec<(egg::Id, crate::language::OpNode)>,
+    nodes: Vec<(egg::Id, OpNode)>,
     /// Per node, its distinct child classes.
     children: Vec<Vec<u32>>,
     /// Per class, the nodes that have it as a child (once per node).
@@ -29,9 +35,27 @@ pub struct DagExtractor<'a> {
     bound: usize,
 }
 
+impl std::fmt::Debug for DagExtractor<'_> {
+    /// The sizes; the cost is a closure, shown by name only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DagExtractor")
+            .field("nodes", &self.nodes.len())
+            .field("classes", &self.bound)
+            .field("cost", &"<fn>")
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'a> DagExtractor<'a> {
-    /// Indexes `egraph` (which must be rebuilt).
+    /// Indexes `egraph` (which must be rebuilt), counting one per
+    /// operation and nothing for leaves.
     pub fn new(egraph: &'a OpGraph) -> DagExtractor<'a> {
+        DagExtractor::with_cost(egraph, Box::new(|node: &OpNode| if node.op().is_leaf() { 0.0 } else { 1.0 }))
+    }
+
+    /// Indexes `egraph` (which must be rebuilt) with `cost` per e-node
+    /// (non-negative).
+    pub fn with_cost(egraph: &'a OpGraph, cost: NodeCost<'a>) -> DagExtractor<'a> {
         let bound = egraph.classes().map(|c| usize::from(c.id) + 1).max().unwrap_or(0);
         let mut nodes = Vec::with_capacity(egraph.total_number_of_nodes());
         let mut children = Vec::with_capacity(egraph.total_number_of_nodes());
@@ -50,7 +74,7 @@ impl<'a> DagExtractor<'a> {
                 children.push(distinct);
             }
         }
-        DagExtractor { egraph, nodes, children, parents, bound }
+        DagExtractor { egraph, cost, nodes, children, parents, bound }
     }
 
     /// `uses` estimated from the e-graph itself: the number of distinct
@@ -97,7 +121,7 @@ impl<'a> DagExtractor<'a> {
         // Costs are non-negative, so their bit patterns order like the values.
         let mut heap: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
         let node_cost = |n: usize, cost: &[f64]| {
-            let own = if self.nodes[n].1.op().is_leaf() { 0.0 } else { 1.0 };
+            let own = (self.cost)(&self.nodes[n].1);
             own + self.children[n].iter().map(|&c| cost[c as usize] / uses[c as usize]).sum::<f64>()
         };
         for (n, c) in self.children.iter().enumerate() {

@@ -29,10 +29,13 @@ pub mod convert;
 pub mod extract;
 pub mod language;
 pub mod pairs;
+pub mod print_rules;
 pub mod rules;
 pub mod simplifier;
+pub mod tidy;
 
 pub use analysis::ConstantFold;
 pub use extract::DagExtractor;
 pub use language::OpNode;
 pub use simplifier::{Simplifier, SimplifyReport, StopReason, DEFAULT_MAX_OPS, WORK_BASE, WORK_PER_OP};
+pub use tidy::{print_cost, Tidier, TidyReport};

@@ -1,0 +1,67 @@
+//! Issue 15: derivatives of any order and by several variables, and Taylor
+//! polynomials, as forms anywhere an expression is allowed, printed as a
+//! person would write them.
+
+use super::*;
+
+#[test]
+fn higher_derivatives_print_as_a_person_writes_them() {
+    let mut s = Session::new();
+    assert_eq!(run(&mut s, "diff(x^5, x, 3)"), "60 * x^2");
+    assert_eq!(run(&mut s, "diff(log(x), x, 10)"), "-362880 / x^10");
+    assert_eq!(run(&mut s, "diff(sin(x), x, 4)"), "sin(x)");
+    assert_eq!(run(&mut s, "diff(exp(2*x), x, 3)"), "8 * exp(2 * x)");
+}
+
+#[test]
+fn mixed_partials_in_every_form_agree() {
+    let mut s = Session::new();
+    run(&mut s, "f(x, y) = x^3 * sin(y) + exp(x*y)");
+    // The same partial written three ways, and in the other order.
+    let ways =
+        ["diff(f, x, 2, y)", "diff(diff(f, x, 2), y)", "diff(diff(diff(f, x), x), y)", "diff(f, y, x, 2)"];
+    for (x, y) in [(0.3, -1.2), (1.5, 0.7)] {
+        let values: Vec<f64> = ways
+            .iter()
+            .map(|w| run(&mut s, &format!("{w}({x}, {y})")).lines().last().unwrap().parse().unwrap())
+            .collect();
+        let want = 6.0 * x * f64::cos(y) + (2.0 * y + x * y * y) * f64::exp(x * y);
+        for (w, v) in ways.iter().zip(&values) {
+            assert!((v - want).abs() <= 1e-12 * want.abs().max(1.0), "{w} at ({x}, {y}): {v} vs {want}");
+        }
+    }
+    assert_eq!(run(&mut s, "diff(x*y, x, y)"), "1");
+    assert_eq!(run(&mut s, "diff(x^2*y^3, x, 2, y, 3)"), "12");
+    assert_eq!(run(&mut s, "diff(x^2*y^3, x, 3, y)"), "0");
+    // Anywhere an expression is allowed: in a definition, inside arithmetic.
+    assert_eq!(
+        run(&mut s, "g(x, y) = 1 + diff(f, x, y)"),
+        "g(x, y) = t1 * t2 + 3 * x^2 * cos(y) + t2 + 1\n  where t1 = x * y\n        t2 = exp(t1)"
+    );
+    assert_eq!(run(&mut s, "g(0, 0)"), "2");
+}
+
+#[test]
+fn taylor_polynomials() {
+    let mut s = Session::new();
+    assert_eq!(run(&mut s, "taylor(exp(x), x, 0, 4)"), "x^4 / 24 + x^3 / 6 + x^2 / 2 + x + 1");
+    assert_eq!(run(&mut s, "taylor(x^3, x, 1, 10)"), "t1^3 + 3 * t1^2 + (3 * x - 3) + 1\n  where t1 = x - 1");
+    // The point is any constant expression; the polynomial is a function.
+    run(&mut s, "p(x) = taylor(sin(x), x, pi/2, 2)");
+    assert_eq!(run(&mut s, "p(pi/2)"), "1");
+    let e = rendered(&mut s, "taylor(sin(x), x, 0)");
+    assert!(e.contains("usage: taylor(f, x, a, order)"), "{e}");
+}
+
+/// Huge orders end at once: exactly for polynomials and cycles, with an
+/// error naming an order within the budget otherwise.
+#[test]
+fn huge_orders_end_at_once() {
+    let mut s = Session::new();
+    assert_eq!(run(&mut s, "diff(x^2*y, x, 18446744073709551615, y)"), "0");
+    assert_eq!(run(&mut s, "diff(sin(x)*y, x, 18446744073709551615, y)"), "-cos(x)");
+    let e = error(&mut s, "diff(sin(x)*exp(x), x, 18446744073709551615)");
+    assert!(e.message.contains("ask for order 170 or lower"), "{}", e.message);
+    let e = error(&mut s, "diff(x*y*sin(x), y, x, 18446744073709551615)");
+    assert!(e.message.contains("ask for order"), "{}", e.message);
+}

@@ -1,0 +1,1088 @@
+//! Taylor-mode higher derivatives: the truncated series of every node along
+//! one direction, `f(x + t·v) = Σ_k f_k t^k`, built as nodes of the
+//! function's own [`ExprDag`], one order at a time.
+//!
+//! Beside [`rules`](crate::rules), this is the only place that knows how an
+//! operation differentiates: the `match` in [`Taylor::advance`] has one arm
+//! per operation and no `_ =>` arm. Each arm is the standard recurrence of
+//! univariate Taylor arithmetic (Griewank and Walther, *Evaluating
+//! Derivatives*, ch. 13): coefficient `k` from the coefficients below `k`
+//! of the node and its arguments, `O(k)` terms for a nonlinear operation and
+//! one for a linear one, so order `K` costs `O(K²)` per node, never the
+//! `2^K` of differentiating a derivative again.
+//!
+//! Three things keep the series small and readable:
+//! - **structural zeros**: a coefficient that is exactly zero is `None` and
+//!   costs nothing; each node's polynomial degree along the direction is
+//!   known before any coefficient is built (an input has degree 1, `x^5` has
+//!   5, `sin(x)` none), so coefficients past it are `None`;
+//! - **closed forms** for an argument of degree 1 (`x`, `x*y` along `x`):
+//!   `d^k/dx^k log(x) = -(k-1)! (-1)^k / x^k` is one term, exact at `0` for
+//!   integer powers, and prints as a person writes it;
+//! - **hash-consing**: the derivatives of `sin(x)` cycle through the same
+//!   four nodes, so a repeated derivative is the same node.
+//!
+//! [`Scale`] chooses between derivatives (`k!·f_k`, whose recurrences carry
+//! binomial coefficients, exact integers up to order 56) and normalized
+//! coefficients (`f_k`, whose product rule is a plain convolution).
+
+use frontend::{Cmp, ExprDag, NodeId, Op};
+use std::f64::consts::{FRAC_2_SQRT_PI, LN_2, LOG10_E, LOG2_E};
+
+/// The coefficients `0..=k` of one node's series; `None` is a structural
+/// zero. Coefficient 0 is the node itself.
+pub type Series = Vec<Option<NodeId>>;
+
+/// How the coefficients of a series are scaled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// `k!·f_k`, the `k`-th derivative of `t ↦ f(x + t·v)` at 0: the constants
+    /// of the recurrences are binomial coefficients, and a derivative that
+    /// repeats an earlier one is the same node.
+    Derivatives,
+    /// `f_k`, the Taylor coefficients: products are plain convolutions.
+    Coefficients,
+}
+
+/// The degree of a node that is not a polynomial along the direction.
+const INFINITE: u32 = u32::MAX;
+
+/// Why a series could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TaylorError {
+    /// A constant of the recurrences (a binomial coefficient or factorial)
+    /// at this order is beyond the range of `f64`.
+    #[error("order {order} needs constants beyond the range of double precision")]
+    ConstantOverflow {
+        /// The order.
+        order: usize,
+    },
+}
+
+/// The series of the nodes some roots reach, propagated along a direction
+/// one order at a time ([`Taylor::advance`]), so that a caller can stop as
+/// soon as it has what it needs (a derivative that is zero or repeats).
+///
+/// ```
+/// use derivative::taylor::{Scale, Taylor};
+/// let program = frontend::parse_program("in x\nout log(x) * x")?;
+/// let mut dag = program.dag.clone();
+/// let root = program.outputs[0].node;
+/// let one = dag.constant(1.0);
+/// let mut taylor = Taylor::new(&dag, &[root], &[Some(one)], Scale::Derivatives);
+/// for _ in 0..3 {
+///     taylor.advance(&mut dag)?;
+/// }
+/// // d³/dx³ (x log x) = -1/x²
+/// let third = taylor.coefficient(root, 3).expect("not a structural zero");
+/// assert_eq!(frontend::eval(&dag, &[third], &[2.0]), vec![-0.25]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Taylor {
+    scale: Scale,
+    order: usize,
+    /// Per DAG node reached, the position of its state; `u32::MAX` for
+    /// nodes the roots do not reach.
+    slot: Vec<u32>,
+    states: Vec<State>,
+    /// The states of degree at least 1, in topological order: the only
+    /// ones that gain coefficients.
+    active: Vec<u32>,
+    /// Units of work spent: one per coefficient built plus one per term of
+    /// its recurrence.
+    work: u64,
+    /// Pascal's triangle up to the current order.
+    binomials: Binomials,
+}
+
+#[derive(Clone, Debug)]
+struct State {
+    node: NodeId,
+    /// The polynomial degree along the direction, or [`INFINITE`].
+    degree: u32,
+    /// The first-order coefficient of a seeded input.
+    seed: Option<NodeId>,
+    y: Series,
+    /// Auxiliary series of the recurrence (`cos` beside `sin`, `1 + y²`
+    /// beside `tan`, ...), by operation.
+    aux: Vec<Series>,
+    /// The state positions of the arguments.
+    args: [u32; 4],
+}
+
+impl Taylor {
+    /// Prepares the series of the nodes `roots` reach, along the direction
+    /// whose first-order coefficient for input `k` is `direction[k]`; inputs
+    /// with `None` (or past the end) are held fixed. Nothing is built until
+    /// [`Taylor::advance`].
+    pub fn new(dag: &ExprDag, roots: &[NodeId], direction: &[Option<NodeId>], scale: Scale) -> Taylor {
+        let reach = dag.reachable(roots);
+        let mut slot = vec![u32::MAX; dag.len()];
+        let mut states = Vec::new();
+        let mut active = Vec::new();
+        for id in dag.ids().filter(|id| reach[id.index()]) {
+            let node = dag.node(id);
+            let mut args = [0u32; 4];
+            for (a, &arg) in args.iter_mut().zip(node.args()) {
+                *a = slot[arg.index()];
+            }
+            let seed = match node.op {
+                Op::Input(k) => direction.get(k as usize).copied().flatten().filter(|&v| !is_zero(dag, v)),
+                _ => None,
+            };
+            let degrees: Vec<u32> =
+                node.args().iter().map(|a| states_degree(&states, slot[a.index()])).collect();
+            let degree = if seed.is_some() { 1 } else { degree(dag, node.op, node.args(), &degrees) };
+            let index = states.len() as u32;
+            slot[id.index()] = index;
+            if degree > 0 {
+                active.push(index);
+            }
+            states.push(State { node: id, degree, seed, y: vec![Some(id)], aux: vec![], args });
+        }
+        Taylor { scale, order: 0, slot, states, active, work: 0, binomials: Binomials::default() }
+    }
+
+    /// The highest order built so far.
+    pub fn order(&self) -> usize {
+        self.order
+    }
+
+    /// The scaling of the coefficients.
+    pub fn scale(&self) -> Scale {
+        self.scale
+    }
+
+    /// Units of work spent so far: one per coefficient built and one per
+    /// term of the recurrences, about the operations added to the DAG.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The degree of `node` as a polynomial along the direction, `None`
+    /// if it is not one (or the roots do not reach it).
+    pub fn degree(&self, node: NodeId) -> Option<u32> {
+        let state = self.state(node)?;
+        (state.degree != INFINITE).then_some(state.degree)
+    }
+
+    /// Coefficient `k` of `node`'s series (`None`: a structural zero).
+    /// Panics if `k` is past [`Taylor::order`] or the roots do not reach
+    /// `node`.
+    pub fn coefficient(&self, node: NodeId, k: usize) -> Option<NodeId> {
+        assert!(k <= self.order, "order {k} is not built yet (built: {})", self.order);
+        let state = self.state(node).expect("a node the roots reach");
+        state.y.get(k).copied().flatten()
+    }
+
+    /// The coefficients `0..=order` of `node`.
+    pub fn series(&self, node: NodeId) -> Series {
+        (0..=self.order).map(|k| self.coefficient(node, k)).collect()
+    }
+
+    fn state(&self, node: NodeId) -> Option<&State> {
+        let slot = *self.slot.get(node.index())?;
+        self.states.get(slot as usize)
+    }
+
+    /// Builds coefficient `order + 1` of every node.
+    ///
+    /// # Errors
+    /// [`TaylorError::ConstantOverflow`] when a constant of the recurrences
+    /// no longer fits in an `f64` (binomial coefficients past order 1029,
+    /// factorials past 170).
+    pub fn advance(&mut self, dag: &mut ExprDag) -> Result<(), TaylorError> {
+        let k = self.order + 1;
+        self.binomials.extend_to(k);
+        let overflow = match self.scale {
+            Scale::Derivatives => {
+                !self.binomials.row(k).iter().all(|c| c.is_finite()) || !factorial(k).is_finite()
+            }
+            Scale::Coefficients => !factorial(k).is_finite(),
+        };
+        if overflow {
+            return Err(TaylorError::ConstantOverflow { order: k });
+        }
+        for &i in &self.active {
+            let i = i as usize;
+            // Past its degree a node's coefficients are zero: not stored.
+            if (k as u64) > u64::from(self.states[i].degree) {
+                continue;
+            }
+            let mut own = std::mem::replace(&mut self.states[i], State::placeholder());
+            let mut step = Step { dag: &mut *dag, scale: self.scale, k, binomials: &self.binomials, work: 0 };
+            step.coefficient(&self.states, &mut own);
+            self.work += step.work + 1;
+            debug_assert_eq!(own.y.len(), k + 1, "{:?}", dag.op(own.node));
+            self.states[i] = own;
+        }
+        self.order = k;
+        Ok(())
+    }
+}
+
+impl State {
+    /// What a state's slot holds while its coefficient is being built.
+    fn placeholder() -> State {
+        State { node: NodeId::from_index(0), degree: 0, seed: None, y: vec![], aux: vec![], args: [0; 4] }
+    }
+}
+
+fn states_degree(states: &[State], slot: u32) -> u32 {
+    states[slot as usize].degree
+}
+
+/// Whether `id` is the constant `±0`.
+fn is_zero(dag: &ExprDag, id: NodeId) -> bool {
+    dag.as_const(id) == Some(0.0)
+}
+
+/// The value of a constant that is a whole number in `0..=2^53`.
+fn whole_constant(dag: &ExprDag, id: NodeId) -> Option<u64> {
+    let v = dag.as_const(id)?;
+    ((0.0..=9_007_199_254_740_992.0).contains(&v) && v.fract() == 0.0).then_some(v as u64)
+}
+
+/// A node's polynomial degree along the direction from its arguments'.
+fn degree(dag: &ExprDag, op: Op, args: &[NodeId], d: &[u32]) -> u32 {
+    let all_constant = d.iter().all(|&d| d == 0);
+    match op {
+        Op::Const(_) | Op::Input(_) => 0,
+        Op::Neg | Op::Abs => d[0],
+        Op::Add | Op::Sub | Op::Min | Op::Max => d[0].max(d[1]),
+        Op::Select(_) => d[2].max(d[3]),
+        Op::Mul => d[0].saturating_add(d[1]),
+        Op::Div if d[1] == 0 => d[0],
+        Op::Pow if d[1] == 0 && d[0] != INFINITE => match whole_constant(dag, args[1]) {
+            Some(n) => u32::try_from(u64::from(d[0]).saturating_mul(n)).unwrap_or(INFINITE),
+            None if d[0] == 0 => 0,
+            None => INFINITE,
+        },
+        Op::Sign | Op::Floor | Op::Ceil => 0,
+        Op::Div
+        | Op::Pow
+        | Op::Sin
+        | Op::Cos
+        | Op::Tan
+        | Op::Asin
+        | Op::Acos
+        | Op::Atan
+        | Op::Sinh
+        | Op::Cosh
+        | Op::Tanh
+        | Op::Asinh
+        | Op::Acosh
+        | Op::Atanh
+        | Op::Exp
+        | Op::Expm1
+        | Op::Exp2
+        | Op::Log
+        | Op::Log1p
+        | Op::Log2
+        | Op::Log10
+        | Op::Sqrt
+        | Op::Cbrt
+        | Op::Erf
+        | Op::Atan2
+        | Op::Hypot => {
+            if all_constant {
+                0
+            } else {
+                INFINITE
+            }
+        }
+    }
+}
+
+/// `k!` in double precision (exact up to 22!, `inf` past 170!).
+pub fn factorial(k: usize) -> f64 {
+    (1..=k).map(|i| i as f64).product()
+}
+
+/// Pascal's triangle, row by row, in double precision: exact up to row 56.
+#[derive(Clone, Debug, Default)]
+struct Binomials {
+    rows: Vec<Vec<f64>>,
+}
+
+impl Binomials {
+    fn extend_to(&mut self, k: usize) {
+        while self.rows.len() <= k {
+            let n = self.rows.len();
+            let row = if n == 0 {
+                vec![1.0]
+            } else {
+                let above = &self.rows[n - 1];
+                (0..=n).map(|j| if j == 0 || j == n { 1.0 } else { above[j - 1] + above[j] }).collect()
+            };
+            self.rows.push(row);
+        }
+    }
+
+    fn row(&self, k: usize) -> &[f64] {
+        &self.rows[k]
+    }
+
+    /// `C(k, j)`.
+    fn get(&self, k: usize, j: usize) -> f64 {
+        self.rows[k][j]
+    }
+}
+
+/// Building coefficient `k` of one node.
+struct Step<'a> {
+    dag: &'a mut ExprDag,
+    scale: Scale,
+    k: usize,
+    binomials: &'a Binomials,
+    work: u64,
+}
+
+/// Coefficient `j` of `series`, `None` past its end.
+fn at(series: &[Option<NodeId>], j: usize) -> Option<NodeId> {
+    series.get(j).copied().flatten()
+}
+
+impl Step<'_> {
+    fn constant(&mut self, v: f64) -> NodeId {
+        self.dag.constant(v)
+    }
+
+    fn apply(&mut self, op: Op, args: &[NodeId]) -> NodeId {
+        self.dag.apply(op, args)
+    }
+
+    /// `None` for a constant zero: a structural zero from then on.
+    fn nonzero(&self, id: NodeId) -> Option<NodeId> {
+        (!is_zero(self.dag, id)).then_some(id)
+    }
+
+    fn add(&mut self, a: Option<NodeId>, b: Option<NodeId>) -> Option<NodeId> {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let s = self.dag.add(a, b);
+                self.nonzero(s)
+            }
+            (a, None) => a,
+            (None, b) => b,
+        }
+    }
+
+    fn sub(&mut self, a: Option<NodeId>, b: Option<NodeId>) -> Option<NodeId> {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                let s = self.dag.sub(a, b);
+                self.nonzero(s)
+            }
+            (a, None) => a,
+            (None, b) => self.neg(b),
+        }
+    }
+
+    fn neg(&mut self, a: Option<NodeId>) -> Option<NodeId> {
+        a.map(|a| self.dag.neg(a))
+    }
+
+    fn mul(&mut self, a: Option<NodeId>, b: Option<NodeId>) -> Option<NodeId> {
+        let p = self.dag.mul(a?, b?);
+        self.nonzero(p)
+    }
+
+    fn div(&mut self, a: Option<NodeId>, b: NodeId) -> Option<NodeId> {
+        Some(self.dag.div(a?, b))
+    }
+
+    /// `w · a` for a constant `w`.
+    fn times(&mut self, w: f64, a: Option<NodeId>) -> Option<NodeId> {
+        if w == 0.0 {
+            return None;
+        }
+        let w = self.constant(w);
+        self.mul(Some(w), a)
+    }
+
+    /// `base^e` for a constant exponent.
+    fn power(&mut self, base: NodeId, e: f64) -> NodeId {
+        let e = self.constant(e);
+        self.apply(Op::Pow, &[base, e])
+    }
+
+    /// `Σ_{j=lo}^{hi} w_j · a_j · b_{k-j}`, terms with a structural zero
+    /// left out; `weight(j)` gives `w_j`.
+    fn sum(
+        &mut self,
+        a: &[Option<NodeId>],
+        b: &[Option<NodeId>],
+        lo: usize,
+        hi: usize,
+        weight: impl Fn(usize) -> f64,
+    ) -> Option<NodeId> {
+        let k = self.k;
+        let mut total = None;
+        for j in lo..=hi {
+            let (Some(p), Some(q)) = (at(a, j), at(b, k - j)) else { continue };
+            self.work += 1;
+            let product = self.dag.mul(p, q);
+            let term = self.times(weight(j), Some(product));
+            total = self.add(total, term);
+        }
+        total
+    }
+
+    /// Coefficient `k` of the product `a·b`, restricted to the terms
+    /// `a_j b_{k-j}` with `lo <= j <= hi` (the Leibniz rule).
+    fn convolution(
+        &mut self,
+        a: &[Option<NodeId>],
+        b: &[Option<NodeId>],
+        lo: usize,
+        hi: usize,
+    ) -> Option<NodeId> {
+        let (k, binomials) = (self.k, self.binomials);
+        match self.scale {
+            Scale::Derivatives => self.sum(a, b, lo, hi, |j| binomials.get(k, j)),
+            Scale::Coefficients => self.sum(a, b, lo, hi, |_| 1.0),
+        }
+    }
+
+    /// [`Step::convolution`] of `a` with itself over `lo..=k-lo`, each
+    /// symmetric pair of terms built once.
+    fn square(&mut self, a: &[Option<NodeId>], lo: usize) -> Option<NodeId> {
+        let k = self.k;
+        if 2 * lo > k {
+            return None;
+        }
+        let mut total = None;
+        for j in lo..=k / 2 {
+            let (Some(p), Some(q)) = (at(a, j), at(a, k - j)) else { continue };
+            self.work += 1;
+            let w = match self.scale {
+                Scale::Derivatives => self.binomials.get(k, j),
+                Scale::Coefficients => 1.0,
+            };
+            let w = if 2 * j == k { w } else { 2.0 * w };
+            let product = self.dag.mul(p, q);
+            let term = self.times(w, Some(product));
+            total = self.add(total, term);
+        }
+        total
+    }
+
+    /// Coefficient `k` of `∫ a'·b` (the series whose derivative is `a'·b`
+    /// and whose value is 0), restricted to the terms `a_j b_{k-j}` with
+    /// `lo <= j <= hi`, `lo >= 1`: `Σ (j/k) a_j b_{k-j}` for coefficients,
+    /// `Σ C(k-1, j-1) a_j b_{k-j}` for derivatives.
+    fn integral(
+        &mut self,
+        a: &[Option<NodeId>],
+        b: &[Option<NodeId>],
+        lo: usize,
+        hi: usize,
+    ) -> Option<NodeId> {
+        debug_assert!(lo >= 1);
+        let (k, binomials) = (self.k, self.binomials);
+        match self.scale {
+            Scale::Derivatives => self.sum(a, b, lo, hi, |j| binomials.get(k - 1, j - 1)),
+            Scale::Coefficients => {
+                let total = self.sum(a, b, lo, hi, |j| j as f64);
+                let k = self.constant(k as f64);
+                self.div(total, k)
+            }
+        }
+    }
+
+    /// A closed form given as the `k`-th derivative `w · d` in this scale:
+    /// `w · d` for derivatives, `(w / k!) · d` for coefficients.
+    fn derivative(&mut self, w: f64, d: Option<NodeId>) -> Option<NodeId> {
+        match self.scale {
+            Scale::Derivatives => self.times(w, d),
+            Scale::Coefficients => self.times(w / factorial(self.k), d),
+        }
+    }
+
+    /// `a1^k` for the first-order coefficient of an argument of degree 1.
+    fn rate_power(&mut self, a: &[Option<NodeId>]) -> NodeId {
+        let a1 = at(a, 1).expect("an argument of degree 1 has a first-order coefficient");
+        self.power(a1, self.k as f64)
+    }
+
+    /// `w · base^e · a1^k`, written `w · a1^k / base^(-e)` for `e < 0`.
+    fn power_term(&mut self, w: f64, base: NodeId, e: f64, a: &[Option<NodeId>]) -> Option<NodeId> {
+        let rate = self.rate_power(a);
+        if e < 0.0 {
+            let numerator = self.derivative(w, Some(rate));
+            let denominator = self.power(base, -e);
+            self.div(numerator, denominator)
+        } else {
+            let p = self.power(base, e);
+            let product = self.mul(Some(p), Some(rate));
+            self.derivative(w, product)
+        }
+    }
+
+    /// Coefficient `k` of the node `own` (whose degree is at least `k`),
+    /// pushed onto its series with its auxiliaries'; `states` holds the
+    /// arguments' series up to `k`.
+    fn coefficient(&mut self, states: &[State], own: &mut State) {
+        let k = self.k;
+        let op = self.dag.op(own.node);
+        let arity = op.arity();
+        let series = |slot: usize| -> &[Option<NodeId>] { &states[own.args[slot] as usize].y };
+        let degree = |slot: usize| states[own.args[slot] as usize].degree;
+        let value = |slot: usize| states[own.args[slot] as usize].node;
+        let (a, b): (&[Option<NodeId>], &[Option<NodeId>]) =
+            (if arity > 0 { series(0) } else { &[] }, if arity > 1 { series(1) } else { &[] });
+        let linear = arity > 0 && degree(0) == 1;
+        let y0 = own.node;
+        let a0 = if arity > 0 { value(0) } else { y0 };
+        let ak = at(a, k);
+        if k == 1 {
+            own.aux = self.auxiliaries(op, own, a0, if arity > 1 { value(1) } else { a0 }, linear, states);
+        }
+        let yk = match op {
+            Op::Const(_) => None,
+            Op::Input(_) => own.seed.filter(|_| k == 1),
+            Op::Neg => self.neg(ak),
+            Op::Add => self.add(ak, at(b, k)),
+            Op::Sub => self.sub(ak, at(b, k)),
+            Op::Mul => self.convolution(a, b, 0, k),
+            Op::Div => {
+                let b0 = value(1);
+                if degree(1) == 0 {
+                    self.div(ak, b0)
+                } else if degree(0) == 0 && degree(1) == 1 {
+                    // (a/b)^(k) = a (-1)^k k! b1^k / b^(k+1)
+                    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                    let rate = self.rate_power(b);
+                    let numerator = self.mul(Some(a0), Some(rate));
+                    let numerator = self.derivative(sign * factorial(k), numerator);
+                    let denominator = self.power(b0, (k + 1) as f64);
+                    self.div(numerator, denominator)
+                } else {
+                    let sum = self.convolution(b, &own.y, 1, k);
+                    let difference = self.sub(ak, sum);
+                    self.div(difference, b0)
+                }
+            }
+            Op::Pow => self.pow(own, a, b, linear, degree(1), value(0), value(1)),
+            Op::Sin | Op::Cos | Op::Sinh | Op::Cosh => {
+                let hyperbolic = matches!(op, Op::Sinh | Op::Cosh);
+                if linear {
+                    // The derivatives cycle through the pair, each times
+                    // a1^k: sin, cos, -sin, -cos; cos, -sin, -cos, sin;
+                    // sinh, cosh; cosh, sinh.
+                    let partner = at(&own.aux[0], 0).expect("the partner's value");
+                    let turns = if hyperbolic { k % 2 } else { k % 4 };
+                    let node = if turns % 2 == 0 { y0 } else { partner };
+                    let negate = matches!((op, turns), (Op::Sin, 2 | 3) | (Op::Cos, 1 | 2));
+                    let rate = self.rate_power(a);
+                    let product = self.mul(Some(rate), Some(node));
+                    let d = self.derivative(1.0, product);
+                    if negate {
+                        self.neg(d)
+                    } else {
+                        d
+                    }
+                } else {
+                    // (sin, cos)' = (cos, -sin)·a', (sinh, cosh)' = (cosh, sinh)·a'.
+                    let y = self.integral(a, &own.aux[0], 1, k);
+                    let y = if op == Op::Cos { self.neg(y) } else { y };
+                    own.y.push(y);
+                    let partner = self.integral(a, &own.y, 1, k);
+                    let partner = if op == Op::Sin { self.neg(partner) } else { partner };
+                    own.aux[0].push(partner);
+                    return;
+                }
+            }
+            Op::Tan | Op::Tanh => {
+                // y' = w·a' with w = 1 ± y².
+                let y = self.integral(a, &own.aux[0], 1, k);
+                own.y.push(y);
+                let square = self.square(&own.y, 0);
+                let w = if op == Op::Tan { square } else { self.neg(square) };
+                own.aux[0].push(w);
+                return;
+            }
+            Op::Asin | Op::Acos | Op::Asinh | Op::Acosh => {
+                // y' = ±a'/q with q = sqrt(s), s = 1 - a², 1 + a², a² - 1.
+                let q0 = at(&own.aux[1], 0).expect("q's value");
+                let c = if op == Op::Acos { -1.0 } else { 1.0 };
+                let numerator = self.times(c, ak);
+                let sum = self.integral(&own.y, &own.aux[1], 1, k - 1);
+                let difference = self.sub(numerator, sum);
+                own.y.push(self.div(difference, q0));
+                let square = self.square(a, 0);
+                let sk = if matches!(op, Op::Asin | Op::Acos) { self.neg(square) } else { square };
+                own.aux[0].push(sk);
+                let two_q0 = self.times(2.0, Some(q0)).expect("2·q0");
+                let qk = self.root(&own.aux[1], sk, two_q0);
+                own.aux[1].push(qk);
+                return;
+            }
+            Op::Atan | Op::Atanh => {
+                // y' = a'/q with q = 1 ± a².
+                let q0 = at(&own.aux[0], 0).expect("q's value");
+                let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
+                let difference = self.sub(ak, sum);
+                own.y.push(self.div(difference, q0));
+                let square = self.square(a, 0);
+                let qk = if op == Op::Atan { square } else { self.neg(square) };
+                own.aux[0].push(qk);
+                return;
+            }
+            Op::Exp | Op::Exp2 => {
+                let ln = if op == Op::Exp { 1.0 } else { LN_2 };
+                if linear {
+                    let rate = self.rate_power(a);
+                    let product = self.mul(Some(y0), Some(rate));
+                    self.derivative(ln.powi(k as i32), product)
+                } else {
+                    let y = self.integral(a, &own.y, 1, k);
+                    self.times(ln, y)
+                }
+            }
+            Op::Expm1 => {
+                // expm1' = exp: the coefficients past 0 are exp's.
+                let e0 = at(&own.aux[0], 0).expect("exp's value");
+                let e = if linear {
+                    let rate = self.rate_power(a);
+                    let product = self.mul(Some(e0), Some(rate));
+                    self.derivative(1.0, product)
+                } else {
+                    self.integral(a, &own.aux[0], 1, k)
+                };
+                own.aux[0].push(e);
+                e
+            }
+            Op::Log | Op::Log1p | Op::Log2 | Op::Log10 => {
+                // q·y' = c·a' with q = a (1 + a for log1p).
+                let c = match op {
+                    Op::Log2 => LOG2_E,
+                    Op::Log10 => LOG10_E,
+                    _ => 1.0,
+                };
+                let q0 = if op == Op::Log1p { at(&own.aux[0], 0).expect("1 + a") } else { a0 };
+                if linear {
+                    // c (-1)^(k-1) (k-1)! a1^k / q^k
+                    let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
+                    self.power_term(c * sign * factorial(k - 1), q0, -(k as f64), a)
+                } else {
+                    let numerator = self.times(c, ak);
+                    let sum = self.integral(&own.y, a, 1, k - 1);
+                    let difference = self.sub(numerator, sum);
+                    self.div(difference, q0)
+                }
+            }
+            Op::Sqrt => {
+                if linear {
+                    // (1/2)_k / (sqrt(a) · a^(k-1)) · a1^k
+                    let rate = self.rate_power(a);
+                    let numerator = self.derivative(falling(0.5, k), Some(rate));
+                    let power = self.power(a0, (k - 1) as f64);
+                    let denominator = self.dag.mul(y0, power);
+                    self.div(numerator, denominator)
+                } else {
+                    let two_y0 = self.times(2.0, Some(y0)).expect("2·y0");
+                    self.root(&own.y, ak, two_y0)
+                }
+            }
+            Op::Cbrt => {
+                if linear {
+                    // (1/3)_k / (cbrt(a)² · a^(k-1)) · a1^k
+                    let rate = self.rate_power(a);
+                    let numerator = self.derivative(falling(1.0 / 3.0, k), Some(rate));
+                    let square = self.power(y0, 2.0);
+                    let power = self.power(a0, (k - 1) as f64);
+                    let denominator = self.dag.mul(square, power);
+                    self.div(numerator, denominator)
+                } else {
+                    let r = self.constant(1.0 / 3.0);
+                    self.power_recurrence(own, a, r, a0)
+                }
+            }
+            Op::Abs => {
+                // The branch taken: sign(a)·a, with abs'(0) = 0.
+                let sign = self.apply(Op::Sign, &[a0]);
+                self.mul(Some(sign), ak)
+            }
+            Op::Sign | Op::Floor | Op::Ceil => None,
+            Op::Erf => {
+                // y' = (2/√π)·g·a' with g = exp(s), s = -a².
+                let y = self.integral(a, &own.aux[1], 1, k);
+                own.y.push(self.times(FRAC_2_SQRT_PI, y));
+                let square = self.square(a, 0);
+                let sk = self.neg(square);
+                own.aux[0].push(sk);
+                let gk = self.integral(&own.aux[0], &own.aux[1], 1, k);
+                own.aux[1].push(gk);
+                return;
+            }
+            Op::Atan2 => {
+                // n·y' = b·a' - a·b' with n = a² + b².
+                let n0 = at(&own.aux[0], 0).expect("n's value");
+                let forward = self.integral(a, b, 1, k);
+                let backward = self.integral(b, a, 1, k);
+                let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
+                let numerator = self.sub(forward, backward);
+                let difference = self.sub(numerator, sum);
+                own.y.push(self.div(difference, n0));
+                let (sa, sb) = (self.square(a, 0), self.square(b, 0));
+                let nk = self.add(sa, sb);
+                own.aux[0].push(nk);
+                return;
+            }
+            Op::Hypot => {
+                // y² = s with s = a² + b².
+                let (sa, sb) = (self.square(a, 0), self.square(b, 0));
+                let sk = self.add(sa, sb);
+                let two_y0 = self.times(2.0, Some(y0)).expect("2·y0");
+                self.root(&own.y, sk, two_y0)
+            }
+            Op::Min => self.branch(Cmp::Lt, value(0), value(1), ak, at(b, k)),
+            Op::Max => self.branch(Cmp::Gt, value(0), value(1), ak, at(b, k)),
+            Op::Select(cmp) => self.branch(cmp, value(0), value(1), at(series(2), k), at(series(3), k)),
+        };
+        own.y.push(yk);
+    }
+
+    /// Coefficient `k` of `q = sqrt(s)` from `q`'s coefficients below `k`,
+    /// `s_k`, and `2·q_0`: `q_k = (s_k - Σ_{0<j<k} q_j q_{k-j}) / (2 q_0)`.
+    fn root(&mut self, q: &[Option<NodeId>], sk: Option<NodeId>, two_q0: NodeId) -> Option<NodeId> {
+        let inner = self.square(q, 1);
+        let difference = self.sub(sk, inner);
+        self.div(difference, two_q0)
+    }
+
+    /// Coefficient `k` of `a^r` for an `r` the direction does not move, by
+    /// `a·y' = r·a'·y`: `y_k = (r·∫a'y - ∫y'a) / a_0` (terms below `k`).
+    fn power_recurrence(
+        &mut self,
+        own: &State,
+        a: &[Option<NodeId>],
+        r: NodeId,
+        a0: NodeId,
+    ) -> Option<NodeId> {
+        let forward = self.integral(a, &own.y, 1, self.k);
+        let forward = self.mul(Some(r), forward);
+        let backward = self.integral(&own.y, a, 1, self.k - 1);
+        let difference = self.sub(forward, backward);
+        self.div(difference, a0)
+    }
+
+    /// The branch taken: `x_k` where `a cmp b` holds, else `z_k`.
+    fn branch(
+        &mut self,
+        cmp: Cmp,
+        a: NodeId,
+        b: NodeId,
+        x: Option<NodeId>,
+        z: Option<NodeId>,
+    ) -> Option<NodeId> {
+        if x.is_none() && z.is_none() {
+            return None;
+        }
+        let zero = self.constant(0.0);
+        let selected = self.apply(Op::Select(cmp), &[a, b, x.unwrap_or(zero), z.unwrap_or(zero)]);
+        self.nonzero(selected)
+    }
+
+    /// Coefficient `k` of `a^b`.
+    #[allow(clippy::too_many_arguments)]
+    fn pow(
+        &mut self,
+        own: &mut State,
+        a: &[Option<NodeId>],
+        b: &[Option<NodeId>],
+        linear: bool,
+        exponent_degree: u32,
+        a0: NodeId,
+        b0: NodeId,
+    ) -> Option<NodeId> {
+        let k = self.k;
+        let y0 = own.node;
+        if exponent_degree > 0 {
+            // a^b = exp(b·log a): y' = P'·y with P = b·log(a).
+            let p = if own.aux.len() == 2 {
+                // A moving base: L = log(a) (a·L' = a'), then P_k = (b·L)_k.
+                let sum = self.integral(&own.aux[0], a, 1, k - 1);
+                let difference = self.sub(at(a, k), sum);
+                let lk = self.div(difference, a0);
+                own.aux[0].push(lk);
+                let pk = self.convolution(b, &own.aux[0], 0, k);
+                own.aux[1].push(pk);
+                &own.aux[1]
+            } else {
+                // A fixed base: P_k = log(a)·b_k.
+                let ln = at(&own.aux[0], 0).expect("log of the base");
+                if exponent_degree == 1 {
+                    // y0 · (log(a)·b1)^k
+                    let b1 = at(b, 1).expect("degree 1");
+                    let rate = self.dag.mul(ln, b1);
+                    let rate = self.power(rate, k as f64);
+                    let product = self.mul(Some(y0), Some(rate));
+                    own.aux[0].push(None);
+                    return self.derivative(1.0, product);
+                }
+                let pk = self.mul(Some(ln), at(b, k));
+                own.aux[0].push(pk);
+                &own.aux[0]
+            };
+            let p = p.clone();
+            return self.integral(&p, &own.y, 1, k);
+        }
+        let whole = whole_constant(self.dag, b0);
+        if linear {
+            // r (r-1) ... (r-k+1) · a^(r-k) · a1^k
+            return match self.dag.as_const(b0) {
+                Some(r) => self.power_term(falling(r, k), a0, r - k as f64, a),
+                None => {
+                    // A symbolic exponent: the falling factorial is a node.
+                    let previous = at(&own.aux[0], k - 1).expect("the falling factorial below k");
+                    let lowered = self.constant((k - 1) as f64);
+                    let factor = self.dag.sub(b0, lowered);
+                    let falling = self.dag.mul(previous, factor);
+                    own.aux[0].push(Some(falling));
+                    let kk = self.constant(k as f64);
+                    let exponent = self.dag.sub(b0, kk);
+                    let power = self.apply(Op::Pow, &[a0, exponent]);
+                    let rate = self.rate_power(a);
+                    let product = self.mul(Some(power), Some(rate));
+                    let product = self.mul(Some(falling), product);
+                    self.derivative(1.0, product)
+                }
+            };
+        }
+        match whole {
+            Some(2) => self.square(a, 0),
+            Some(n) if n > 2 => {
+                // Binary powering: each step squares or multiplies by a.
+                let steps = powering_steps(n);
+                let mut previous: &[Option<NodeId>] = a;
+                let mut last = None;
+                for (i, multiply) in steps.iter().enumerate() {
+                    let ck = if *multiply {
+                        self.convolution(previous, a, 0, k)
+                    } else {
+                        self.square(previous, 0)
+                    };
+                    own.aux[i].push(ck);
+                    previous = &own.aux[i];
+                    last = ck;
+                }
+                last
+            }
+            _ => self.power_recurrence(own, a, b0, a0),
+        }
+    }
+
+    /// The auxiliary series of a node of degree at least 1, with their
+    /// values (coefficient 0), built once before order 1.
+    fn auxiliaries(
+        &mut self,
+        op: Op,
+        own: &State,
+        a0: NodeId,
+        b0: NodeId,
+        linear: bool,
+        states: &[State],
+    ) -> Vec<Series> {
+        let one = self.constant(1.0);
+        match op {
+            Op::Sin => vec![vec![Some(self.apply(Op::Cos, &[a0]))]],
+            Op::Cos => vec![vec![Some(self.apply(Op::Sin, &[a0]))]],
+            Op::Sinh => vec![vec![Some(self.apply(Op::Cosh, &[a0]))]],
+            Op::Cosh => vec![vec![Some(self.apply(Op::Sinh, &[a0]))]],
+            Op::Tan => {
+                // 1 + tan², as the first-order rule.
+                let square = self.dag.mul(own.node, own.node);
+                vec![vec![Some(self.dag.add(one, square))]]
+            }
+            Op::Tanh => {
+                // 1/cosh², as the first-order rule: 1 - tanh² cancels.
+                let cosh = self.apply(Op::Cosh, &[a0]);
+                let square = self.dag.mul(cosh, cosh);
+                vec![vec![Some(self.dag.div(one, square))]]
+            }
+            Op::Asin | Op::Acos => {
+                let square = self.dag.mul(a0, a0);
+                let s0 = self.dag.sub(one, square);
+                vec![vec![Some(s0)], vec![Some(self.apply(Op::Sqrt, &[s0]))]]
+            }
+            Op::Asinh => {
+                let square = self.dag.mul(a0, a0);
+                let s0 = self.dag.add(one, square);
+                vec![vec![Some(s0)], vec![Some(self.apply(Op::Hypot, &[a0, one]))]]
+            }
+            Op::Acosh => {
+                let square = self.dag.mul(a0, a0);
+                let s0 = self.dag.sub(square, one);
+                let below = self.dag.sub(a0, one);
+                let above = self.dag.add(a0, one);
+                let (below, above) = (self.apply(Op::Sqrt, &[below]), self.apply(Op::Sqrt, &[above]));
+                vec![vec![Some(s0)], vec![Some(self.dag.mul(below, above))]]
+            }
+            Op::Atan => {
+                let square = self.dag.mul(a0, a0);
+                vec![vec![Some(self.dag.add(one, square))]]
+            }
+            Op::Atanh => {
+                let square = self.dag.mul(a0, a0);
+                vec![vec![Some(self.dag.sub(one, square))]]
+            }
+            Op::Expm1 => vec![vec![Some(self.apply(Op::Exp, &[a0]))]],
+            Op::Log1p => vec![vec![Some(self.dag.add(one, a0))]],
+            Op::Erf => {
+                let square = self.dag.mul(a0, a0);
+                let s0 = self.dag.neg(square);
+                vec![vec![Some(s0)], vec![Some(self.apply(Op::Exp, &[s0]))]]
+            }
+            Op::Atan2 => {
+                let h = self.apply(Op::Hypot, &[a0, b0]);
+                vec![vec![Some(self.dag.mul(h, h))]]
+            }
+            Op::Pow => {
+                let base_degree = states[own.args[0] as usize].degree;
+                let exponent_degree = states[own.args[1] as usize].degree;
+                if exponent_degree > 0 {
+                    let ln = self.apply(Op::Log, &[a0]);
+                    if base_degree > 0 {
+                        let p0 = self.dag.mul(b0, ln);
+                        vec![vec![Some(ln)], vec![Some(p0)]]
+                    } else {
+                        vec![vec![Some(ln)]]
+                    }
+                } else if linear && self.dag.as_const(b0).is_none() {
+                    // The falling factorial r (r-1) ... of a symbolic exponent.
+                    vec![vec![Some(one)]]
+                } else if linear {
+                    vec![]
+                } else {
+                    match whole_constant(self.dag, b0) {
+                        Some(n) if n > 2 => {
+                            // The values of the powering steps.
+                            let mut value = a0;
+                            powering_steps(n)
+                                .into_iter()
+                                .map(|multiply| {
+                                    value = if multiply {
+                                        self.dag.mul(value, a0)
+                                    } else {
+                                        self.dag.mul(value, value)
+                                    };
+                                    vec![Some(value)]
+                                })
+                                .collect()
+                        }
+                        _ => vec![],
+                    }
+                }
+            }
+            Op::Const(_)
+            | Op::Input(_)
+            | Op::Neg
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Exp
+            | Op::Exp2
+            | Op::Log
+            | Op::Log2
+            | Op::Log10
+            | Op::Sqrt
+            | Op::Cbrt
+            | Op::Abs
+            | Op::Sign
+            | Op::Floor
+            | Op::Ceil
+            | Op::Hypot
+            | Op::Min
+            | Op::Max
+            | Op::Select(_) => vec![],
+        }
+    }
+}
+
+/// The falling factorial `r (r-1) ... (r-k+1)`.
+pub fn falling(r: f64, k: usize) -> f64 {
+    (0..k).map(|i| r - i as f64).product()
+}
+
+/// Binary powering of `n > 2` from `a`: after the leading bit, each bit
+/// squares (`false`) and a set bit then multiplies by `a` (`true`).
+fn powering_steps(n: u64) -> Vec<bool> {
+    let bits = 64 - n.leading_zeros();
+    let mut steps = vec![];
+    for i in (0..bits - 1).rev() {
+        steps.push(false);
+        if n >> i & 1 == 1 {
+            steps.push(true);
+        }
+    }
+    steps
+}
+
+/// The series of `roots` to order `order` along `direction` (see
+/// [`Taylor::new`]), one per root.
+///
+/// # Errors
+/// [`TaylorError::ConstantOverflow`] for orders whose constants overflow.
+pub fn taylor(
+    dag: &mut ExprDag,
+    roots: &[NodeId],
+    direction: &[Option<NodeId>],
+    order: usize,
+    scale: Scale,
+) -> Result<Vec<Series>, TaylorError> {
+    let mut taylor = Taylor::new(dag, roots, direction, scale);
+    for _ in 0..order {
+        taylor.advance(dag)?;
+    }
+    Ok(roots.iter().map(|&r| taylor.series(r)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn derivatives(source: &str, order: usize, x: f64) -> Vec<f64> {
+        let program = frontend::parse_expr(source).expect("valid");
+        let mut dag = program.dag.clone();
+        let root = program.outputs[0].node;
+        let one = dag.constant(1.0);
+        let series = taylor(&mut dag, &[root], &[Some(one)], order, Scale::Derivatives).expect("finite");
+        let nodes: Vec<NodeId> = series[0].iter().map(|c| c.unwrap_or(one)).collect();
+        let values = frontend::eval(&dag, &nodes, &[x]);
+        series[0].iter().zip(values).map(|(c, v)| if c.is_some() { v } else { 0.0 }).collect()
+    }
+
+    #[test]
+    fn powers_are_polynomials_with_closed_forms() {
+        assert_eq!(derivatives("x^5", 7, 2.0), vec![32.0, 80.0, 160.0, 240.0, 240.0, 120.0, 0.0, 0.0]);
+        assert_eq!(derivatives("(x*x+1)^3", 7, 0.0)[..7], [1.0, 0.0, 6.0, 0.0, 72.0, 0.0, 720.0]);
+    }
+
+    #[test]
+    fn powering_steps_spell_the_exponent() {
+        for n in 3..200u64 {
+            let mut value = 1u64;
+            for multiply in powering_steps(n) {
+                value = if multiply { value + 1 } else { 2 * value };
+            }
+            assert_eq!(value, n);
+        }
+    }
+
+    #[test]
+    fn sine_cycles_through_four_nodes() {
+        let program = frontend::parse_expr("sin(x)").expect("valid");
+        let mut dag = program.dag.clone();
+        let root = program.outputs[0].node;
+        let one = dag.constant(1.0);
+        let series = taylor(&mut dag, &[root], &[Some(one)], 8, Scale::Derivatives).expect("finite");
+        assert_eq!(series[0][4], Some(root));
+        assert_eq!(series[0][8], Some(root));
+        assert_eq!(series[0][1], series[0][5]);
+    }
+}

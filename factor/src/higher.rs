@@ -1,0 +1,333 @@
+//! Partial derivatives of any order, `∂^(k₁+k₂+…) f / ∂x_{i₁}^k₁ ∂x_{i₂}^k₂ …`,
+//! by univariate Taylor propagation ([`derivative::taylor`]) along one
+//! variable after another (nesting), within a [`Budget`] of work.
+//!
+//! Orders are built one at a time, so a derivative that becomes zero (a
+//! polynomial) or repeats an earlier one (the derivatives of `sin` cycle
+//! with period 4, those of `exp(-x)` with period 2) answers any order at
+//! once: a repeated derivative is the same node of the hash-consed DAG, and
+//! equal functions have equal derivatives.
+
+use derivative::taylor::{Scale, Taylor, TaylorError};
+
+impl HigherError {
+    /// The overflow of the recurrences' constants at order `order` of the
+    /// variable `stage`.
+    pub(crate) fn constants(error: TaylorError, order: u64, stage: usize) -> HigherError {
+        let TaylorError::ConstantOverflow { order: at } = error;
+        HigherError::Constants { order, stage, within: at as u64 - 1 }
+    }
+}
+use frontend::{ExprDag, Kernel, NodeId};
+use std::collections::HashMap;
+
+/// Bounds on a higher derivative, in units of work (never time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Units of work all the orders together may spend: one per
+    /// coefficient of each node and one per term of its recurrence, about
+    /// the nodes they add to the DAG.
+    pub max_work: u64,
+    /// Operations the derivative may have.
+    pub max_ops: usize,
+}
+
+impl Default for Budget {
+    /// About a second of work, and derivatives a person could read.
+    fn default() -> Budget {
+        Budget { max_work: 2_000_000, max_ops: 100_000 }
+    }
+}
+
+/// Why a higher derivative was not built. Each names the highest order that
+/// is within the budget, so the caller can suggest it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HigherError {
+    /// The work budget ran out at order `reached` of the variable `stage`
+    /// (counting from 0 in the order given).
+    #[error(
+        "order {order} needs too much work: {reached} orders of the Taylor series took {work} units \
+         (limit {limit}); ask for order {within} or lower"
+    )]
+    Work {
+        /// The order asked for (of the variable `stage`).
+        order: u64,
+        /// Which variable of the list, from 0.
+        stage: usize,
+        /// Orders built before the budget ran out.
+        reached: u64,
+        /// The highest order within the budget.
+        within: u64,
+        /// Work spent.
+        work: u64,
+        /// The budget.
+        limit: u64,
+    },
+    /// The derivative of order `order` has more operations than allowed.
+    #[error(
+        "the derivative of order {order} has {ops} operations, more than the limit of {limit}; \
+         ask for order {within} or lower"
+    )]
+    Ops {
+        /// The order whose derivative is too large.
+        order: u64,
+        /// Which variable of the list, from 0.
+        stage: usize,
+        /// Its operations.
+        ops: usize,
+        /// The highest order within the limit.
+        within: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The constants of the recurrences (binomial coefficients,
+    /// factorials) overflow `f64` past order `within`.
+    #[error(
+        "order {order} needs constants beyond the range of double precision; ask for order {within} or lower"
+    )]
+    Constants {
+        /// The order asked for (of the variable `stage`).
+        order: u64,
+        /// Which variable of the list, from 0.
+        stage: usize,
+        /// The highest order whose constants fit.
+        within: u64,
+    },
+    /// The caller asked to stop.
+    #[error("interrupted")]
+    Stopped,
+}
+
+/// The partial derivative of `function`'s single output by its inputs
+/// `by`: `(input, order)` pairs, differentiated in that order; an order of
+/// 0 leaves the function as it is. Returns a one-output kernel over the
+/// same inputs, in a fresh DAG with only what the derivative needs (the
+/// constant 0 for a structural zero). `stop` is asked before every order.
+///
+/// ```
+/// let program = frontend::parse_expr("x^3 * sin(y)")?;
+/// let kernel = program.kernel()?;
+/// let budget = factor::higher::Budget::default();
+/// let d = factor::higher::partial(kernel, &[(0, 2), (1, 1)], &budget, &|| false)?;
+/// assert_eq!(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs), "6 * x * cos(y)");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`HigherError`] when the budget runs out, the constants overflow, or
+/// `stop` says so.
+///
+/// Panics if `function` has other than one output.
+pub fn partial(
+    function: Kernel,
+    by: &[(usize, u64)],
+    budget: &Budget,
+    stop: &dyn Fn() -> bool,
+) -> Result<Kernel, HigherError> {
+    assert_eq!(function.num_outputs(), 1, "a partial derivative of a scalar function");
+    let n = function.num_inputs();
+    let mut kernel = compact(&function, function.roots()[0]);
+    let mut spent = 0;
+    for (stage, &(input, order)) in by.iter().enumerate() {
+        let (dag, root) = along(kernel, input, order, stage, budget, &mut spent, stop)?;
+        kernel = Kernel::new(dag, vec![root], n).expect("derivatives read the function's inputs");
+    }
+    Ok(kernel)
+}
+
+/// The derivatives of orders `0..=order` of `function`'s single output by
+/// its input `input`, in `function`'s DAG (extended): the `k`-th is
+/// `None` where it is a structural zero.
+///
+/// # Errors
+/// [`HigherError`] when the budget runs out (operations are not counted:
+/// every order is returned), the constants overflow, or `stop` says so.
+///
+/// Panics if `function` has other than one output.
+pub fn derivatives(
+    function: Kernel,
+    input: usize,
+    order: u64,
+    budget: &Budget,
+    stop: &dyn Fn() -> bool,
+) -> Result<(ExprDag, Vec<Option<NodeId>>), HigherError> {
+    assert_eq!(function.num_outputs(), 1, "derivatives of a scalar function");
+    let root = function.roots()[0];
+    let (mut dag, _) = function.into_parts();
+    let one = dag.constant(1.0);
+    let mut direction = vec![None; input + 1];
+    direction[input] = Some(one);
+    let mut taylor = Taylor::new(&dag, &[root], &direction, Scale::Derivatives);
+    let mut all = vec![Some(root)];
+    for k in 1..=order {
+        if stop() {
+            return Err(HigherError::Stopped);
+        }
+        let before = taylor.work();
+        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, 0))?;
+        if taylor.work() > budget.max_work {
+            let within = k - 1;
+            let (work, limit) = (before, budget.max_work);
+            return Err(HigherError::Work { order, stage: 0, reached: within, within, work, limit });
+        }
+        all.push(taylor.coefficient(root, k as usize));
+    }
+    Ok((dag, all))
+}
+
+/// Order `order` of `kernel`'s root along `input`, in a fresh DAG.
+fn along(
+    kernel: Kernel,
+    input: usize,
+    order: u64,
+    stage: usize,
+    budget: &Budget,
+    spent: &mut u64,
+    stop: &dyn Fn() -> bool,
+) -> Result<(ExprDag, NodeId), HigherError> {
+    let root = kernel.roots()[0];
+    let (mut dag, _) = kernel.into_parts();
+    if order == 0 {
+        return Ok((dag, root));
+    }
+    let one = dag.constant(1.0);
+    let mut direction = vec![None; input + 1];
+    direction[input] = Some(one);
+    let mut taylor = Taylor::new(&dag, &[root], &direction, Scale::Derivatives);
+    if taylor.degree(root).is_some_and(|d| u64::from(d) < order) {
+        return Ok(zero());
+    }
+    // Each derivative, by order, and where each node first appeared.
+    let mut derivatives = vec![root];
+    let mut seen: HashMap<NodeId, u64> = HashMap::from([(root, 0)]);
+    let mut next_ops_check = 1;
+    for k in 1..=order {
+        if stop() {
+            return Err(HigherError::Stopped);
+        }
+        let before = taylor.work();
+        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, stage))?;
+        let work = *spent + taylor.work();
+        // The guards are on repeating: a first derivative is what grad builds.
+        if k > 1 && work > budget.max_work {
+            return Err(HigherError::Work {
+                order,
+                stage,
+                reached: k - 1,
+                within: k - 1,
+                work: *spent + before,
+                limit: budget.max_work,
+            });
+        }
+        let node = match taylor.coefficient(root, k as usize) {
+            Some(node) if !dag.is_const(node, 0.0) => node,
+            _ => {
+                *spent = work;
+                return Ok(zero());
+            }
+        };
+        if let Some(&at) = seen.get(&node) {
+            // Order k repeats order `at`: a cycle of k - at steps.
+            let answer = derivatives[(at + (order - k) % (k - at)) as usize];
+            *spent = work;
+            return finish(dag, answer, order, stage, budget, &derivatives);
+        }
+        seen.insert(node, k);
+        derivatives.push(node);
+        // Operations grow with the order: checked at powers of two (each
+        // check walks the DAG), then searched back on failure.
+        if k == next_ops_check {
+            next_ops_check *= 2;
+            if dag.count_ops(&[node]) > budget.max_ops {
+                *spent = work;
+                return finish(dag, node, k, stage, budget, &derivatives);
+            }
+        }
+        *spent = work;
+    }
+    let answer = derivatives[order as usize];
+    finish(dag, answer, order, stage, budget, &derivatives)
+}
+
+/// `answer`, the derivative of order `order`, in a fresh DAG, unless it has
+/// too many operations: then the error names the highest order within the
+/// limit among `derivatives` (by order).
+fn finish(
+    dag: ExprDag,
+    answer: NodeId,
+    order: u64,
+    stage: usize,
+    budget: &Budget,
+    derivatives: &[NodeId],
+) -> Result<(ExprDag, NodeId), HigherError> {
+    let ops = dag.count_ops(&[answer]);
+    // The guards are on repeating: a first derivative is what grad builds.
+    if ops <= budget.max_ops || order <= 1 {
+        let mut fresh = ExprDag::new();
+        let root = fresh.import(&dag, &[answer], None)[0];
+        return Ok((fresh, root));
+    }
+    // Operations grow with the order: the last order within the limit by
+    // bisection over the orders built (order 0 always is).
+    let (mut lo, mut hi) = (0usize, derivatives.len().min(order as usize + 1));
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if dag.count_ops(&[derivatives[mid]]) <= budget.max_ops {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Err(HigherError::Ops { order, stage, ops, within: lo as u64, limit: budget.max_ops })
+}
+
+/// The constant 0, alone in a DAG.
+fn zero() -> (ExprDag, NodeId) {
+    let mut dag = ExprDag::new();
+    let zero = dag.constant(0.0);
+    (dag, zero)
+}
+
+/// The kernel with only what `root` needs.
+fn compact(function: &Kernel, root: NodeId) -> Kernel {
+    let mut dag = ExprDag::new();
+    let root = dag.import(function.dag(), &[root], None)[0];
+    Kernel::new(dag, vec![root], function.num_inputs()).expect("a part of a valid kernel")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn derivative(source: &str, by: &[(usize, u64)]) -> Result<String, HigherError> {
+        let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("valid");
+        let d = partial(program.kernel().expect("valid"), by, &Budget::default(), &|| false)?;
+        Ok(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs))
+    }
+
+    #[test]
+    fn zeros_and_cycles_answer_any_order() {
+        assert_eq!(derivative("x^2", &[(0, u64::MAX)]).unwrap(), "0");
+        assert_eq!(derivative("sin(x)", &[(0, 1_000_000_000_000_000_002)]).unwrap(), "-sin(x)");
+        assert_eq!(derivative("exp(-x)", &[(0, 999)]).unwrap(), "-exp(-x)");
+        assert_eq!(derivative("x^5", &[(0, 3)]).unwrap(), "60 * x^2");
+        assert_eq!(derivative("log(x)", &[(0, 10)]).unwrap(), "-362880 / x^10");
+        assert_eq!(derivative("sin(x)", &[(0, 4)]).unwrap(), "sin(x)");
+        assert_eq!(derivative("x*y", &[(0, 1), (1, 1)]).unwrap(), "1");
+        assert_eq!(derivative("y", &[(0, 1)]).unwrap(), "0");
+    }
+
+    #[test]
+    fn budgets_name_an_order_within_them() {
+        let program = frontend::parse_expr("sin(x)*exp(x)").expect("valid");
+        let budget = Budget { max_work: 20_000, max_ops: usize::MAX };
+        let error = partial(program.kernel().unwrap(), &[(0, 1000)], &budget, &|| false).unwrap_err();
+        let HigherError::Work { within, .. } = error else { panic!("{error}") };
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
+        let budget = Budget { max_work: u64::MAX, max_ops: 50 };
+        let error = partial(program.kernel().unwrap(), &[(0, 40)], &budget, &|| false).unwrap_err();
+        let HigherError::Ops { within, .. } = error else { panic!("{error}") };
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
+        assert!(partial(program.kernel().unwrap(), &[(0, within + 1)], &budget, &|| false).is_err());
+    }
+}

@@ -1,0 +1,85 @@
+//! Issue 15: `TaylorKernel`, the coefficients `0..=k` of `f(x + t·v)` at
+//! one call, against kernels built by other means: coefficient 1 is `J·v`
+//! (D*'s Jacobian), coefficient 2 is `½·vᵀ(H v)` (forward over reverse),
+//! the JIT equals the interpreter of the same series, and polynomials
+//! expand exactly.
+
+mod support;
+
+use dstar::{HvpKernel, JitCompiler, TaylorKernel};
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+#[test]
+fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
+    let compiler = JitCompiler::new().unwrap();
+    for path in support::corpus() {
+        let (_, program) = dstar::load_program(&path).unwrap();
+        let (n, m) = (program.inputs.len(), program.outputs.len());
+        let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
+        // A direction with every input moving, none alike.
+        let v: Vec<f64> = (0..n).map(|i| 0.3 + (i as f64 * 0.618).fract()).collect();
+        let series = TaylorKernel::compile(&program, 3, &compiler).unwrap();
+        let mut c = vec![0.0; series.out_len()];
+        series.eval(&x, &v, &mut c).unwrap();
+        assert_eq!(c.len(), 4 * m);
+        // The same series, interpreted.
+        let kernel =
+            dstar::factor::taylor_series(program.kernel().unwrap(), 3, &dstar::Budget::default()).unwrap();
+        let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[x.as_slice(), &v].concat());
+        let jacobian = dstar::compile_program(&program, &dstar::Options::default()).unwrap();
+        let (values, j) = jacobian.eval_dense(&x).unwrap();
+        let hv = HvpKernel::compile(&program, 1, &compiler).unwrap();
+        let name = path.display();
+        for i in 0..m {
+            assert!(close(c[i], values[i]), "{name} output {i}: c0 {} vs {}", c[i], values[i]);
+            let jv: f64 = (0..n).map(|k| j[i][k] * v[k]).sum();
+            assert!(close(c[m + i], jv), "{name} output {i}: c1 {} vs J·v {jv}", c[m + i]);
+            let mut w = vec![0.0; m];
+            w[i] = 1.0;
+            let mut h = vec![0.0; n];
+            hv.eval(&x, &w, &v, &mut h).unwrap();
+            let vhv: f64 = (0..n).map(|k| v[k] * h[k]).sum::<f64>() / 2.0;
+            assert!(close(c[2 * m + i], vhv), "{name} output {i}: c2 {} vs vᵀHv/2 {vhv}", c[2 * m + i]);
+        }
+        for (k, (a, b)) in c.iter().zip(&interpreted).enumerate() {
+            assert!(close(*a, *b), "{name} entry {k}: JIT {a} vs interpreter {b}");
+        }
+    }
+}
+
+#[test]
+fn polynomials_expand_exactly() {
+    // (x + t·v)^5 y... = Σ C(5, j) x^(5-j) v^j t^j; the y part is degree 1.
+    let program = dstar::parse_program("in x, y\nout x^5 * y").unwrap();
+    let series = TaylorKernel::compile(&program, 8, &JitCompiler::new().unwrap()).unwrap();
+    let mut c = vec![0.0; series.out_len()];
+    series.eval(&[2.0, 3.0], &[0.5, -1.0], &mut c).unwrap();
+    // (2 + t/2)^5 (3 - t), expanded by hand from the binomials.
+    let p: Vec<f64> =
+        (0..=5).map(|j| binomial(5, j) * 2f64.powi(5 - j as i32) * 0.5f64.powi(j as i32)).collect();
+    let want: Vec<f64> = (0..=8)
+        .map(|j| {
+            3.0 * p.get(j).copied().unwrap_or(0.0)
+                - if j > 0 { p.get(j - 1).copied().unwrap_or(0.0) } else { 0.0 }
+        })
+        .collect();
+    assert_eq!(c, want);
+}
+
+fn binomial(n: u64, k: usize) -> f64 {
+    (0..k as u64).map(|i| (n - i) as f64 / (i + 1) as f64).product()
+}
+
+#[test]
+fn orders_past_the_constants_are_refused_at_once() {
+    let program = dstar::parse_program("in x\nout sin(x)").unwrap();
+    let e = TaylorKernel::compile(&program, u64::MAX, &JitCompiler::new().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("ask for order 170 or lower"), "{e}");
+    let program = dstar::parse_program("in x\nout sin(exp(x))").unwrap();
+    let budget = dstar::Budget { max_work: 1_000, max_ops: usize::MAX };
+    let e = TaylorKernel::compile_within(&program, 100, &budget, &JitCompiler::new().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("needs too much work"), "{e}");
+}
