@@ -2,25 +2,9 @@
 //! compile time, and the call of function-and-Jacobian kernels.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use std::path::Path;
 
 fn corpus() -> Vec<(String, dstar::Program)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("tests/corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            let program =
-                dstar::parse_program(&std::fs::read_to_string(&p).expect("readable")).expect("parses");
-            (name, program)
-        })
-        .collect()
+    testkit::corpus().into_iter().map(|p| (p.name, p.program)).collect()
 }
 
 fn pipeline(c: &mut Criterion) {

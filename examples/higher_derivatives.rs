@@ -93,19 +93,11 @@ fn kernel_ops() {
         print!(" {:>9}", format!("k={k}"));
     }
     println!(" {:>12} {:>12}", "ops30/ops16", "(30/16)^2");
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(corpus)
-        .expect("tests/corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    for path in files {
-        let (_, program) = dstar::load_program(&path).expect("corpus parses");
+    for problem in testkit::corpus() {
+        let (name, program) = (&problem.name, &problem.program);
         if program.outputs.len() != 1 {
             continue;
         }
-        let name = path.file_stem().expect("name").to_string_lossy().into_owned();
         let function = program.kernel().expect("valid");
         print!("{name:<16} {:>7}", function.count_ops());
         let mut ops = vec![];
@@ -127,11 +119,8 @@ fn kernel_ops() {
 /// functions (built deterministically: the same each run).
 fn thousand_ops() -> dstar::Program {
     let mut text = String::from("in x0, x1, x2, x3, x4, x5, x6, x7, x8, x9\n");
-    let mut state = 0x2545_f491_u64;
-    let mut pick = |n: usize| {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (state >> 33) as usize % n
-    };
+    let mut rng = testkit::Rng::new(0x2545_f491);
+    let mut pick = |n: usize| rng.below(n);
     let mut names: Vec<String> = (0..10).map(|i| format!("x{i}")).collect();
     for i in 0..420 {
         let a = names[names.len() - 1 - pick(names.len().min(12))].clone();

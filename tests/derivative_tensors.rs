@@ -4,8 +4,6 @@
 //! points away from kinks and domain edges: every entry, every structural
 //! zero (outside the pattern the repeated Jacobian must be 0), 0 wrong.
 
-mod support;
-
 use dstar::factor::higher::Budget;
 use dstar::frontend::{ExprDag, Kernel, NodeId};
 use dstar::Program;

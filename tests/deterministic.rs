@@ -2,8 +2,6 @@
 //! the second time with other threads loading the machine, and the two
 //! kernels must be identical node for node. Budgets count work, never time.
 
-mod support;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -15,8 +13,8 @@ fn kernel_text(program: &dstar::Program) -> String {
 
 #[test]
 fn every_corpus_kernel_is_the_same_under_load() {
-    for path in support::corpus() {
-        let (_, program) = dstar::load_program(&path).expect("corpus parses");
+    for problem in testkit::corpus() {
+        let (_, program) = dstar::load_program(&problem.path).expect("corpus parses");
         let quiet = kernel_text(&program);
         let stop = Arc::new(AtomicBool::new(false));
         let load: Vec<_> = (0..3)
@@ -33,6 +31,6 @@ fn every_corpus_kernel_is_the_same_under_load() {
         let loaded = kernel_text(&program);
         stop.store(true, Ordering::Relaxed);
         load.into_iter().for_each(|t| t.join().expect("load thread"));
-        assert!(quiet == loaded, "{}: the kernel changed under load", path.display());
+        assert!(quiet == loaded, "{}: the kernel changed under load", problem.name);
     }
 }

@@ -1,15 +1,14 @@
 //! `DirectionsKernel`: J·V through the scarcity remainder graph, compiled,
 //! against the JIT Jacobian times V on every corpus problem.
 
-mod support;
-
 use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
 
 #[test]
 fn products_match_the_jacobian_times_the_directions_on_the_corpus() {
     let compiler = JitCompiler::new().expect("host ISA");
-    for path in support::corpus() {
-        let (_, program) = dstar::load_program(&path).expect("corpus parses");
+    for problem in testkit::corpus() {
+        let path = &problem.path;
+        let (_, program) = dstar::load_program(path).expect("corpus parses");
         let n = program.inputs.len();
         let k = 3;
         let directions = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");

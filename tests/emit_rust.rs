@@ -9,8 +9,6 @@
 //! small integer `k` by products in double-double arithmetic where the
 //! emitted Rust calls `powf`: within 1 ulp.
 
-mod support;
-
 use frontend::{Op, Program};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -106,9 +104,8 @@ impl Case {
 /// perturbation of each.
 fn corpus_cases() -> Vec<Case> {
     let mut cases = vec![];
-    for path in support::corpus() {
-        let source = std::fs::read_to_string(&path).unwrap();
-        let program = frontend::parse_program(&source).unwrap();
+    for problem in testkit::corpus() {
+        let (path, source, program) = (&problem.path, &problem.source, &problem.program);
         let mut points: Vec<Vec<f64>> = source
             .lines()
             .filter_map(|l| l.strip_prefix("# @point"))
@@ -120,8 +117,7 @@ fn corpus_cases() -> Vec<Case> {
             .map(|p| p.iter().enumerate().map(|(i, v)| v * 0.9 + 0.01 * (i % 7) as f64).collect())
             .collect();
         points.extend(perturbed);
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let case = Case::new(&name, &program, points);
+        let case = Case::new(&problem.name, program, points);
         if case.jacobian.jacobian_ops() <= MAX_OPS {
             cases.push(case);
         }

@@ -1,74 +1,51 @@
-//! The nonlinear programs of `tests/nlp/` (output 1 the objective, the rest
-//! constraints): values, gradient and constraint Jacobian, and the sparse
-//! Hessian of the Lagrangian with the reference's weights, against the
-//! references computed by CasADi, to 1e-9; and the Hessian's pattern against
-//! the reference's nonzero count.
+//! The nonlinear programs of `tests/nlp/` ([`testkit::nlp`]: output 1 the
+//! objective, the rest constraints): values, gradient and constraint
+//! Jacobian, and the sparse Hessian of the Lagrangian with the reference's
+//! weights, against the references computed by CasADi, to 1e-9; and the
+//! Hessian's pattern against the reference's nonzero count.
 
-use std::path::{Path, PathBuf};
+use testkit::{as_matrix, as_vec, Tol};
 
-fn problems() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nlp");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("tests/nlp exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn numbers(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array().expect("an array").iter().map(|x| x.as_f64().expect("a number")).collect()
-}
-
-fn matrix(v: &serde_json::Value) -> Vec<Vec<f64>> {
-    v.as_array().expect("an array").iter().map(numbers).collect()
-}
-
+/// 1e-9 relative, and absolute below magnitude 1 (`Tol::rel`).
 fn assert_close(what: &str, got: f64, want: f64) {
-    let tol = 1e-9 * want.abs().max(1.0);
-    assert!((got - want).abs() <= tol, "{what}: {got} vs {want}");
+    assert!(testkit::close(got, want, Tol::rel(1e-9)), "{what}: {got} vs {want}");
 }
 
 #[test]
 fn every_nlp_matches_its_reference_to_1e_9() {
     let compiler = dstar::JitCompiler::new().expect("a supported host");
-    let problems = problems();
+    let problems = testkit::nlp();
     assert!(problems.len() >= 5, "the NLP corpus is missing");
-    for path in problems {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let (_, program) = dstar::load_program(&path).expect("parses");
-        let text = std::fs::read_to_string(path.with_extension("ref.json")).expect("reference");
-        let reference: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        let x = numbers(&reference["point"]);
-        let w = numbers(&reference["weights"]);
+    for problem in problems {
+        let (name, program, reference) = (&problem.name, &problem.program, &problem.reference);
+        let (x, w) = (&reference.point, as_vec(&reference.json["weights"]));
         let (n, m) = (program.inputs.len(), program.outputs.len());
         assert_eq!((x.len(), w.len()), (n, m), "{name}");
 
         // Values, objective gradient and constraint Jacobian.
-        let jacobian = dstar::compile_program(&program, &dstar::Options::default()).expect("compiles");
-        let (values, dense) = jacobian.eval_dense(&x).expect("evaluates");
-        for (i, (got, want)) in values.iter().zip(numbers(&reference["values"])).enumerate() {
-            assert_close(&format!("{name}: value {i}"), *got, want);
+        let jacobian = dstar::compile_program(program, &dstar::Options::default()).expect("compiles");
+        let (values, dense) = jacobian.eval_dense(x).expect("evaluates");
+        for (i, (got, want)) in values.iter().zip(&reference.values).enumerate() {
+            assert_close(&format!("{name}: value {i}"), *got, *want);
         }
-        for (i, (row, want)) in dense.iter().zip(matrix(&reference["jacobian"])).enumerate() {
+        for (i, (row, want)) in dense.iter().zip(&reference.jacobian).enumerate() {
             for (j, (got, want)) in row.iter().zip(want).enumerate() {
-                assert_close(&format!("{name}: J[{i}][{j}]"), *got, want);
+                assert_close(&format!("{name}: J[{i}][{j}]"), *got, *want);
             }
         }
 
         // The Lagrangian Hessian, its gradient wᵀJ and values in one call.
-        let hessian = dstar::HessianKernel::compile(&program, &compiler).expect("compiles");
-        let lower_nnz = reference["sizes"]["hessian_lower_nnz"].as_u64().unwrap() as usize;
+        let hessian = dstar::HessianKernel::compile(program, &compiler).expect("compiles");
+        let lower_nnz = reference.json["sizes"]["hessian_lower_nnz"].as_u64().unwrap() as usize;
         assert!(hessian.nnz() >= lower_nnz, "{name}: the pattern holds the reference's nonzeros");
-        let got = hessian.eval_dense(&x, &w).expect("evaluates");
-        for (i, (row, want)) in got.iter().zip(matrix(&reference["lagrangian_hessian"])).enumerate() {
+        let got = hessian.eval_dense(x, &w).expect("evaluates");
+        for (i, (row, want)) in got.iter().zip(as_matrix(&reference.json["lagrangian_hessian"])).enumerate() {
             for (j, (got, want)) in row.iter().zip(want).enumerate() {
                 assert_close(&format!("{name}: H[{i}][{j}]"), *got, want);
             }
         }
         let mut all = vec![0.0; hessian.all_len()];
-        hessian.eval_all(&x, &w, &mut all).expect("evaluates");
+        hessian.eval_all(x, &w, &mut all).expect("evaluates");
         for i in 0..m {
             assert_close(&format!("{name}: value {i} in the Hessian call"), all[i], values[i]);
         }

@@ -4,8 +4,6 @@
 //! the JIT equals the interpreter of the same series, and polynomials
 //! expand exactly.
 
-mod support;
-
 use dstar::{HvpKernel, JitCompiler, TaylorKernel};
 
 fn close(a: f64, b: f64) -> bool {
@@ -15,13 +13,13 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
     let compiler = JitCompiler::new().unwrap();
-    for path in support::corpus() {
-        let (_, program) = dstar::load_program(&path).unwrap();
+    for problem in testkit::corpus() {
+        let (path, program) = (&problem.path, &problem.program);
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
         // A direction with every input moving, none alike.
         let v: Vec<f64> = (0..n).map(|i| 0.3 + (i as f64 * 0.618).fract()).collect();
-        let series = TaylorKernel::compile(&program, 3, &compiler).unwrap();
+        let series = TaylorKernel::compile(program, 3, &compiler).unwrap();
         let mut c = vec![0.0; series.out_len()];
         series.eval(&x, &v, &mut c).unwrap();
         assert_eq!(c.len(), 4 * m);
@@ -29,9 +27,9 @@ fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
         let kernel =
             dstar::factor::taylor_series(program.kernel().unwrap(), 3, &dstar::Budget::default()).unwrap();
         let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[x.as_slice(), &v].concat());
-        let jacobian = dstar::compile_program(&program, &dstar::Options::default()).unwrap();
+        let jacobian = dstar::compile_program(program, &dstar::Options::default()).unwrap();
         let (values, j) = jacobian.eval_dense(&x).unwrap();
-        let hv = HvpKernel::compile(&program, 1, &compiler).unwrap();
+        let hv = HvpKernel::compile(program, 1, &compiler).unwrap();
         let name = path.display();
         for i in 0..m {
             assert!(close(c[i], values[i]), "{name} output {i}: c0 {} vs {}", c[i], values[i]);

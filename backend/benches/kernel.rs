@@ -7,21 +7,18 @@
 
 #![allow(missing_docs)] // criterion_main! generates an undocumented main
 
-#[path = "../tests/support/mod.rs"]
-#[allow(dead_code)]
-mod support;
-
 use backend::{emit_c, JitCompiler};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
-use support::c_kernel::{c_compiler, CKernel};
+use testkit::native::{c_compiler, CKernel};
 
 fn compile(c: &mut Criterion) {
     let compiler = JitCompiler::new().unwrap();
     let mut group = c.benchmark_group("compile");
     group.sample_size(10).measurement_time(Duration::from_secs(1)).warm_up_time(Duration::from_millis(200));
-    for (name, program) in support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         let n = program.inputs.len();
         group.bench_function(&name, |b| {
@@ -49,10 +46,11 @@ fn call(c: &mut Criterion) {
     group.bench_function("tiny/jit", |b| {
         b.iter(|| kernel.eval(black_box(&[0.3, 1.2, -0.7]), &mut out).unwrap())
     });
-    for (name, program) in support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         let n = program.inputs.len();
-        let x = support::point_of(&program);
+        let x = testkit::point_of(&program);
         let mut out = vec![0.0; outputs.len()];
         let jit = compiler
             .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())

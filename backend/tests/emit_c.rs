@@ -2,14 +2,11 @@
 //! bit for bit on arithmetic, within a few ulps where the C library's
 //! elementary functions replace Rust's.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::{emit_c, JitCompiler};
 use frontend::{ExprDag, NodeId, Op};
 use std::collections::HashSet;
-use support::c_kernel::{c_compiler, CKernel};
-use support::{probe_points, random_case, same, ulps, Rng};
+use testkit::native::{c_compiler, CKernel};
+use testkit::{has_inline_power, same, ulps, with_seed, Rng, Shape};
 
 /// Runs `x` through the JIT and the C kernel; `exact` asks for identical bits.
 fn compare(
@@ -45,10 +42,11 @@ fn compare(
 #[test]
 fn emitted_c_matches_the_jit_on_the_corpus() {
     let Some(cc) = c_compiler() else { return };
-    for (name, program) in support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
-        let point = support::point_of(&program);
-        let arithmetic_only = !support::has_inline_power(&program.dag, &outputs) && name != "lyons";
+        let point = testkit::point_of(&program);
+        let arithmetic_only = !has_inline_power(&program.dag, &outputs) && name != "lyons";
         compare(&cc, &program.dag, &outputs, program.inputs.len(), &[point], arithmetic_only, &name);
     }
 }
@@ -61,7 +59,7 @@ fn emitted_c_matches_the_jit_on_random_programs() {
     for seed in 200..206 {
         // Elementary functions: C's libm against Rust's, so close, not identical.
         // Every node an output, so that every operation generated is emitted.
-        let case = random_case(seed, 3, 60, true);
+        let case = with_seed(seed, &Shape::every(3, 60, true));
         let nodes: Vec<NodeId> = case.dag.ids().collect();
         seen.extend(nodes.iter().map(|&id| case.dag.op(id)));
         let points = vec![case.point.clone()];
@@ -80,12 +78,12 @@ fn emitted_c_matches_the_jit_on_random_programs() {
          out min(x, -0.0) + max(y, 0.0)",
     )
     .unwrap();
-    let case = support::Case {
+    let case = testkit::Case {
         dag: program.dag.clone(),
         outputs: program.output_nodes(),
         num_inputs: 3,
         point: vec![0.3, -1.7, 2.2],
     };
-    let points = probe_points(&case, &mut rng);
+    let points = case.probe_points(&mut rng);
     compare(&cc, &case.dag, &case.outputs, 3, &points, true, "native operations");
 }

@@ -1,12 +1,9 @@
 //! The kernel's contract: checked lengths, errors at compile time, sharing
 //! across threads, batches, and chunking that changes nothing.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::{JitCompiler, KernelError, Regalloc};
 use frontend::{ExprDag, InvalidKernel, NodeId};
-use support::{random_case, same, Rng};
+use testkit::{same, with_seed, Rng, Shape};
 
 fn sum_and_product() -> (ExprDag, Vec<NodeId>) {
     let program = frontend::parse_program("in x, y, z\nout x + y + z\nout x * y * z").expect("parses");
@@ -91,7 +88,7 @@ fn degenerate_kernels_work() {
 
 #[test]
 fn threads_share_one_kernel() {
-    let case = random_case(1, 4, 120, false);
+    let case = with_seed(1, &Shape::every(4, 120, false));
     let kernel = JitCompiler::new()
         .unwrap()
         .with_chunk_size(16)
@@ -116,7 +113,7 @@ fn threads_share_one_kernel() {
 
 #[test]
 fn eval_batch_equals_eval_per_point() {
-    let case = random_case(2, 3, 100, true);
+    let case = with_seed(2, &Shape::every(3, 100, true));
     let m = case.outputs.len();
     for chunk_size in [5, 1000] {
         let kernel = JitCompiler::new()
@@ -141,13 +138,13 @@ fn eval_batch_equals_eval_per_point() {
 #[test]
 fn chunked_kernels_equal_unchunked_ones() {
     let mut rng = Rng::new(4);
-    let mut cases: Vec<_> = (20..30).map(|seed| random_case(seed, 4, 150, true)).collect();
-    for (_, program) in
-        support::corpus().into_iter().filter(|(name, _)| name.starts_with("nbody_pot_5") || name == "pollu")
+    let mut cases: Vec<_> = (20..30).map(|seed| with_seed(seed, &Shape::every(4, 150, true))).collect();
+    for problem in
+        testkit::corpus().into_iter().filter(|p| p.name.starts_with("nbody_pot_5") || p.name == "pollu")
     {
-        let point = support::point_of(&program);
+        let (point, program) = (problem.point(), problem.program);
         let num_inputs = program.inputs.len();
-        cases.push(support::Case { outputs: program.output_nodes(), dag: program.dag, num_inputs, point });
+        cases.push(testkit::Case { outputs: program.output_nodes(), dag: program.dag, num_inputs, point });
     }
     for (i, case) in cases.iter().enumerate() {
         let whole = JitCompiler::new()
@@ -168,7 +165,7 @@ fn chunked_kernels_equal_unchunked_ones() {
                             .unwrap(),
                     )
                     .unwrap();
-                for x in support::probe_points(case, &mut rng).into_iter().take(6) {
+                for x in case.probe_points(&mut rng).into_iter().take(6) {
                     whole.eval(&x, &mut want).unwrap();
                     chunked.eval(&x, &mut got).unwrap();
                     assert!(

@@ -3,12 +3,9 @@
 //! outputs of one operation whose operands are twins, inputs side by side,
 //! one value in both lanes, or unrelated scalars; some outputs stored twice.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::JitCompiler;
 use frontend::{ExprDag, NodeId, Op};
-use support::{same, Rng};
+use testkit::{same, Rng};
 
 const OPS: [Op; 4] = [Op::Add, Op::Sub, Op::Mul, Op::Div];
 

@@ -1,21 +1,37 @@
 //! The JIT against the interpreter (`frontend::eval`): bit for bit, except
 //! inline integer powers (at most 1 ulp per node).
 
-#[allow(dead_code)]
-mod support;
-
 use backend::JitCompiler;
-use frontend::Op;
+use frontend::{ExprDag, NodeId, Op};
 use std::collections::HashSet;
-use support::{assert_nodewise_parity, has_inline_power, probe_points, random_case, same, ulps, Rng};
+use testkit::{has_inline_power, same, ulps, with_seed, Rng, Shape};
+
+/// [`testkit::assert_nodewise_parity`] of the JIT: every node `outputs`
+/// reach compiled as an output, checked against the interpreter.
+fn assert_nodewise_parity(
+    compiler: &JitCompiler,
+    dag: &ExprDag,
+    outputs: &[NodeId],
+    num_inputs: usize,
+    x: &[f64],
+    what: &str,
+) {
+    testkit::assert_nodewise_parity(dag, outputs, num_inputs, x, what, |kernel| {
+        let jit = compiler.compile(kernel).expect("a compilable case");
+        let mut out = vec![0.0; kernel.num_outputs()];
+        jit.eval(x, &mut out).expect("matching lengths");
+        out
+    });
+}
 
 #[test]
 fn corpus_matches_the_interpreter() {
     let compiler = JitCompiler::new().expect("a supported host");
-    for (name, program) in support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         let n = program.inputs.len();
-        let x = support::point_of(&program);
+        let x = testkit::point_of(&program);
         let kernel = compiler
             .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
             .expect("corpus compiles");
@@ -39,7 +55,7 @@ fn random_programs_match_the_interpreter_bit_for_bit() {
     let mut rng = Rng::new(7);
     let mut seen = HashSet::new();
     for seed in 0..40 {
-        let case = random_case(seed, 4, 80, false);
+        let case = with_seed(seed, &Shape::every(4, 80, false));
         let reach = case.dag.reachable(&case.outputs);
         seen.extend(case.dag.ids().filter(|id| reach[id.index()]).map(|id| case.dag.op(id)));
         let kernel = compiler
@@ -48,7 +64,7 @@ fn random_programs_match_the_interpreter_bit_for_bit() {
             )
             .expect("compiles");
         let mut out = vec![0.0; case.outputs.len()];
-        for x in probe_points(&case, &mut rng) {
+        for x in case.probe_points(&mut rng) {
             kernel.eval(&x, &mut out).expect("lengths match");
             let want = frontend::eval(&case.dag, &case.outputs, &x);
             for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
@@ -69,8 +85,8 @@ fn random_programs_with_integer_powers_match_node_by_node() {
     let compiler = JitCompiler::new().expect("a supported host");
     let mut rng = Rng::new(11);
     for seed in 100..130 {
-        let case = random_case(seed, 3, 60, true);
-        for x in probe_points(&case, &mut rng) {
+        let case = with_seed(seed, &Shape::every(3, 60, true));
+        for x in case.probe_points(&mut rng) {
             let what = format!("seed {seed} at {x:?}");
             assert_nodewise_parity(&compiler, &case.dag, &case.outputs, case.num_inputs, &x, &what);
         }

@@ -1,12 +1,9 @@
 //! Inline integer powers `x^k`, `|k| <= 16`: within 1 ulp of `powf`
 //! everywhere, including the ranges where the kernel falls back to `pow`.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::JitCompiler;
 use frontend::{ExprDag, Node, Op};
-use support::{ulps, Rng};
+use testkit::{ulps, Rng};
 
 /// Points spread over the whole range, the specials, and the neighbourhoods
 /// of `|x^k| = 2^-968` and `2^1000`, where the fast path hands over to `pow`.
@@ -80,7 +77,7 @@ fn other_exponents_call_pow() {
         let mut out = [0.0];
         for x in points(0, &mut rng).into_iter().take(500) {
             kernel.eval(&[x], &mut out).expect("lengths match");
-            assert!(support::same(out[0], x.powf(k)), "{x:e}^{k}: JIT {:e}", out[0]);
+            assert!(testkit::same(out[0], x.powf(k)), "{x:e}^{k}: JIT {:e}", out[0]);
         }
     }
 }

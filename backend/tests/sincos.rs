@@ -2,12 +2,9 @@
 //! `sincos` call, agree bit for bit with `f64::sin` and `f64::cos` (what
 //! the interpreter calls), also across chunk boundaries.
 
-#[allow(dead_code)]
-mod support;
-
 use backend::JitCompiler;
 use frontend::Op;
-use support::{same, Rng};
+use testkit::{same, Rng};
 
 /// Arguments over the whole range: specials, subnormals, huge values where
 /// argument reduction is hardest, multiples of pi/2, and random bit patterns.

@@ -1,17 +1,18 @@
 //! `dstar stats`, `bench`, `emit` and `diff` from the command line.
 
-mod support;
-
-use support::dstar;
+/// Runs the `dstar` binary with `args`; returns (status, stdout, stderr).
+fn dstar(args: &[&str]) -> (i32, String, String) {
+    testkit::command::run(env!("CARGO_BIN_EXE_dstar"), args)
+}
 
 fn corpus_file(name: &str) -> String {
-    format!("{}/../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+    testkit::corpus_file(name).display().to_string()
 }
 
 #[test]
 fn stats_reports_ops_and_beats_the_baselines() {
-    for problem in support::corpus() {
-        let (status, stdout, stderr) = dstar(&["stats", problem.to_str().unwrap(), "--json"]);
+    for problem in testkit::corpus() {
+        let (status, stdout, stderr) = dstar(&["stats", problem.path_str(), "--json"]);
         assert_eq!(status, 0, "{stderr}");
         let s: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         for key in [
@@ -29,7 +30,7 @@ fn stats_reports_ops_and_beats_the_baselines() {
         let best = s["forward_mode_ops"].as_u64().unwrap().min(s["reverse_mode_ops"].as_u64().unwrap());
         let (n, m) = (s["inputs"].as_u64().unwrap(), s["outputs"].as_u64().unwrap());
         if n > 1 && m > 1 {
-            assert!(s["jacobian_ops"].as_u64().unwrap() <= best, "{}: {stdout}", problem.display());
+            assert!(s["jacobian_ops"].as_u64().unwrap() <= best, "{}: {stdout}", problem.path.display());
         }
     }
 }

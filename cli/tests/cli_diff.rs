@@ -1,9 +1,10 @@
 //! Issue 15: `dstar diff EXPR x [order] y [order] ...`, derivatives of any
 //! order and mixed partials printed as a person would write them.
 
-mod support;
-
-use support::dstar;
+/// Runs the `dstar` binary with `args`; returns (status, stdout, stderr).
+fn dstar(args: &[&str]) -> (i32, String, String) {
+    testkit::command::run(env!("CARGO_BIN_EXE_dstar"), args)
+}
 
 fn diff(args: &[&str]) -> String {
     let mut all = vec!["diff"];

@@ -1,24 +1,33 @@
 //! `dstar eval` on the corpus and on bad input.
 
-mod support;
+use testkit::{as_vec, Tol};
 
-use support::{as_vec, close, dstar, reference};
+/// Runs the `dstar` binary with `args`; returns (status, stdout, stderr).
+fn dstar(args: &[&str]) -> (i32, String, String) {
+    testkit::command::run(env!("CARGO_BIN_EXE_dstar"), args)
+}
+
+/// Whether `a` and `b` agree to relative tolerance `rel` (absolute
+/// `rel·1e-3` near 0).
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    testkit::close(a, b, Tol { rel, abs: rel * 1e-3 })
+}
 
 #[test]
 fn eval_matches_every_corpus_reference() {
-    let corpus = support::corpus();
+    let corpus = testkit::corpus();
     assert!(corpus.len() >= 17);
     for problem in corpus {
-        let (status, stdout, stderr) = dstar(&["eval", problem.to_str().unwrap(), "--json"]);
-        assert_eq!(status, 0, "{}: {stderr}", problem.display());
+        let (path, want) = (problem.path.display(), &problem.reference.json);
+        let (status, stdout, stderr) = dstar(&["eval", problem.path_str(), "--json"]);
+        assert_eq!(status, 0, "{path}: {stderr}");
         let got: serde_json::Value = serde_json::from_str(&stdout).expect("JSON output");
-        let want = reference(&problem);
-        assert_eq!(got["inputs"], want["inputs"], "{}", problem.display());
-        assert_eq!(got["outputs"], want["outputs"], "{}", problem.display());
+        assert_eq!(got["inputs"], want["inputs"], "{path}");
+        assert_eq!(got["outputs"], want["outputs"], "{path}");
         let (got, want) = (as_vec(&got["values"]), as_vec(&want["values"]));
         assert_eq!(got.len(), want.len());
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert!(close(*g, *w, 1e-12), "{} output {i}: {g} vs {w}", problem.display());
+            assert!(close(*g, *w, 1e-12), "{path} output {i}: {g} vs {w}");
         }
     }
 }
@@ -45,7 +54,7 @@ fn non_finite_values_are_json_strings() {
 
 #[test]
 fn parse_errors_exit_2_with_the_rendered_message() {
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/golden/errors/unknown_function.dstar");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../frontend/tests/golden/errors/unknown_function.dstar");
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1"]);
     assert_eq!(status, 2);
     assert!(stdout.is_empty());
@@ -69,20 +78,24 @@ fn usage_errors_exit_2_without_panicking() {
 
 #[test]
 fn jacobians_match_every_corpus_reference_through_jit_and_interpreter() {
-    for problem in support::corpus() {
-        let want = reference(&problem);
+    for problem in testkit::corpus() {
+        let want = &problem.reference.json;
         for mode in [None, Some("--interp")] {
-            let mut args = vec!["eval", problem.to_str().unwrap(), "--jacobian", "--json"];
+            let mut args = vec!["eval", problem.path_str(), "--jacobian", "--json"];
             args.extend(mode);
             let (status, stdout, stderr) = dstar(&args);
-            assert_eq!(status, 0, "{}: {stderr}", problem.display());
+            assert_eq!(status, 0, "{}: {stderr}", problem.path.display());
             let got: serde_json::Value = serde_json::from_str(&stdout).expect("JSON output");
             let (rows, want_rows) =
                 (got["jacobian"].as_array().unwrap(), want["jacobian"].as_array().unwrap());
             assert_eq!(rows.len(), want_rows.len());
             for (i, (g, w)) in rows.iter().zip(want_rows).enumerate() {
                 for (j, (g, w)) in as_vec(g).iter().zip(as_vec(w)).enumerate() {
-                    assert!(close(*g, w, 1e-9), "{} {mode:?} J[{i}][{j}]: {g} vs {w}", problem.display());
+                    assert!(
+                        close(*g, w, 1e-9),
+                        "{} {mode:?} J[{i}][{j}]: {g} vs {w}",
+                        problem.path.display()
+                    );
                 }
             }
         }

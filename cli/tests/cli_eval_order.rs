@@ -1,9 +1,10 @@
 //! Issue 15: `dstar eval FILE --order k --direction v`, the Taylor
 //! coefficients of every output along a direction.
 
-mod support;
-
-use support::dstar;
+/// Runs the `dstar` binary with `args`; returns (status, stdout, stderr).
+fn dstar(args: &[&str]) -> (i32, String, String) {
+    testkit::command::run(env!("CARGO_BIN_EXE_dstar"), args)
+}
 
 fn file(text: &str, name: &str) -> String {
     let path = std::env::temp_dir().join(format!("dstar-eval-order-{}-{name}.dstar", std::process::id()));

@@ -1,23 +1,13 @@
 //! What the REPL saves is a problem file: `dstar eval` evaluates it, and a
 //! new REPL loads it back with every definition's own parameters (issue 12).
 
-mod support;
+use std::path::Path;
+use testkit::command::{run, run_with_input, Run};
+use testkit::{as_vec, close, Tol};
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-/// Pipes `script` into `dstar repl`; returns (status, stdout).
-fn repl(script: &str) -> (i32, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dstar"))
-        .arg("repl")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start dstar repl");
-    child.stdin.take().expect("stdin").write_all(script.as_bytes()).expect("write script");
-    let out = child.wait_with_output().expect("repl exits");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
+/// Pipes `script` into `dstar repl`.
+fn repl(script: &[u8]) -> Run {
+    run_with_input(env!("CARGO_BIN_EXE_dstar"), &["repl"], Path::new(env!("CARGO_MANIFEST_DIR")), script)
 }
 
 #[test]
@@ -30,21 +20,23 @@ fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
         "f(x, y) = sin(x*y) + x^2\nh(u) = exp(u)\ng(y, x) = x - y\nc = 3\nx = y^2; k(x) = x + 1\n\
          df(y, x) = diff(f, x)\n:save {path}\n"
     );
-    let (status, out) = repl(&script);
+    let Run { status, stdout: out, .. } = repl(script.as_bytes());
     assert_eq!(status, 0, "{out}");
     // `dstar eval` takes it, inputs in order of first appearance: x, y, u.
-    let (status, stdout, stderr) = support::dstar(&["eval", path, "--at", "1,2,0", "--json"]);
+    let (status, stdout, stderr) =
+        run(env!("CARGO_BIN_EXE_dstar"), &["eval", path, "--at", "1,2,0", "--json"]);
     assert_eq!(status, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["inputs"], serde_json::json!(["x", "y", "u"]));
     assert_eq!(v["outputs"], serde_json::json!(["f", "h", "g", "c", "x_", "k", "df"]));
-    let values = support::as_vec(&v["values"]);
+    let values = as_vec(&v["values"]);
     let want = [2f64.sin() + 1.0, 1.0, -1.0, 3.0, 4.0, 2.0, 2.0 * 2f64.cos() + 2.0];
     for (got, want) in values.iter().zip(want) {
-        assert!(support::close(*got, want, 1e-15), "{values:?}");
+        assert!(close(*got, want, Tol { rel: 1e-15, abs: 1e-18 }), "{values:?}");
     }
     // A new session gets each definition back with its own parameters.
-    let (status, out) = repl(&format!(":load {path}\nf(1, 2)\ng(1, 5)\nh(0)\nc()\nx(3)\nk(3)\ndf(2, 1)\n"));
+    let script = format!(":load {path}\nf(1, 2)\ng(1, 5)\nh(0)\nc()\nx(3)\nk(3)\ndf(2, 1)\n");
+    let Run { status, stdout: out, .. } = repl(script.as_bytes());
     assert_eq!(status, 0, "{out}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "loaded f(x, y), h(u), g(y, x), c(), x(y), k(x), df(y, x)");
@@ -67,20 +59,11 @@ fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
 /// rest was not run.
 #[test]
 fn issue_12_a_line_that_is_not_utf8_fails_alone() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dstar"))
-        .arg("repl")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start dstar repl");
-    child.stdin.take().unwrap().write_all(b"f(x) = 2*x\nf(\xc3\x28)\nf(4)\n").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = repl(b"f(x) = 2*x\nf(\xc3\x28)\nf(4)\n");
     assert_eq!(
-        stdout,
+        out.stdout,
         "f(x) = 2 * x\nerror: line 2 is not valid UTF-8 (byte 0xc3 at column 3); it was skipped\n8\n"
     );
-    assert_eq!(out.status.code(), Some(2), "errors make the exit status non-zero, after every line ran");
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: 1 of 3 lines failed\n");
+    assert_eq!(out.status, 2, "errors make the exit status non-zero, after every line ran");
+    assert_eq!(out.stderr, "error: 1 of 3 lines failed\n");
 }

@@ -3,18 +3,25 @@
 //! corpus and random graphs, separator memory, every strategy on the
 //! corpus, and what the default Jacobian picks. `cargo run --release -p dstar-factor --example eliminate_measure [corpus|seu|default|scarcity|separators]`.
 
-#[path = "../tests/elimination_support/mod.rs"]
-mod support;
-
-#[path = "../tests/corpus_support/mod.rs"]
-mod corpus_support;
-
-use corpus_support::corpus;
-use eliminate::rng::Rng;
 use eliminate::{
     accumulate_separated, costs, min_cut_separator, natural_separator, seu_plan, Elimination, LinearizedGraph,
 };
 use std::time::Instant;
+use testkit::{random_elimination, seu_forest, Case, Rng};
+
+/// Every corpus problem with its name.
+fn corpus() -> Vec<(String, frontend::Program)> {
+    testkit::corpus().into_iter().map(|p| (p.name, p.program)).collect()
+}
+
+/// A random single-expression-use forest with nonunit edges only.
+fn random_seu(rng: &mut Rng, num_inputs: usize, size: usize, outputs: usize) -> Option<Case> {
+    let case = seu_forest(rng, num_inputs, size, outputs)?;
+    let mut kernel = case.kernel();
+    let graph = LinearizedGraph::new(&mut kernel);
+    let nonunit = graph.edges().iter().all(|e| !e.unit);
+    (graph.is_single_expression_use() && nonunit && graph.intermediates().count() > 0).then_some(case)
+}
 
 fn graph_of(program: &frontend::Program) -> (LinearizedGraph, frontend::ExprDag) {
     let mut kernel =
@@ -59,7 +66,7 @@ fn seu() {
             tries += 1;
             let inputs = 4 + rng.below(12);
             let outputs = 1 + rng.below(3);
-            let Some(case) = support::random_seu(&mut rng, inputs, target - inputs, outputs) else {
+            let Some(case) = random_seu(&mut rng, inputs, target - inputs, outputs) else {
                 continue;
             };
             let mut kernel =
@@ -126,7 +133,7 @@ fn scarcity() {
     let mut rng = Rng::new(12);
     let mut totals = [0usize; 4];
     for round in 0..30 {
-        let case = support::random_case(&mut rng, 20 + round * 2);
+        let case = random_elimination(&mut rng, 20 + round * 2);
         let mut kernel =
             frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
         let graph = LinearizedGraph::new(&mut kernel);
@@ -174,7 +181,7 @@ fn default_choice() {
         let mut picks = std::collections::BTreeMap::<&str, usize>::new();
         let (mut default_ops, mut dstar_ops, mut seu_sub, mut markowitz) = (0, 0, 0, 0);
         for _ in 0..200 {
-            let case = support::random_case(&mut rng, ops);
+            let case = random_elimination(&mut rng, ops);
             let default = factor::jacobian(
                 frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
             );

@@ -6,14 +6,6 @@
 //! `WORK_PER_OP=256` the budget is that many units per op instead of the
 //! plan's (`WORK_PER_OP=max` for no limit).
 
-// The D* tests' generator of the corpus' spherical harmonics, for orders the
-// corpus does not hold.
-#[path = "../tests/support/sh.rs"]
-mod sh;
-
-#[path = "../tests/corpus_support/mod.rs"]
-mod corpus_support;
-
 use frontend::{ExprDag, NodeId};
 use simplify::Simplifier;
 use std::time::{Duration, Instant};
@@ -25,12 +17,14 @@ fn main() {
         "problem", "fn ops", "D* ops", "after", "saved", "D* ms", "pass ms", "ratio", "work", "budget"
     );
     let mut problems: Vec<(String, ExprDag, Vec<NodeId>, usize)> = Vec::new();
-    for (name, program) in corpus_support::corpus() {
+    for problem in testkit::corpus() {
+        let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
         problems.push((name, program.dag, outputs, program.inputs.len()));
     }
+    // The corpus' spherical harmonics, for orders the corpus does not hold.
     for order in [10, 15, 20, 25] {
-        let (dag, outputs) = sh::spherical_harmonics(order);
+        let (dag, outputs) = testkit::spherical_harmonics(order);
         problems.push((format!("gen_sh_{order}"), dag, outputs, 3));
     }
     for (name, dag, outputs, num_inputs) in problems {

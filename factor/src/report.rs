@@ -62,8 +62,9 @@ pub fn strategies(function: &Kernel) -> Vec<StrategyReport> {
 
 /// D*'s accumulation counted like the eliminations: the multiplications
 /// and additions its entries need beyond the function and the local
-/// partials (negations are free, as multiplications by -1 are), and its
-/// nonunit entries.
+/// partials (negations are free, as multiplications by -1 are; a select
+/// counts as the multiplication it stands for, see [`derivative::product()`]),
+/// and its nonunit entries.
 pub fn dstar_report(function: &Kernel) -> StrategyReport {
     let jacobian = dstar_jacobian(function.clone());
     // The partials are already in the DAG: this only finds them again.
@@ -77,7 +78,7 @@ pub fn dstar_report(function: &Kernel) -> StrategyReport {
     let mut cost = Cost::ZERO;
     for id in dag.ids().filter(|id| needed[id.index()] && !given[id.index()]) {
         match dag.op(id) {
-            Op::Mul | Op::Div => cost.mults += 1,
+            Op::Mul | Op::Div | Op::Select(_) => cost.mults += 1,
             Op::Add | Op::Sub => cost.adds += 1,
             _ => {}
         }

@@ -1,9 +1,7 @@
 //! Hessians, J·v, vᵀ·J and H·v against the Jacobian and central differences.
 
-mod support;
-
 use frontend::{ExprDag, NodeId};
-use support::gen::{random_case, Rng, Shape};
+use testkit::{all_close, generate, Rng, Shape, Tol};
 
 fn program(source: &str) -> frontend::Program {
     frontend::parse_program(source).expect("valid program")
@@ -65,16 +63,14 @@ fn products(jacobian: &[Vec<f64>], v: &[f64], w: &[f64]) -> (Vec<f64>, Vec<f64>)
 }
 
 fn assert_close(a: &[f64], b: &[f64]) {
-    for (x, y) in a.iter().zip(b) {
-        assert!((x - y).abs() <= 1e-10 * (1.0 + x.abs().max(y.abs())), "{a:?} vs {b:?}");
-    }
+    assert!(all_close(a, b, Tol::rel(1e-10)), "{a:?} vs {b:?}");
 }
 
 #[test]
 fn directional_products_match_the_jacobian() {
     for seed in 0..200 {
         let mut rng = Rng::new(seed);
-        let case = random_case(&mut rng, Shape { inputs: 3, outputs: 4, ops: 20, recent: 0.4 });
+        let case = generate(&mut rng, &Shape::calculus(3, 4, 20, 0.4));
         let (n, m) = (case.num_inputs, case.outputs.len());
         let jacobian =
             factor::jacobian(frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), n).unwrap());

@@ -1,19 +1,13 @@
 //! The differential test: D* Jacobians of generated programs against dual
 //! numbers and central differences. 2,000 programs per run; `DSTAR_LONG=1`
-//! runs 100,000.
-
-mod support;
+//! runs 100,000. `cargo run -p dstar-factor --example explain_seed -- SEED`
+//! prints a failing seed's program in detail.
 
 use factor::Strategy;
-use support::check::{compare, Verdict};
-use support::gen::{random_case, random_shape, Rng};
+use testkit::{compare, generate, Rng, Shape, Verdict};
 
 fn program_count() -> u64 {
-    if std::env::var("DSTAR_LONG").is_ok_and(|v| v == "1") {
-        100_000
-    } else {
-        2_000
-    }
+    testkit::cases(2_000, 100_000) as u64
 }
 
 #[test]
@@ -26,8 +20,8 @@ fn dstar_jacobians_of_generated_programs_match_oracles() {
     let (mut default_ops, mut dstar_ops) = (0usize, 0usize);
     for seed in 0..count {
         let mut rng = Rng::new(seed);
-        let shape = random_shape(&mut rng);
-        let case = random_case(&mut rng, shape);
+        let shape = Shape::random(&mut rng);
+        let case = generate(&mut rng, &shape);
         // The default (the cheapest of D* and the eliminations) at every
         // other point, and every D* strategy, whichever would be chosen by cost.
         let default = factor::jacobian(
@@ -98,42 +92,4 @@ fn overflows(jacobian: &factor::Jacobian, x: &[f64]) -> bool {
             && values[id.index()].is_infinite()
             && args.iter().all(|a| values[a.index()].is_finite())
     })
-}
-
-/// Prints one generated case in detail: `DSTAR_SEED=n cargo test --test
-/// generated -- --ignored --nocapture explain_seed`.
-#[test]
-#[ignore]
-fn explain_seed() {
-    let Some(seed) = std::env::var("DSTAR_SEED").ok().and_then(|s| s.parse::<u64>().ok()) else { return };
-    let mut rng = Rng::new(seed);
-    let shape = random_shape(&mut rng);
-    let case = random_case(&mut rng, shape);
-    let jacobian = factor::jacobian(
-        frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-    );
-    for _ in 0..8 {
-        let x: Vec<f64> = (0..case.num_inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
-        let (values, dense) = jacobian.eval(&x);
-        eprintln!("x = {x:?}\nvalues = {values:?}");
-        for k in 0..case.num_inputs {
-            let dual = support::dual::eval_dual(&case.dag, &case.outputs, &x, k);
-            eprintln!("input {k}: kink margin {}", dual.kink_margin);
-            for (i, d) in dual.outputs.iter().enumerate() {
-                let cds: Vec<f64> = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
-                    .iter()
-                    .map(|h| {
-                        let mut hi = x.clone();
-                        let mut lo = x.clone();
-                        hi[k] += h;
-                        lo[k] -= h;
-                        let a = frontend::eval(&case.dag, &[case.outputs[i]], &hi)[0];
-                        let b = frontend::eval(&case.dag, &[case.outputs[i]], &lo)[0];
-                        (a - b) / (2.0 * h)
-                    })
-                    .collect();
-                eprintln!("  out{i}: D* {:e} dual {:e} m {:e} cd {cds:?}", dense[i][k], d.d, d.m);
-            }
-        }
-    }
 }

@@ -1,17 +1,13 @@
 //! Limits are stop reasons, not errors or hangs, and the pass keeps to its
 //! budget on large inputs.
 
-#[allow(dead_code)] // shared with the value tests
-#[path = "simplify_support/mod.rs"]
-mod support;
-
 use simplify::{Simplifier, StopReason};
-use support::{random_case, Rng};
+use testkit::{random_algebra, Rng};
 
 #[test]
 fn tiny_limits_stop_cleanly() {
     let mut rng = Rng::new(7);
-    let case = random_case(&mut rng, 3, 60);
+    let case = random_algebra(&mut rng, 3, 60);
     let jacobian =
         factor::jacobian(frontend::Kernel::new(case.dag, case.outputs.to_vec(), case.num_inputs).unwrap());
     let (_, report) = Simplifier::new().with_chains(false).with_node_limit(1).run(jacobian.kernel());
@@ -29,7 +25,7 @@ fn tiny_limits_stop_cleanly() {
 /// gives the same result: budgets count work, never time.
 fn keeps_its_budget_and_is_deterministic(ops: usize) {
     let mut rng = Rng::new(ops as u64);
-    let case = random_case(&mut rng, 8, ops);
+    let case = random_algebra(&mut rng, 8, ops);
     let jacobian =
         factor::jacobian(frontend::Kernel::new(case.dag, case.outputs.to_vec(), case.num_inputs).unwrap());
     let simplifier = factor::plan::simplifier();

@@ -1,10 +1,7 @@
 //! Spherical harmonics of every order 1..=25, generated here, against dual
 //! numbers and central differences; order 5 also against the corpus values.
 
-mod support;
-
-use support::check::{compare, Verdict};
-use support::sh::spherical_harmonics;
+use testkit::{compare, spherical_harmonics, Verdict};
 
 const POINTS: [[f64; 3]; 3] = [[0.48, -0.36, 0.8], [-0.6, 0.0, 0.8], [0.3, 0.5, -0.7]];
 
@@ -30,11 +27,7 @@ fn every_order_matches_oracles() {
 
 #[test]
 fn generator_matches_the_corpus_values() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/sh_5.ref.json");
-    let reference: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("reference exists")).expect("valid JSON");
-    let expected: Vec<f64> =
-        reference["values"].as_array().expect("values").iter().filter_map(|v| v.as_f64()).collect();
+    let expected = testkit::corpus::reference(&testkit::corpus_file("sh_5.dstar")).values;
     let (dag, outputs) = spherical_harmonics(5);
     let values = frontend::eval(&dag, &outputs, &POINTS[0]);
     assert_eq!(values.len(), expected.len());

@@ -295,18 +295,12 @@ mod tests {
             }
             d[a.len()][b.len()]
         }
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = testkit::Rng::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..20_000 {
-            let (la, lb) = (next(9), next(9));
-            let a: Vec<char> = (0..la).map(|_| char::from(b'a' + next(3) as u8)).collect();
-            let b: Vec<char> = (0..lb).map(|_| char::from(b'a' + next(3) as u8)).collect();
-            let limit = next(5) as usize;
+            let (la, lb) = (rng.below(9), rng.below(9));
+            let a: Vec<char> = (0..la).map(|_| char::from(b'a' + rng.below(3) as u8)).collect();
+            let b: Vec<char> = (0..lb).map(|_| char::from(b'a' + rng.below(3) as u8)).collect();
+            let limit = rng.below(5);
             let exact = full(&a, &b);
             let want = (exact <= limit).then_some(exact);
             assert_eq!(edit_distance_within(&a, &b, limit), want, "{a:?} {b:?} limit {limit}");

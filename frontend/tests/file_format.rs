@@ -5,18 +5,12 @@
 //! on each of its lines in turn.
 
 use frontend::{decode, parse_program, print_program, ParseErrorKind};
-use std::path::PathBuf;
 
+/// Every corpus file's name and text.
 fn corpus() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("the corpus is in tests/corpus")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "dstar"))
-        .collect();
-    files.sort();
-    assert!(files.len() > 10, "the corpus has its problems");
-    files.into_iter().map(|p| (p.display().to_string(), std::fs::read_to_string(&p).unwrap())).collect()
+    let problems = testkit::corpus();
+    assert!(problems.len() > 10, "the corpus has its problems");
+    problems.into_iter().map(|p| (p.path.display().to_string(), p.source)).collect()
 }
 
 /// `source` with its line breaks written as `eol`, and a BOM if asked.

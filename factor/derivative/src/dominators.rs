@@ -220,13 +220,8 @@ mod tests {
     /// them: every tree of every root and leaf against petgraph.
     #[test]
     fn trees_match_petgraph_on_random_graphs() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = testkit::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| rng.below(n);
         for _ in 0..200 {
             let mut dag = ExprDag::new();
             let inputs = 1 + next(4);

@@ -169,7 +169,8 @@ pub fn factorize(
                     tree.compute(graph, &masks, bit, leaf, &mut marks);
                     for (row, &root) in graph.roots().iter().enumerate() {
                         if reached(root) & bit != 0 && keep(row, col) {
-                            let term = sums.toward_leaf(dag, graph, &tree, &masks, bit, root, leaf);
+                            let walk = Walk::TowardLeaf { graph, tree: &tree, masks: &masks, bit };
+                            let term = sums.path_sum(dag, &walk, root, leaf);
                             entries.push(Entry { row, col, node: term.materialize(dag) });
                         }
                     }
@@ -189,7 +190,8 @@ pub fn factorize(
                     for (j, &col) in batch.iter().enumerate() {
                         let Some(leaf) = graph.leaf(col) else { continue };
                         if reached(root) & (1 << j) != 0 && keep(row, col) {
-                            let term = sums.down_from_root(dag, &tree, &parents, root, leaf);
+                            let walk = Walk::FromRoot { tree: &tree, parents: &parents };
+                            let term = sums.path_sum(dag, &walk, leaf, root);
                             entries.push(Entry { row, col, node: term.materialize(dag) });
                         }
                     }
@@ -214,138 +216,128 @@ fn is_unit_pair(dag: &ExprDag, graph: &DerivativeGraph, v: NodeId, masks: &LeafM
     }
 }
 
+/// One orientation of the recursion over `S`. A pair is written
+/// `(moving, fixed)`: the sum between `moving` and `fixed` is split at the
+/// immediate (post)dominator of `moving` toward `fixed`, or, where nothing
+/// is shared, summed over `moving`'s edges toward `fixed`; `near` is the
+/// part at the moving end and `far` the rest of the chain.
+enum Walk<'a> {
+    /// `moving` is the upper end, `fixed` the leaf below it.
+    TowardLeaf { graph: &'a DerivativeGraph, tree: &'a PostDominatorTree, masks: &'a LeafMasks, bit: u64 },
+    /// `moving` is the lower end, `fixed` the root above it.
+    FromRoot { tree: &'a DominatorTree, parents: &'a ConeParents },
+}
+
+impl Walk<'_> {
+    /// The subgraph of the pair, named by its upper and lower ends.
+    fn key(&self, moving: NodeId, fixed: NodeId) -> (NodeId, NodeId) {
+        match self {
+            Walk::TowardLeaf { .. } => (moving, fixed),
+            Walk::FromRoot { .. } => (fixed, moving),
+        }
+    }
+
+    /// Where the sum of `(v, end)` splits: `v`'s immediate (post)dominator
+    /// if `v` is shared, else `end` itself (no split).
+    fn split(&self, dag: &ExprDag, shared: &[bool], v: NodeId, end: NodeId) -> NodeId {
+        if !shared[v.index()] {
+            return end;
+        }
+        match *self {
+            Walk::TowardLeaf { graph, tree, masks, bit } if !is_unit_pair(dag, graph, v, masks, bit) => {
+                tree.immediate(v).expect("only the leaf has no postdominator")
+            }
+            Walk::TowardLeaf { .. } => end,
+            Walk::FromRoot { tree, .. } => tree.immediate(v).expect("only the root has no dominator"),
+        }
+    }
+
+    /// `v`'s edges toward the fixed end: (neighbour, label), in the order
+    /// the matching sweep meets them.
+    fn edges(&self, v: NodeId) -> Vec<(NodeId, NodeId)> {
+        match *self {
+            Walk::TowardLeaf { graph, masks, bit, .. } => graph
+                .children(v)
+                .iter()
+                .filter(|e| masks.of(e.child) & bit != 0)
+                .map(|e| (e.child, e.label))
+                .collect(),
+            Walk::FromRoot { parents, .. } => parents.of(v).iter().map(|e| (e.parent, e.label)).collect(),
+        }
+    }
+
+    /// The two parts, in the order their pairs are built and their terms
+    /// multiplied: from the root down, as the sweep of each orientation does.
+    fn order<T>(&self, near: T, far: T) -> [T; 2] {
+        match self {
+            Walk::TowardLeaf { .. } => [near, far],
+            Walk::FromRoot { .. } => [far, near],
+        }
+    }
+}
+
 impl PathSums {
     /// `S(upper, lower)` if already built (`1` when the ends coincide).
-    fn get(&self, dag: &mut ExprDag, upper: NodeId, lower: NodeId) -> Option<Term> {
+    fn get(&self, dag: &mut ExprDag, (upper, lower): (NodeId, NodeId)) -> Option<Term> {
         if upper == lower {
             return Some(Term::one(dag));
         }
         self.sums.get(&FactorableSubgraph { upper, lower }).copied()
     }
 
-    fn insert(&mut self, upper: NodeId, lower: NodeId, term: Term) {
+    fn insert(&mut self, (upper, lower): (NodeId, NodeId), term: Term) {
         self.sums.insert(FactorableSubgraph { upper, lower }, term);
     }
 
-    /// `S(root, leaf)` by the postdominator chains toward `leaf`.
-    #[allow(clippy::too_many_arguments)]
-    fn toward_leaf(
-        &mut self,
-        dag: &mut ExprDag,
-        graph: &DerivativeGraph,
-        tree: &PostDominatorTree,
-        masks: &LeafMasks,
-        bit: u64,
-        root: NodeId,
-        leaf: NodeId,
-    ) -> Term {
-        let mut stack = vec![(root, leaf)];
+    /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`.
+    fn path_sum(&mut self, dag: &mut ExprDag, walk: &Walk<'_>, start: NodeId, end: NodeId) -> Term {
+        let mut stack = vec![(start, end)];
         while let Some(&(v, w)) = stack.last() {
-            if self.get(dag, v, w).is_some() {
+            if self.get(dag, walk.key(v, w)).is_some() {
                 stack.pop();
                 continue;
             }
-            let q = tree.immediate(v).expect("only the leaf has no postdominator");
-            // Unshared: sum over v's edges straight toward w (any node of the
-            // chain is passed by all of v's paths, so the same children count).
-            let q = if self.shared[v.index()] && !is_unit_pair(dag, graph, v, masks, bit) { q } else { w };
+            let q = walk.split(dag, &self.shared, v, w);
             if q != w {
-                // S(v, w) = S(v, q) · S(q, w): q lies on w's chain below v.
-                match (self.get(dag, v, q), self.get(dag, q, w)) {
-                    (Some(head), Some(tail)) => {
-                        let product = head.mul(tail, dag);
-                        self.insert(v, w, product);
+                // S(v, w) = S(v, q) · S(q, w): q lies on every path between them.
+                let near = self.get(dag, walk.key(v, q));
+                let far = self.get(dag, walk.key(q, w));
+                match (near, far) {
+                    (Some(near), Some(far)) => {
+                        let [a, b] = walk.order(near, far);
+                        let product = a.mul(b, dag);
+                        self.insert(walk.key(v, w), product);
                         stack.pop();
                     }
-                    (head, tail) => {
-                        if head.is_none() {
-                            stack.push((v, q));
-                        }
-                        if tail.is_none() {
-                            stack.push((q, w));
-                        }
+                    (near, far) => {
+                        let pairs = walk.order((near, (v, q)), (far, (q, w)));
+                        stack.extend(pairs.into_iter().filter(|(built, _)| built.is_none()).map(|(_, p)| p));
                     }
                 }
                 continue;
             }
-            // q == w: the subgraph (v, w) itself, over v's children toward w.
-            let children = graph.children(v).iter().filter(|e| masks.of(e.child) & bit != 0);
-            let missing: Vec<NodeId> =
-                children.clone().map(|e| e.child).filter(|&c| self.get(dag, c, w).is_none()).collect();
-            if !missing.is_empty() {
-                stack.extend(missing.into_iter().map(|c| (c, w)));
+            // q == w: the subgraph (v, w) itself, over v's edges toward w.
+            let edges = walk.edges(v);
+            let before = stack.len();
+            stack.extend(
+                edges.iter().map(|&(n, _)| (n, w)).filter(|&(n, _)| self.get(dag, walk.key(n, w)).is_none()),
+            );
+            if stack.len() > before {
                 continue;
             }
-            let terms: Vec<Term> = children
-                .map(|e| {
-                    let label = Term::of(dag, e.label);
-                    let below = self.get(dag, e.child, w).expect("built above");
-                    label.mul(below, dag)
+            let terms: Vec<Term> = edges
+                .iter()
+                .map(|&(n, label)| {
+                    let label = Term::of(dag, label);
+                    let rest = self.get(dag, walk.key(n, w)).expect("built above");
+                    let [a, b] = walk.order(label, rest);
+                    a.mul(b, dag)
                 })
                 .collect();
-            let total = sum(dag, terms).expect("a node above the leaf has a child toward it");
-            self.insert(v, w, total);
+            let total = sum(dag, terms).expect("a node between the ends has an edge toward the fixed one");
+            self.insert(walk.key(v, w), total);
             stack.pop();
         }
-        self.get(dag, root, leaf).expect("built by the loop")
-    }
-
-    /// `S(root, leaf)` by the dominator chains from `root`.
-    fn down_from_root(
-        &mut self,
-        dag: &mut ExprDag,
-        tree: &DominatorTree,
-        cone_parents: &ConeParents,
-        root: NodeId,
-        leaf: NodeId,
-    ) -> Term {
-        let mut stack = vec![(root, leaf)];
-        while let Some(&(d, v)) = stack.last() {
-            if self.get(dag, d, v).is_some() {
-                stack.pop();
-                continue;
-            }
-            let i = tree.immediate(v).expect("only the root has no dominator");
-            let i = if self.shared[v.index()] { i } else { d };
-            if i != d {
-                // S(d, v) = S(d, i) · S(i, v): i lies on v's chain below d.
-                match (self.get(dag, d, i), self.get(dag, i, v)) {
-                    (Some(head), Some(tail)) => {
-                        let product = head.mul(tail, dag);
-                        self.insert(d, v, product);
-                        stack.pop();
-                    }
-                    (head, tail) => {
-                        if head.is_none() {
-                            stack.push((d, i));
-                        }
-                        if tail.is_none() {
-                            stack.push((i, v));
-                        }
-                    }
-                }
-                continue;
-            }
-            // i == d: the subgraph (d, v) itself, over v's parents from d.
-            // Parents in descending order, the order a reverse sweep meets them.
-            let parents = cone_parents.of(v).iter();
-            let missing: Vec<NodeId> =
-                parents.clone().map(|e| e.parent).filter(|&p| self.get(dag, d, p).is_none()).collect();
-            if !missing.is_empty() {
-                stack.extend(missing.into_iter().map(|p| (d, p)));
-                continue;
-            }
-            let terms: Vec<Term> = parents
-                .map(|e| {
-                    let above = self.get(dag, d, e.parent).expect("built above");
-                    let label = Term::of(dag, e.label);
-                    above.mul(label, dag)
-                })
-                .collect();
-            let total = sum(dag, terms).expect("a node below the root has a parent from it");
-            self.insert(d, v, total);
-            stack.pop();
-        }
-        self.get(dag, root, leaf).expect("built by the loop")
+        self.get(dag, walk.key(start, end)).expect("built by the loop")
     }
 }

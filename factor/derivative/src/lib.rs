@@ -7,7 +7,10 @@
 //! [`factorize()`] replaces each by one shared reference edge (the sum of its
 //! path products) and multiplies along the chains, giving one node per entry
 //! in the function's own DAG. [`propagate`] holds the plain forward and
-//! reverse sweeps; [`baseline`] counts what they cost.
+//! reverse sweeps; [`baseline`] counts what they cost. Every accumulation,
+//! here and in the eliminations, multiplies and adds partials with
+//! [`product()`] and [`sum()`], so that the selector partials of `ifelse`,
+//! `min` and `max` select the branch taken instead of multiplying by 0.
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
@@ -26,6 +29,7 @@ pub mod dominators;
 pub mod edge_pushing;
 pub mod factorize;
 pub mod graph;
+pub mod product;
 pub mod propagate;
 pub mod rules;
 pub mod second;
@@ -39,6 +43,7 @@ pub use dominators::{DominatorTree, PostDominatorTree};
 pub use edge_pushing::{edge_pushing, SecondOrder};
 pub use factorize::{factorize, Entry, Orientation, Strategy};
 pub use graph::{ConeParents, DerivativeGraph, Edge, EdgeId, Marks};
+pub use product::{may_be_deselected, product, sum};
 pub use subgraph::{FactorableSubgraph, LeafMasks};
 pub use sweeps::{exact_sweep_components, sweep_components};
 pub use term::Term;

@@ -32,11 +32,13 @@ pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
         Op::Sub => p = [Some(dag.constant(1.0)), Some(dag.constant(-1.0)), None, None],
         Op::Mul => p = [Some(b), Some(a), None, None],
         Op::Div => {
-            // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b: both reuse the quotient.
-            let inverse = reciprocal(dag, b);
-            p[0] = Some(inverse);
+            // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b, reusing the quotient.
+            // Dividing twice, not multiplying by 1/b: 1/b overflows for a
+            // subnormal b where (a/b)/b may not. For 1/b itself, (1/b)·(1/b):
+            // the same value, often already computed (1/r³ as ir*ir*ir).
+            p[0] = Some(reciprocal(dag, b));
             if needs[1] {
-                let q = dag.mul(f, inverse);
+                let q = if dag.is_const(a, 1.0) { dag.mul(f, f) } else { dag.div(f, b) };
                 p[1] = Some(dag.neg(q));
             }
         }
@@ -76,26 +78,17 @@ pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
             p[0] = Some(dag.neg(d));
         }
         Op::Atan => {
-            let square = dag.mul(a, a);
-            let one = dag.constant(1.0);
-            let denominator = dag.add(one, square);
-            p[0] = Some(reciprocal(dag, denominator));
+            // (1/hypot(a, 1))², not 1/(1 + a²): the latter's derivative
+            // -(1/d)/d · 2a underflows for |a| > 1e77, where the true second
+            // derivative -2a/(1 + a²)² is still representable.
+            let inverse = inverse_hypot_one(dag, a);
+            p[0] = Some(dag.mul(inverse, inverse));
         }
         Op::Sinh => p[0] = Some(dag.apply(Op::Cosh, &[a])),
         Op::Cosh => p[0] = Some(dag.apply(Op::Sinh, &[a])),
-        Op::Tanh => {
-            // 1/cosh², not 1 - tanh²: the latter cancels to noise where
-            // tanh rounds to ±1 while its true slope is still positive.
-            let cosh = dag.apply(Op::Cosh, &[a]);
-            let square = dag.mul(cosh, cosh);
-            p[0] = Some(reciprocal(dag, square));
-        }
-        Op::Asinh => {
-            // 1/hypot(a, 1) = 1/sqrt(a² + 1) without overflowing a².
-            let one = dag.constant(1.0);
-            let norm = dag.apply(Op::Hypot, &[a, one]);
-            p[0] = Some(reciprocal(dag, norm));
-        }
+        Op::Tanh => p[0] = Some(sech_squared(dag, a)),
+        // 1/hypot(a, 1) = 1/sqrt(a² + 1) without overflowing a².
+        Op::Asinh => p[0] = Some(inverse_hypot_one(dag, a)),
         Op::Acosh => {
             // 1/(sqrt(a-1)·sqrt(a+1)): no overflow of a², no cancellation near 1.
             let one = dag.constant(1.0);
@@ -107,9 +100,7 @@ pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
             p[0] = Some(reciprocal(dag, product));
         }
         Op::Atanh => {
-            let square = dag.mul(a, a);
-            let one = dag.constant(1.0);
-            let difference = dag.sub(one, square);
+            let difference = one_minus_square(dag, a);
             p[0] = Some(reciprocal(dag, difference));
         }
         Op::Exp => p[0] = Some(f),
@@ -196,11 +187,57 @@ fn scaled_reciprocal(dag: &mut ExprDag, c: f64, a: NodeId) -> NodeId {
 
 /// `1 / sqrt(1 - a²)`, the derivative of `asin`.
 fn inverse_sqrt_one_minus_square(dag: &mut ExprDag, a: NodeId) -> NodeId {
-    let square = dag.mul(a, a);
-    let one = dag.constant(1.0);
-    let difference = dag.sub(one, square);
+    let difference = one_minus_square(dag, a);
     let root = dag.apply(Op::Sqrt, &[difference]);
     reciprocal(dag, root)
+}
+
+/// `1 - a²`, accurate over the whole range and with accurate derivatives:
+/// `1 - a·a` for `|a| < 1/2`, whose derivative `-(a + a)` is exact (that of
+/// `(1 - a)(1 + a)` cancels to noise near 0: `-(1 + a) + (1 - a)` is `0`
+/// at `a = 1e-300`), and `(1 - a)(1 + a)` beyond, exact near `|a| = 1` where
+/// `1 - a·a` cancels the rounding of `a·a` into the result (relative error
+/// 3e-7 at `a = 1 - 1e-10`).
+fn one_minus_square(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let one = dag.constant(1.0);
+    let square = dag.mul(a, a);
+    let near_zero = dag.sub(one, square);
+    let below = dag.sub(one, a);
+    let above = dag.add(one, a);
+    let near_one = dag.mul(below, above);
+    let quarter = dag.constant(0.25);
+    dag.apply(Op::Select(Cmp::Lt), &[square, quarter, near_zero, near_one])
+}
+
+/// `1 / hypot(a, 1)`, the derivative of `asinh`.
+fn inverse_hypot_one(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let one = dag.constant(1.0);
+    let norm = dag.apply(Op::Hypot, &[a, one]);
+    reciprocal(dag, norm)
+}
+
+/// `sech²(a)`, the derivative of `tanh`: `1/cosh²(a)` for `|a| < 20` and
+/// `4·exp(-2|a|)` beyond. `1 - tanh²` would cancel to noise where `tanh`
+/// rounds to ±1 (past 19) while its slope is still positive; `1/cosh²`
+/// alone is accurate but its derivatives are not: `tanh''` is
+/// `-(s/c²)·2c·sinh`, which underflows past `|a| = 177` and is `0 · inf =
+/// NaN` past 355. Past 20, `(1 + e^(-2|a|))²` rounds to 1, so `4·exp(-2|a|)`
+/// is `sech²` to the last bit, and it and its derivatives (`∓8·exp(-2|a|)`,
+/// ...) have no overflowing factor. The select takes the derivatives of the
+/// branch used, and below 20 the factors of `1/cosh²`'s derivatives stay
+/// far from underflow for the first dozen orders.
+fn sech_squared(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let cosh = dag.apply(Op::Cosh, &[a]);
+    let square = dag.mul(cosh, cosh);
+    let near = reciprocal(dag, square);
+    let magnitude = dag.apply(Op::Abs, &[a]);
+    let minus_two = dag.constant(-2.0);
+    let exponent = dag.mul(minus_two, magnitude);
+    let decay = dag.apply(Op::Exp, &[exponent]);
+    let four = dag.constant(4.0);
+    let far = dag.mul(four, decay);
+    let bound = dag.constant(20.0);
+    dag.apply(Op::Select(Cmp::Lt), &[magnitude, bound, near, far])
 }
 
 /// Partials of `min` (`cmp = <`) or `max` (`cmp = >`): 1 for the argument

@@ -4,7 +4,10 @@
 //! Multiplying by them literally would cost a `neg` per use; carrying the sign
 //! instead turns `acc + (-t)` into `acc - t` and `(-s) * (-t)` into `s * t`,
 //! which is exact in IEEE arithmetic (negation commutes with rounding) and free.
+//! Products and sums go through [`mod@crate::product`], so that a selector
+//! partial selects rather than multiplies.
 
+use crate::product::{merge, product};
 use frontend::{ExprDag, NodeId, Op};
 
 /// `node`, negated if `negated` is set.
@@ -32,14 +35,33 @@ impl Term {
         Term { node: dag.constant(1.0), negated: false }
     }
 
-    /// `self * other`.
+    /// `self * other`, by [`product`]: a selector factor selects.
     pub fn mul(self, other: Term, dag: &mut ExprDag) -> Term {
-        let product = dag.mul(self.node, other.node);
-        Term::of(dag, product).flip(self.negated ^ other.negated)
+        let node = product(dag, self.node, other.node);
+        Term::of(dag, node).flip(self.negated ^ other.negated)
     }
 
-    /// `self + other`, as a subtraction when exactly one side is negated.
+    /// `self + other`, as a subtraction when exactly one side is negated,
+    /// or as one select when the two are the branch partials of one select
+    /// ([`merge`]); a constant zero term is dropped, as in [`crate::sum`].
     pub fn add(self, other: Term, dag: &mut ExprDag) -> Term {
+        // A constant zero term (paths that cancelled) adds nothing.
+        if dag.as_const(other.node) == Some(0.0) {
+            return self;
+        }
+        if dag.as_const(self.node) == Some(0.0) {
+            return other;
+        }
+        let merged = match (self.negated, other.negated) {
+            (false, false) | (true, true) => {
+                merge(dag, self.node, other.node, false).map(|m| (m, self.negated))
+            }
+            (false, true) => merge(dag, self.node, other.node, true).map(|m| (m, false)),
+            (true, false) => merge(dag, other.node, self.node, true).map(|m| (m, false)),
+        };
+        if let Some((node, negated)) = merged {
+            return Term::of(dag, node).flip(negated);
+        }
         let (node, negated) = match (self.negated, other.negated) {
             (false, false) => (dag.add(self.node, other.node), false),
             (false, true) => (dag.sub(self.node, other.node), false),

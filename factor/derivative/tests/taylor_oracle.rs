@@ -4,11 +4,9 @@
 //! domain edges, for arguments of degree 1 (closed forms), of higher
 //! polynomial degree and not polynomial (recurrences).
 
-mod support;
-
 use derivative::taylor::{factorial, taylor, Scale};
 use frontend::{NodeId, Op};
-use support::jet::{eval_jets, Jet};
+use testkit::{eval_jets, Jet};
 
 const ORDER: usize = 8;
 

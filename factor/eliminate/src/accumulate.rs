@@ -1,6 +1,8 @@
 //! Replaying an elimination on the [`ExprDag`]: every logged product becomes a
 //! multiplication node (and an addition node where it updates an edge), and
-//! the edges left from inputs to outputs are the Jacobian entries.
+//! the edges left from inputs to outputs are the Jacobian entries. Products
+//! and sums are [`derivative::product()`] and [`derivative::sum()`], so that
+//! selector partials select (the branch not taken contributes zero).
 
 use crate::cost::Cost;
 use crate::graph::{LinearizedGraph, VertexId, VertexKind};
@@ -75,8 +77,9 @@ pub(crate) fn replay(dag: &mut ExprDag, values: &mut EdgeValues, steps: &[Step])
     for step in steps {
         let left = values[&(step.via, step.to)];
         let right = values[&(step.from, step.via)];
-        let product = dag.mul(left, right);
-        let value = if step.fresh { product } else { dag.add(values[&(step.from, step.to)], product) };
+        let product = derivative::product(dag, left, right);
+        let value =
+            if step.fresh { product } else { derivative::sum(dag, values[&(step.from, step.to)], product) };
         values.insert((step.from, step.to), value);
     }
 }

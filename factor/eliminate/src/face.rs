@@ -194,7 +194,7 @@ impl LineGraph {
 }
 
 /// Accumulates the Jacobian of `graph` (built in `dag`) by greedy face
-/// elimination.
+/// elimination, with products and sums of [`derivative::product()`].
 pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulation {
     let mut line = LineGraph::new(graph);
     let mut heap = BinaryHeap::new();
@@ -224,9 +224,9 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
     for step in &line.log {
         let left = values[step.left].expect("eliminated faces join built values");
         let right = values[step.right].expect("eliminated faces join built values");
-        let product = dag.mul(left, right);
+        let product = derivative::product(&mut dag, left, right);
         values[step.target] = Some(match (step.fresh, values[step.target]) {
-            (false, Some(earlier)) => dag.add(earlier, product),
+            (false, Some(earlier)) => derivative::sum(&mut dag, earlier, product),
             _ => product,
         });
     }
@@ -241,7 +241,7 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
         sums.entry((row, col))
             .and_modify(|(sum, unit)| {
                 cost.adds += 1;
-                *sum = dag.add(*sum, value);
+                *sum = derivative::sum(&mut dag, *sum, value);
                 *unit = false;
             })
             .or_insert((value, line.unit[v]));

@@ -145,7 +145,7 @@ impl LinearizedGraph {
                 vertex_of[e.parent.index()].expect("edge ends lie on paths"),
             );
             let label = match sums.get(&key) {
-                Some(&earlier) => dag.add(earlier, e.label),
+                Some(&earlier) => derivative::sum(dag, earlier, e.label),
                 None => e.label,
             };
             sums.insert(key, label);

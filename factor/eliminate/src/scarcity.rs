@@ -81,23 +81,35 @@ impl Remainder {
     /// `num_inputs`), by propagating tangents over the remainder graph.
     /// Returns the products (each of length `num_outputs`) and the
     /// multiplications spent: [`Remainder::nonunit_edges`] per direction.
+    ///
+    /// As in [`derivative::product()`], a zero that may stand for a branch
+    /// not taken (an edge value or a tangent that
+    /// [`derivative::may_be_deselected`]) absorbs the other factor, so the
+    /// branch not taken contributes nothing, NaN and infinities included.
     pub fn apply(&self, x: &[f64], directions: &[Vec<f64>]) -> (Vec<Vec<f64>>, usize) {
         let labels: Vec<_> = self.edges.iter().map(|e| e.label).collect();
         let values = frontend::eval(&self.dag, &labels, x);
+        let selective: Vec<bool> =
+            labels.iter().map(|&l| derivative::may_be_deselected(&self.dag, l)).collect();
         let mut mults = 0;
         let mut products = Vec::with_capacity(directions.len());
         let mut tangent = vec![0.0; self.kinds.len()];
+        // Whether every contribution to a tangent so far may be deselected.
+        let mut deselected = vec![None::<bool>; self.kinds.len()];
         for v in directions {
             tangent.iter_mut().for_each(|t| *t = 0.0);
+            deselected.iter_mut().for_each(|d| *d = None);
             for (col, input) in self.inputs.iter().enumerate() {
                 if let Some(input) = input {
                     tangent[input.index()] = v[col];
+                    deselected[input.index()] = Some(false);
                 }
             }
             // Edges sorted by head, and every tail precedes its head: each
             // tail's tangent is complete when first read.
-            for (e, &c) in self.edges.iter().zip(&values) {
+            for ((e, &c), &selective) in self.edges.iter().zip(&values).zip(&selective) {
                 let t = tangent[e.from.index()];
+                let t_selective = deselected[e.from.index()].unwrap_or(false);
                 let term = if e.unit {
                     if c < 0.0 {
                         -t
@@ -106,9 +118,16 @@ impl Remainder {
                     }
                 } else {
                     mults += 1;
-                    c * t
+                    if (selective && c == 0.0) || (t_selective && t == 0.0) {
+                        0.0
+                    } else {
+                        c * t
+                    }
                 };
                 tangent[e.to.index()] += term;
+                let term_selective = selective || t_selective;
+                let head = &mut deselected[e.to.index()];
+                *head = Some(head.unwrap_or(true) && term_selective);
             }
             products.push(self.outputs.iter().map(|y| y.map_or(0.0, |y| tangent[y.index()])).collect());
         }
@@ -128,8 +147,9 @@ impl Remainder {
     /// `J·V` for `num_directions` directions as a kernel over a copy of the
     /// DAG: inputs `0..n` are `x`, and input `n + d·n + j` is component `j`
     /// of direction `d`; output `d·m + i` is component `i` of `J·v_d`. The
-    /// same propagation as [`Remainder::apply`]: one multiplication per
-    /// nonunit edge and direction, unit edges add or subtract.
+    /// same propagation as [`Remainder::apply`], by [`push_forward`], whose
+    /// products are [`derivative::product()`]'s: one multiplication (or
+    /// select) per nonunit edge and direction, unit edges add or subtract.
     pub fn directions_kernel(&self, num_directions: usize) -> Kernel {
         let mut dag = self.dag.clone();
         let n = self.num_inputs();

@@ -13,7 +13,7 @@ const PIECES: [&str; 24] = [
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if std::env::var_os("DSTAR_LONG").is_some() { 20_000 } else { 600 }))]
+    #![proptest_config(ProptestConfig::with_cases(testkit::cases(600, 20_000) as u32))]
 
     #[test]
     fn the_repl_fails_where_and_as_the_frontend_fails(

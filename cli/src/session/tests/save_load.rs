@@ -5,6 +5,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use testkit::same;
 
 /// Definition names; some are parameter names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
@@ -111,11 +112,6 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
     build(vars, defs, depth, &mut next)
 }
 
-/// Bitwise equality, NaN equal to NaN.
-fn same(a: f64, b: f64) -> bool {
-    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-}
-
 fn values(def: &Definition) -> Vec<Vec<f64>> {
     let n = def.program.inputs.len();
     POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &x[..n])).collect()
@@ -134,7 +130,7 @@ fn loaded(text: &str) -> Session {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if std::env::var_os("DSTAR_LONG").is_some() { 5_000 } else { 200 }))]
+    #![proptest_config(ProptestConfig::with_cases(testkit::cases(200, 5_000) as u32))]
 
     #[test]
     fn save_then_load_restores_every_definition_exactly(choices in prop::collection::vec((any::<u8>(), any::<[u8; 8]>()), 1..10)) {

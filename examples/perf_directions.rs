@@ -1,0 +1,52 @@
+//! A report: J·V for 16 directions through the compiled scarcity remainder
+//! against the compiled Jacobian followed by a sparse product, on the
+//! corpus. Run it in release, alone:
+//!
+//! ```text
+//! cargo run --release -p dstar --example perf_directions
+//! ```
+
+use dstar::timing::median_ns;
+use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
+use std::hint::black_box;
+
+fn main() {
+    let k = 16;
+    let compiler = JitCompiler::new().expect("host ISA");
+    println!(
+        "{:>14} {:>9} {:>9} {:>12} {:>12} {:>7}",
+        "problem", "nonunit", "nnz", "J·V ns", "J then ns", "ratio"
+    );
+    for problem in testkit::corpus() {
+        let (_, program) = dstar::load_program(&problem.path).expect("corpus parses");
+        let n = program.inputs.len();
+        let directions = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");
+        let jacobian = compile_program(&program, &Options::default()).expect("compiles");
+        let input: Vec<f64> = (0..n * (1 + k)).map(|j| 0.3 + 0.1 * (j as f64 * 1.7).sin()).collect();
+        let mut out = vec![0.0; directions.out_len()];
+        let through_remainder = median_ns(|| directions.eval(black_box(&input), &mut out).expect("lengths"));
+        let pattern = jacobian.pattern().clone();
+        let m = pattern.num_rows();
+        let mut buffer = vec![0.0; jacobian.out_len()];
+        let mut products = vec![0.0; k * m];
+        let through_jacobian = median_ns(|| {
+            jacobian.eval(black_box(&input[..n]), &mut buffer).expect("lengths");
+            let entries = &buffer[m..];
+            for d in 0..k {
+                let v = &input[n + d * n..n + (d + 1) * n];
+                for i in 0..m {
+                    let row = pattern.row_offsets[i]..pattern.row_offsets[i + 1];
+                    products[d * m + i] = row.map(|e| entries[e] * v[pattern.cols[e]]).sum();
+                }
+            }
+            black_box(&products);
+        });
+        let name = problem.name;
+        println!(
+            "{name:>14} {:>9} {:>9} {through_remainder:>12.0} {through_jacobian:>12.0} {:>7.2}",
+            directions.nonunit_edges(),
+            pattern.nnz(),
+            through_remainder / through_jacobian
+        );
+    }
+}

@@ -1,7 +1,0 @@
-//! Test-only helpers shared by the integration tests.
-#![allow(dead_code)]
-
-pub mod check;
-pub mod dual;
-pub mod gen;
-pub mod sh;

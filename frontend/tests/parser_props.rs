@@ -1,0 +1,114 @@
+//! Property tests of the parser and printer: printing then parsing gives the
+//! same DAG, and no input makes the parser panic.
+
+use frontend::{parse_expr, parse_program, print_program, Op};
+use proptest::prelude::*;
+use testkit::same_bits;
+
+/// The source-language functions of `arity` arguments, from the table of operations.
+fn functions(arity: usize) -> Vec<&'static str> {
+    Op::ALL.into_iter().filter(|op| op.arity() == arity).filter_map(Op::function_name).collect()
+}
+
+const INFIX: [&str; 6] = ["+", "-", "*", "/", "^", "**"];
+const CMP: [&str; 6] = ["<", "<=", ">", ">=", "==", "!="];
+
+/// Expression text whose leaves are placeholders `N00`..`N15` (names bound
+/// later) and constants.
+fn arb_expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        4 => (0..16u8).prop_map(|i| format!("N{i:02}")),
+        1 => (-4.0..4.0f64).prop_map(|c| format!("{c}")),
+        1 => prop::sample::select(vec!["pi", "e", "2", "0.5", "1e-3", "0"]).prop_map(String::from),
+    ];
+    leaf.prop_recursive(5, 48, 4, |inner| {
+        prop_oneof![
+            (inner.clone(), prop::sample::select(INFIX.to_vec()), inner.clone())
+                .prop_map(|(a, o, b)| format!("{a} {o} {b}")),
+            (inner.clone(), prop::sample::select(INFIX.to_vec()), inner.clone())
+                .prop_map(|(a, o, b)| format!("({a}) {o} ({b})")),
+            inner.clone().prop_map(|a| format!("-{a}")),
+            inner.clone().prop_map(|a| format!("-({a})")),
+            (prop::sample::select(functions(1)), inner.clone()).prop_map(|(f, a)| format!("{f}({a})")),
+            (prop::sample::select(functions(2)), inner.clone(), inner.clone())
+                .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
+            (inner.clone(), prop::sample::select(CMP.to_vec()), inner.clone(), inner.clone(), inner)
+                .prop_map(|(a, c, b, x, y)| format!("ifelse({a} {c} {b}, {x}, {y})")),
+        ]
+    })
+}
+
+/// A program: inputs, intermediates and outputs over earlier names.
+fn arb_program() -> impl Strategy<Value = String> {
+    (1..4usize, prop::collection::vec(arb_expr(), 1..8), 1..4usize).prop_map(|(n, exprs, outs)| {
+        let mut names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        let mut src = format!("in {}\n", names.join(", "));
+        let bind = |text: &str, names: &[String]| {
+            let mut t = text.to_string();
+            for i in (0..16).rev() {
+                t = t.replace(&format!("N{i:02}"), &names[i % names.len()]);
+            }
+            t
+        };
+        for (k, e) in exprs.iter().enumerate() {
+            let text = bind(e, &names);
+            if k + outs >= exprs.len() {
+                src += &format!("out {text}\n");
+            } else {
+                src += &format!("w{k} = {text}\n");
+                names.push(format!("w{k}"));
+            }
+        }
+        src
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn print_then_parse_gives_the_same_dag(src in arb_program()) {
+        let p = parse_program(&src).map_err(|e| TestCaseError::fail(format!("{}\n{src}", e.render(&src))))?;
+        let text = print_program(&p);
+        let q = parse_program(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
+        prop_assert!(p.same_as(&q), "{src}\n=>\n{text}");
+        let x: Vec<f64> = (0..p.inputs.len()).map(|i| 0.3 + 0.7 * i as f64).collect();
+        prop_assert!(same_bits(&frontend::eval_program(&p, &x), &frontend::eval_program(&q, &x)), "{}", text);
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = parse_program(&text);
+        let _ = parse_expr(&text);
+    }
+
+    #[test]
+    fn token_soup_never_panics(tokens in prop::collection::vec(prop::sample::select(vec![
+        "in", "out", "x", "y", "t", "=", "==", "<", "<=", "!=", ">", "+", "-", "*", "/", "^", "**", "(", ")",
+        ",", ";", "\n", "sin", "pow", "ifelse", "min", "1", "2.5", ".5", "1e-3", "e", "pi", "#", "@point",
+    ]), 0..60)) {
+        let text = tokens.join(" ");
+        if let Err(e) = parse_program(&text) {
+            let rendered = e.render(&text);
+            prop_assert!(rendered.contains('^'));
+        }
+        let _ = parse_expr(&text);
+    }
+}
+
+#[test]
+fn deep_nesting_gives_a_result_or_an_error() {
+    let n = 100_000;
+    let parens = format!("in x\nout {}x{}", "(".repeat(n), ")".repeat(n));
+    assert!(parse_program(&parens).is_ok());
+    let minus = format!("in x\nout {}x", "-".repeat(n));
+    assert!(parse_program(&minus).is_ok());
+    let unclosed = format!("in x\nout {}x", "(".repeat(n));
+    assert!(parse_program(&unclosed).is_err());
+    let calls = format!("{}x{}", "sin(".repeat(n), ")".repeat(n));
+    let p = parse_expr(&calls).expect("deep calls parse");
+    // Printing a 1e5-deep chain must not recurse either.
+    let text = print_program(&p);
+    assert!(parse_program(&text).expect("reparse").same_as(&p));
+}
