@@ -15,7 +15,7 @@ fn inputs_late(kernel: &Kernel) -> Kernel {
     let old = kernel.dag();
     let mut dag = ExprDag::new();
     let mut map: Vec<Option<NodeId>> = vec![None; old.len()];
-    let mut get = |dag: &mut ExprDag, map: &mut Vec<Option<NodeId>>, id: NodeId| -> NodeId {
+    let get = |dag: &mut ExprDag, map: &mut Vec<Option<NodeId>>, id: NodeId| -> NodeId {
         if let Some(new) = map[id.index()] {
             return new;
         }
