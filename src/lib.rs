@@ -34,7 +34,7 @@ pub use factor;
 /// The stages, for what the facade does not wrap: parsing and the DAG.
 pub use frontend;
 
-pub use backend::{emit_c, JitCompiler, JitKernel};
+pub use backend::{emit_c, emit_rust, JitCompiler, JitKernel};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use directions::DirectionsKernel;
 pub use dot::derivative_graph_dot;

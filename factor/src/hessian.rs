@@ -107,16 +107,19 @@ fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> H
             candidates
         }
     };
+    // A method asked for is built whatever it costs; chosen ones only
+    // within the plan's guard.
+    let guarded = method.is_none();
     candidates
         .into_par_iter()
-        .map(|method| {
+        .filter_map(|method| {
             let hessian = match method {
                 HessianMethod::EdgePushing => by_edge_pushing(&function, weights),
                 HessianMethod::DstarOnGradient(strategy) => {
-                    by_dstar_on_gradient(&function, weights, strategy)
+                    by_dstar_on_gradient(&function, weights, strategy, guarded)?
                 }
             };
-            (hessian.hessian_ops(), hessian)
+            Some((hessian.hessian_ops(), hessian))
         })
         .collect::<Vec<_>>()
         .into_iter()
@@ -169,7 +172,14 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
     )
 }
 
-fn by_dstar_on_gradient(function: &Kernel, weights: Weights, strategy: Strategy) -> Hessian {
+/// `None` when `guarded` and the plan finds the gradient graph too large for
+/// `strategy`.
+fn by_dstar_on_gradient(
+    function: &Kernel,
+    weights: Weights,
+    strategy: Strategy,
+    guarded: bool,
+) -> Option<Hessian> {
     let n = function.num_inputs();
     let (kernel, graph, seeds) = prepare(function, weights);
     let num_inputs = kernel.num_inputs();
@@ -187,12 +197,23 @@ fn by_dstar_on_gradient(function: &Kernel, weights: Weights, strategy: Strategy)
     let nodes: Vec<NodeId> = gradient.iter().map(|g| g.1).collect();
     let mut second = Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x and w");
     let graph = DerivativeGraph::with_respect_to(&mut second, n);
+    if guarded && !plan::gradient_dstar_may_compete(&graph, strategy) {
+        return None;
+    }
     let mut dag = second.into_parts().0;
     let entries = factorize(&mut dag, &graph, strategy, &|row, col| col <= columns[row]);
     let mut lower: Vec<((usize, usize), NodeId)> =
         entries.iter().map(|e| ((columns[e.row], e.col), e.node)).collect();
     lower.sort_by_key(|&(position, _)| position);
-    Hessian::new(dag, &roots, num_inputs, n, &gradient, &lower, HessianMethod::DstarOnGradient(strategy))
+    Some(Hessian::new(
+        dag,
+        &roots,
+        num_inputs,
+        n,
+        &gradient,
+        &lower,
+        HessianMethod::DstarOnGradient(strategy),
+    ))
 }
 
 impl Hessian {

@@ -7,7 +7,7 @@
 //! Every guard counts work (edges, operations, intermediates), never time, so
 //! the same input gives the same kernel on every machine.
 
-use derivative::{sweep_components, DerivativeGraph, Orientation, Strategy};
+use derivative::{exact_sweep_components, sweep_components, DerivativeGraph, Orientation, Strategy};
 use eliminate::{Elimination, LinearizedGraph, Skip};
 use simplify::Simplifier;
 
@@ -75,6 +75,41 @@ pub fn dstar_candidates(graph: &DerivativeGraph) -> Vec<Strategy> {
         .iter()
         .flat_map(|&orientation| [true, false].map(|factored| Strategy { orientation, factored }))
         .collect()
+}
+
+/// D* on a gradient's graph costing more than this (in edge visits and
+/// sweep components, see [`gradient_dstar_may_compete`]) does not compete
+/// for a Hessian; edge pushing, linear in the function for sparse
+/// Hessians, always does. On a long sum of 12,500 inputs the quadratic D*
+/// took 3.7 s where edge pushing takes 0.2 s.
+pub const GRADIENT_DSTAR_WORK_LIMIT: u64 = 1 << 24;
+
+/// Whether D* by `strategy` may compete on `graph`, a gradient's graph,
+/// within [`GRADIENT_DSTAR_WORK_LIMIT`]. D* walks the inputs 64 at a time,
+/// each batch marking the graph (`b · E` for `b` batches of `E` edges);
+/// forward it then builds one postdominator tree per input over its cone
+/// (the forward sweep's components), reverse one dominator tree per output
+/// and batch (`b` times the reverse sweep's). Counted exactly, and no
+/// further than the limit.
+pub fn gradient_dstar_may_compete(graph: &DerivativeGraph, strategy: Strategy) -> bool {
+    let leaves: Vec<(usize, usize)> =
+        (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k))).collect();
+    let batches = (graph.num_leaves() as u64).div_ceil(64).max(1);
+    let marking = batches.saturating_mul(graph.edges().len() as u64);
+    let Some(left) = GRADIENT_DSTAR_WORK_LIMIT.checked_sub(marking) else { return false };
+    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
+    match strategy.orientation {
+        Orientation::Forward => {
+            let (forward, _) = exact_sweep_components(graph.node_bound(), &leaves, &[], edges, left);
+            forward <= left
+        }
+        Orientation::Reverse => {
+            let roots: Vec<(usize, usize)> =
+                graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k)).collect();
+            let (_, reverse) = exact_sweep_components(graph.node_bound(), &[], &roots, edges, left / batches);
+            reverse <= left / batches
+        }
+    }
 }
 
 /// [`sweep_components`] of the derivative graph: leaves are inputs, roots

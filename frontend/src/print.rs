@@ -32,6 +32,8 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
     let uses = dag.use_counts(roots);
     let reach = dag.reachable(roots);
     let is_root: HashSet<NodeId> = roots.iter().copied().collect();
+    // A set, not `inputs.contains`: programs with 10^4 inputs print 10^4 temporaries.
+    let input_names: HashSet<&str> = inputs.iter().map(String::as_str).collect();
     let mut texts: Vec<Option<(String, u8)>> = vec![None; dag.len()];
     let mut bindings = vec![];
     let mut counter = 0;
@@ -51,7 +53,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
             let name = loop {
                 counter += 1;
                 let name = format!("t{counter}");
-                if !taken.contains(&name) && !inputs.contains(&name) {
+                if !taken.contains(&name) && !input_names.contains(name.as_str()) {
                     break name;
                 }
             };

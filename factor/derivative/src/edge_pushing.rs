@@ -31,8 +31,9 @@ pub struct SecondOrder {
 pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize, Term)]) -> SecondOrder {
     let bound = graph.node_bound();
     let mut adjoint: Vec<Option<Term>> = vec![None; bound];
-    // W's entries keyed by their larger node: `pending[a]` holds `(b, w)`
-    // with `b <= a`, repeated keys summed when `a` is eliminated.
+    // W's entries keyed by the node of the pair eliminated first (the
+    // larger intermediate; leaves last): `pending[a]` holds `(b, w)`,
+    // repeated keys summed when `a` is eliminated.
     let mut pending: Vec<Vec<(NodeId, Term)>> = vec![Vec::new(); bound];
     for &(i, seed) in seeds {
         let root = graph.roots()[i];
@@ -53,7 +54,12 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
         }
         let local = local_derivatives(dag, graph, v);
         let mut add = |p: NodeId, q: NodeId, t: Term| {
-            let (hi, lo) = if p >= q { (p, q) } else { (q, p) };
+            // Under the node the sweep eliminates first: the later
+            // intermediate; leaves are never eliminated, so they come last
+            // whatever their ids (an input may be created after the
+            // intermediates that do not read it, as in `x*x*y`).
+            let rank = |n: NodeId| (leaf_index[n.index()].is_none(), n);
+            let (hi, lo) = if rank(p) >= rank(q) { (p, q) } else { (q, p) };
             pending[hi.index()].push((lo, t));
         };
         // Pushing: substitute δv = Σ_j d_j δj into W's row v.

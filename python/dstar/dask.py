@@ -1,0 +1,73 @@
+"""Evaluate dstar kernels over a ``dask.array`` of points.
+
+Each block of rows is evaluated by the batch path of the kernel on the
+worker that holds it; the :class:`dstar.Function` travels to workers by
+pickle (its source text, compiled again there, once per process).
+
+>>> import dask.array as da, numpy as np, dstar, dstar.dask
+>>> f = dstar.compile("in x, y\\nout x*y\\nout sin(x)")
+>>> points = da.from_array(np.random.default_rng(0).random((10_000, 2)), chunks=(2_500, 2))
+>>> jac = dstar.dask.jacobian(f, points)          # lazy, shape (10000, 2, 2)
+>>> jac.compute().shape
+(10000, 2, 2)
+
+The same code runs on a cluster: create ``distributed.Client("tcp://scheduler:8786")``
+(or any ``Client``) before calling ``compute()``, and dask ships the blocks
+and the function to its workers; each worker needs ``pip install dstar``.
+"""
+
+import numpy as np
+
+__all__ = ["values", "jacobian", "hessian", "gradient"]
+
+
+def _check(f, points):
+    if points.ndim != 2 or points.shape[1] != f.n_in:
+        raise ValueError(f"points must be a dask array of shape (B, {f.n_in}); got shape {points.shape}")
+    if len(points.chunks[1]) != 1:
+        points = points.rechunk({1: -1})
+    return points
+
+
+def values(f, points):
+    """``f(points)`` block by block: a lazy dask array ``(B, n_out)``."""
+    points = _check(f, points)
+    return points.map_blocks(
+        lambda block: f(np.ascontiguousarray(block, dtype=np.float64)),
+        chunks=(points.chunks[0], (f.n_out,)),
+        dtype=np.float64,
+    )
+
+
+def jacobian(f, points):
+    """Dense Jacobians block by block: a lazy dask array ``(B, n_out, n_in)``."""
+    points = _check(f, points)
+    return points.map_blocks(
+        lambda block: f.jacobian(np.ascontiguousarray(block, dtype=np.float64)),
+        chunks=(points.chunks[0], (f.n_out,), (f.n_in,)),
+        new_axis=2,
+        dtype=np.float64,
+    )
+
+
+def gradient(f, points):
+    """Gradients of a scalar function: a lazy dask array ``(B, n_in)``."""
+    points = _check(f, points)
+    return points.map_blocks(
+        lambda block: f.gradient(np.ascontiguousarray(block, dtype=np.float64)),
+        chunks=(points.chunks[0], (f.n_in,)),
+        dtype=np.float64,
+    )
+
+
+def hessian(f, points, weights=None):
+    """Dense Lagrangian Hessians: a lazy dask array ``(B, n_in, n_in)``;
+    ``weights`` of shape ``(n_out,)`` is shared by every point."""
+    points = _check(f, points)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    return points.map_blocks(
+        lambda block: f.hessian(np.ascontiguousarray(block, dtype=np.float64), weights=w),
+        chunks=(points.chunks[0], (f.n_in,), (f.n_in,)),
+        new_axis=2,
+        dtype=np.float64,
+    )

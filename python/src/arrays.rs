@@ -1,0 +1,186 @@
+//! NumPy arrays in and out: points read without copying when they are
+//! contiguous float64, shapes checked with a message that names the
+//! expected shape, batches evaluated in parallel without the GIL.
+
+use crate::errors::to_py_plain;
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+
+/// The doubles of an input array: borrowed from NumPy (the caller's array
+/// when contiguous, aligned float64, else a copy NumPy made).
+pub(crate) enum Data<'py> {
+    Borrowed(Bound<'py, PyArrayDyn<f64>>),
+    Owned(Vec<f64>),
+}
+
+impl Data<'_> {
+    /// The values, in C order.
+    pub(crate) fn as_slice(&self) -> &[f64] {
+        match self {
+            // SAFETY: the array is contiguous float64 (checked when read) and this
+            // extension never borrows an input mutably. NumPy's dynamic borrow
+            // tracking is skipped on purpose: it costs a third of a small call.
+            // Python code writing the array while a batch runs without the GIL
+            // races, as with any C extension that releases the GIL.
+            Data::Borrowed(a) => unsafe { a.as_slice() }.expect("borrowed only when contiguous and aligned"),
+            Data::Owned(v) => v,
+        }
+    }
+}
+
+/// Reads `obj` (an ndarray or anything `numpy.asarray` takes) as float64,
+/// without a copy when it is a contiguous, aligned float64 array.
+fn read<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Data<'py>, Vec<usize>)> {
+    if let Ok(array) = obj.cast::<PyArrayDyn<f64>>() {
+        // SAFETY: only probes whether the array can be viewed as a slice
+        // (contiguous and aligned); the view is dropped at once.
+        if unsafe { array.as_slice() }.is_ok() {
+            return Ok((Data::Borrowed(array.clone()), array.shape().to_vec()));
+        }
+    }
+    // Anything else (lists, other dtypes, strided or unaligned arrays, such
+    // as buffers Dask deserialized): NumPy makes a fresh C-ordered copy.
+    let py = obj.py();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("dtype", "float64")?;
+    kwargs.set_item("order", "C")?;
+    let converted = py.import("numpy")?.call_method("array", (obj,), Some(&kwargs))?;
+    let array = converted.cast_into::<PyArrayDyn<f64>>()?;
+    let shape = array.shape().to_vec();
+    Ok((Data::Borrowed(array), shape))
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => format!("({})", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// One point `(n,)` (batch `None`) or a batch `(B, n)` (batch `Some(B)`).
+pub(crate) fn points<'py>(
+    obj: &Bound<'py, PyAny>,
+    n: usize,
+    name: &str,
+) -> PyResult<(Data<'py>, Option<usize>)> {
+    let (data, shape) = read(obj)?;
+    match shape[..] {
+        [len] if len == n => Ok((data, None)),
+        [b, len] if len == n => Ok((data, Some(b))),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} must have shape ({n},) or (B, {n}) for this function of {n} inputs; got shape {}",
+            shape_text(&shape)
+        ))),
+    }
+}
+
+/// An array that goes with points: `(len,)`, shared by every point of a
+/// batch, or `(B, len)`, one row per point. Returns the data and whether
+/// rows advance per point.
+pub(crate) fn companion<'py>(
+    obj: &Bound<'py, PyAny>,
+    len: usize,
+    batch: Option<usize>,
+    name: &str,
+    what: &str,
+) -> PyResult<(Data<'py>, bool)> {
+    let (data, shape) = read(obj)?;
+    match (&shape[..], batch) {
+        ([l], _) if *l == len => Ok((data, false)),
+        ([b, l], Some(batch)) if *l == len && *b == batch => Ok((data, true)),
+        _ => {
+            let expected = match batch {
+                None => format!("({len},)"),
+                Some(b) => format!("({len},) or ({b}, {len})"),
+            };
+            Err(PyValueError::new_err(format!(
+                "{name} must have shape {expected} ({what}); got shape {}",
+                shape_text(&shape)
+            )))
+        }
+    }
+}
+
+/// Row `i` of a companion array (the only row if shared).
+pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64] {
+    if per_point {
+        &data[i * len..(i + 1) * len]
+    } else {
+        data
+    }
+}
+
+/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel with the
+/// GIL released, each writing its `out.len() / batch` doubles of `out`.
+pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
+where
+    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
+{
+    if out.is_empty() {
+        return Ok(());
+    }
+    let out_len = out.len() / batch;
+    py.detach(|| {
+        out.par_chunks_mut(out_len)
+            .enumerate()
+            .with_min_len(64)
+            .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+    })
+    .map_err(|e| to_py_plain(py, e))
+}
+
+/// Results of at least this many doubles are computed with the GIL released
+/// also for one point.
+const DETACH_LEN: usize = 4096;
+
+/// Runs `f(i, out_i, scratch)` for one point (`batch` `None`) or each point
+/// of a batch, into a new array of shape `dims` (per point) or `(batch, *dims)`.
+pub(crate) fn run<'py, F>(
+    py: Python<'py>,
+    batch: Option<usize>,
+    dims: &[usize],
+    f: F,
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>>
+where
+    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
+{
+    let shape: Vec<usize> = batch.into_iter().chain(dims.iter().copied()).collect();
+    let array = PyArrayDyn::<f64>::zeros(py, shape, false);
+    // SAFETY: the array was just created: nothing else refers to it yet.
+    let out = unsafe { array.as_slice_mut() }.expect("new arrays are contiguous");
+    match batch {
+        // Small results come from small kernels: releasing the GIL would cost
+        // more than the call. Large ones let other Python threads run.
+        None if out.len() < DETACH_LEN => f(0, out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?,
+        None => py.detach(|| f(0, out, &mut Vec::new())).map_err(|e| to_py_plain(py, e))?,
+        Some(b) => run_batch(py, b, out, f)?,
+    }
+    Ok(array)
+}
+
+/// A `scipy.sparse.csr_array` of `shape` with the nonzeros `values` in the
+/// CSR order of `pattern`.
+pub(crate) fn csr<'py>(
+    py: Python<'py>,
+    values: Bound<'py, PyAny>,
+    pattern: &dstar::SparsityPattern,
+    shape: (usize, usize),
+) -> PyResult<Bound<'py, PyAny>> {
+    let sparse = py.import("scipy.sparse").map_err(|e| {
+        pyo3::exceptions::PyImportError::new_err(format!("sparse=True needs SciPy (pip install scipy): {e}"))
+    })?;
+    let (indptr, indices) = pattern_arrays(py, pattern);
+    sparse.getattr("csr_array")?.call1(((values, indices, indptr), shape))
+}
+
+/// `(indptr, indices)` of `pattern` as int64 arrays.
+pub(crate) fn pattern_arrays<'py>(
+    py: Python<'py>,
+    pattern: &dstar::SparsityPattern,
+) -> (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>) {
+    let to_i64 = |v: &[usize]| v.iter().map(|&k| k as i64).collect::<Vec<i64>>();
+    (PyArray1::from_vec(py, to_i64(&pattern.row_offsets)), PyArray1::from_vec(py, to_i64(&pattern.cols)))
+}

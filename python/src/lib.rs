@@ -1,0 +1,127 @@
+//! The `dstar._dstar` extension module: the `dstar` library facade for
+//! Python. Everything that computes lives in the facade; this crate reads
+//! and writes NumPy arrays, maps errors to exceptions, and holds the
+//! symbolic builder's shared DAG.
+
+mod arrays;
+mod errors;
+mod expr;
+mod function;
+
+use errors::{to_py, ParseError};
+use expr::{Condition, Expr};
+use function::Function;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// Whether `text` is a problem file (some statement starts with the keyword
+/// `in` or `out`, which no expression can) rather than one expression.
+fn is_program(text: &str) -> bool {
+    text.lines().flat_map(|line| line.split('#').next().unwrap_or("").split(';')).any(|statement| {
+        let word: String =
+            statement.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        word == "in" || word == "out"
+    })
+}
+
+/// Compiles text into a :class:`Function`: a problem file (``in``/``out``
+/// statements, see the problem format) or a single expression, whose
+/// variables become the inputs in order of first appearance, or in the
+/// order of ``inputs``. ``simplify`` extracts common subchains from
+/// Jacobians. Raises :class:`ParseError` with the line and column.
+///
+/// >>> f = dstar.compile("sin(x*y) + x^2")
+/// >>> f.input_names
+/// ['x', 'y']
+/// >>> dstar.compile("x*y", inputs=["y", "x"]).jacobian([2.0, 3.0])
+/// array([[3., 2.]])
+#[pyfunction]
+#[pyo3(signature = (text, inputs = None, simplify = true))]
+fn compile(py: Python<'_>, text: &str, inputs: Option<Vec<String>>, simplify: bool) -> PyResult<Function> {
+    let program = if is_program(text) {
+        if inputs.is_some() {
+            return Err(PyValueError::new_err(
+                "inputs= is for a single expression; a problem file declares its inputs with 'in'",
+            ));
+        }
+        dstar::parse_program(text)
+    } else {
+        match &inputs {
+            Some(names) => {
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                dstar::parse_expr_with_inputs(text, &names)
+            }
+            None => dstar::parse_expr(text),
+        }
+    };
+    let program = program.map_err(|e| to_py(py, e.into(), text))?;
+    Ok(Function::new(program, simplify))
+}
+
+/// Rebuilds a pickled :class:`Function` from its source text.
+#[pyfunction]
+fn _function_from_source(py: Python<'_>, source: &str, simplify: bool) -> PyResult<Function> {
+    let program = dstar::parse_program(source).map_err(|e| to_py(py, e.into(), source))?;
+    Ok(Function::new(program, simplify))
+}
+
+/// The ``order``-th derivative of the expression ``expr`` with respect to
+/// ``var``, as expression text.
+///
+/// >>> dstar.derivative("sin(x*y)", "x")
+/// 'y * cos(x * y)'
+#[pyfunction]
+#[pyo3(signature = (expr, var, order = 1))]
+fn derivative(py: Python<'_>, expr: &str, var: &str, order: usize) -> PyResult<String> {
+    dstar::derivative_n(expr, var, order).map_err(|e| to_py(py, e, expr))
+}
+
+/// The Jacobian of a problem file as a problem file: the outputs, then one
+/// output ``d_<f>_d_<x>`` per structurally nonzero entry.
+///
+/// >>> print(dstar.jacobian_source("in x, y\nout f = x*y"), end="")
+/// in x, y
+/// out f = x * y
+/// out d_f_d_x = y
+/// out d_f_d_y = x
+#[pyfunction]
+fn jacobian_source(py: Python<'_>, text: &str) -> PyResult<String> {
+    dstar::jacobian(text).map_err(|e| to_py(py, e, text))
+}
+
+/// The Hessian of a scalar problem file as a problem file: the function,
+/// its gradient ``d_<f>_d_<x>``, then the lower triangle
+/// ``d2_<f>_d_<x>_d_<y>``.
+#[pyfunction]
+fn hessian_source(py: Python<'_>, text: &str) -> PyResult<String> {
+    dstar::hessian(text).map_err(|e| to_py(py, e, text))
+}
+
+/// The functions of the op table as ``(name, arity)``, in table order
+/// (``ifelse`` excluded: its first argument is a comparison).
+#[pyfunction]
+fn functions() -> Vec<(&'static str, usize)> {
+    dstar::Op::function_names()
+        .filter_map(|name| dstar::Op::from_function_name(name).map(|op| (name, op.arity())))
+        .collect()
+}
+
+/// The extension module.
+#[pymodule]
+fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Function>()?;
+    m.add_class::<Expr>()?;
+    m.add_class::<Condition>()?;
+    m.add("ParseError", m.py().get_type::<ParseError>())?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(_function_from_source, m)?)?;
+    m.add_function(wrap_pyfunction!(derivative, m)?)?;
+    m.add_function(wrap_pyfunction!(jacobian_source, m)?)?;
+    m.add_function(wrap_pyfunction!(hessian_source, m)?)?;
+    m.add_function(wrap_pyfunction!(functions, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::symbols, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::vector, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::apply_function, m)?)?;
+    m.add_function(wrap_pyfunction!(expr::ifelse, m)?)?;
+    Ok(())
+}
