@@ -159,8 +159,7 @@ impl Session {
             Statement::Form { form, point } => self.form(line, &form, point.as_ref()),
             Statement::Show(part) => {
                 let mut scope = Scope::new(self, line, part)?;
-                scope.build_forms(part)?;
-                Ok(show::program(&scope.expression(part, None)?))
+                Ok(show::program(&scope.expression_with_forms(part, None)?))
             }
         }
     }
@@ -189,8 +188,7 @@ impl Session {
             }
         };
         let mut scope = Scope::new(self, line, body)?;
-        scope.build_forms(body)?;
-        let program = scope.expression(body, params.as_deref())?;
+        let program = scope.expression_with_forms(body, params.as_deref())?;
         let program = file::canonical(&program, name.text);
         let shown = show::signature(name.text, &program) + " = " + &show::program(&program);
         self.redefine([(name.text.to_string(), program)], []);
@@ -239,8 +237,7 @@ impl Session {
             }
         }
         let mut scope = Scope::new(self, line, whole)?;
-        scope.build_forms(whole)?;
-        Ok(show::program(&scope.expression(whole, None)?))
+        Ok(show::program(&scope.expression_with_forms(whole, None)?))
     }
 
     /// The arguments as numbers, or `None` if one has a variable.

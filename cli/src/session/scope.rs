@@ -49,10 +49,12 @@ impl<'a> Scope<'a> {
     }
 
     /// Builds the derivative forms inside `part`, innermost first, so that
-    /// the expressions holding them can be parsed. Only `diff` and `taylor`
-    /// are values; the others can only stand alone.
-    pub fn build_forms(&mut self, part: Part) -> Result<(), SessionError> {
-        for form in &self.line.forms_inside(part)? {
+    /// the expressions holding them can be parsed, and says whether there
+    /// were any. Only `diff` and `taylor` are values; the others can only
+    /// stand alone.
+    pub fn build_forms(&mut self, part: Part) -> Result<bool, SessionError> {
+        let forms = self.line.forms_inside(part)?;
+        for form in &forms {
             let span = self.line.span(form.whole);
             if !form.name.is_scalar() {
                 let word = form.name.word();
@@ -68,7 +70,21 @@ impl<'a> Scope<'a> {
             let derived = self.derive(form)?;
             self.built.insert(span.start.offset, (span.end.offset, derived.program));
         }
-        Ok(())
+        Ok(!forms.is_empty())
+    }
+
+    /// `part` as an expression (see [`Scope::expression`]) after building
+    /// its derivative forms; when it holds any, the whole is rewritten for
+    /// printing, so that derivatives combined read as one expression
+    /// (`2 * x * y - 1`, not `2 * x * y + (-1)`).
+    pub fn expression_with_forms(
+        &mut self,
+        part: Part,
+        params: Option<&[&str]>,
+    ) -> Result<Program, SessionError> {
+        let has_forms = self.build_forms(part)?;
+        let program = self.expression(part, params)?;
+        Ok(if has_forms { dstar::tidy(&program) } else { program })
     }
 
     /// `part` as an expression: over `params` in that order if given, else

@@ -4,6 +4,7 @@
 use super::*;
 
 mod carets;
+mod combined;
 mod higher;
 mod orders;
 mod save_load;
