@@ -156,13 +156,13 @@ pub fn factorize(
     let mut sums = PathSums { sums: FxHashMap::default(), shared };
     let mut entries = Vec::new();
     let leaves: Vec<usize> = (0..graph.num_leaves()).collect();
-    for batch in leaves.chunks(64) {
-        let masks = LeafMasks::new(graph, size, batch);
-        let reached = |root: NodeId| if graph.contains(root) { masks.of(root) } else { 0 };
-        match orientation {
-            Orientation::Forward => {
-                let mut tree = PostDominatorTree::new(size);
-                let mut marks = Marks::new(size);
+    match orientation {
+        Orientation::Forward => {
+            let mut tree = PostDominatorTree::new(size);
+            let mut marks = Marks::new(size);
+            for batch in leaves.chunks(64) {
+                let masks = LeafMasks::new(graph, size, batch);
+                let reached = |root: NodeId| if graph.contains(root) { masks.of(root) } else { 0 };
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
@@ -176,25 +176,35 @@ pub fn factorize(
                     }
                 }
             }
-            Orientation::Reverse => {
-                let mut tree = DominatorTree::new(size);
-                let mut marks = Marks::new(size);
-                let mut parents = ConeParents::new(size);
-                for (row, &root) in graph.roots().iter().enumerate() {
-                    if reached(root) == 0 {
-                        continue;
-                    }
-                    let descendants = graph.descendants(root, &mut marks);
-                    tree.compute(graph, &descendants);
-                    parents.compute(graph, &descendants);
-                    for (j, &col) in batch.iter().enumerate() {
-                        let Some(leaf) = graph.leaf(col) else { continue };
-                        if reached(root) & (1 << j) != 0 && keep(row, col) {
-                            let walk = Walk::FromRoot { tree: &tree, parents: &parents };
-                            let term = sums.path_sum(dag, &walk, leaf, root);
-                            entries.push(Entry { row, col, node: term.materialize(dag) });
-                        }
-                    }
+        }
+        Orientation::Reverse => {
+            // One dominator tree per root over its cone, and the leaves in
+            // that cone: no pass over the whole graph per batch of leaves,
+            // so the work is the reverse sweep's, however many inputs.
+            let mut column = vec![None; size];
+            for &k in &leaves {
+                if let Some(leaf) = graph.leaf(k) {
+                    column[leaf.index()] = Some(k);
+                }
+            }
+            let mut tree = DominatorTree::new(size);
+            let mut marks = Marks::new(size);
+            let mut parents = ConeParents::new(size);
+            for (row, &root) in graph.roots().iter().enumerate() {
+                let descendants = graph.descendants(root, &mut marks);
+                let mut cols: Vec<(usize, NodeId)> =
+                    descendants.iter().filter_map(|&v| column[v.index()].map(|k| (k, v))).collect();
+                cols.retain(|&(col, _)| keep(row, col));
+                if cols.is_empty() {
+                    continue;
+                }
+                cols.sort_unstable();
+                tree.compute(graph, &descendants);
+                parents.compute(graph, &descendants);
+                for (col, leaf) in cols {
+                    let walk = Walk::FromRoot { tree: &tree, parents: &parents };
+                    let term = sums.path_sum(dag, &walk, leaf, root);
+                    entries.push(Entry { row, col, node: term.materialize(dag) });
                 }
             }
         }
