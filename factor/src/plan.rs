@@ -92,21 +92,19 @@ pub const GRADIENT_DSTAR_WORK_LIMIT: u64 = 1 << 24;
 /// and batch (`b` times the reverse sweep's). Counted exactly, and no
 /// further than the limit.
 pub fn gradient_dstar_may_compete(graph: &DerivativeGraph, strategy: Strategy) -> bool {
-    let leaves: Vec<(usize, usize)> =
-        (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k))).collect();
     let batches = (graph.num_leaves() as u64).div_ceil(64).max(1);
     let marking = batches.saturating_mul(graph.edges().len() as u64);
     let Some(left) = GRADIENT_DSTAR_WORK_LIMIT.checked_sub(marking) else { return false };
-    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
+    let size = graph.node_bound();
     match strategy.orientation {
         Orientation::Forward => {
-            let (forward, _) = exact_sweep_components(graph.node_bound(), &leaves, &[], edges, left);
+            let leaves: Vec<_> = leaf_ends(graph).collect();
+            let (forward, _) = exact_sweep_components(size, &leaves, &[], edge_ends(graph), left);
             forward <= left
         }
         Orientation::Reverse => {
-            let roots: Vec<(usize, usize)> =
-                graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k)).collect();
-            let (_, reverse) = exact_sweep_components(graph.node_bound(), &[], &roots, edges, left / batches);
+            let roots: Vec<_> = root_ends(graph).collect();
+            let (_, reverse) = exact_sweep_components(size, &[], &roots, edge_ends(graph), left / batches);
             reverse <= left / batches
         }
     }
@@ -115,10 +113,22 @@ pub fn gradient_dstar_may_compete(graph: &DerivativeGraph, strategy: Strategy) -
 /// [`sweep_components`] of the derivative graph: leaves are inputs, roots
 /// outputs, and edges run from child to parent.
 fn dstar_sweeps(graph: &DerivativeGraph) -> (u64, u64) {
-    let leaves = (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k)));
-    let roots = graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k));
-    let edges = graph.edges().iter().map(|e| (e.child.index(), e.parent.index()));
-    sweep_components(graph.node_bound(), leaves, roots, edges)
+    sweep_components(graph.node_bound(), leaf_ends(graph), root_ends(graph), edge_ends(graph))
+}
+
+/// `(node, input)` of every leaf, as the sweep counts take their sources.
+fn leaf_ends(graph: &DerivativeGraph) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..graph.num_leaves()).filter_map(|k| graph.leaf(k).map(|leaf| (leaf.index(), k)))
+}
+
+/// `(node, output)` of every root, as the sweep counts take their sinks.
+fn root_ends(graph: &DerivativeGraph) -> impl Iterator<Item = (usize, usize)> + '_ {
+    graph.roots().iter().enumerate().map(|(k, root)| (root.index(), k))
+}
+
+/// `(child, parent)` of every edge, sorted by parent.
+fn edge_ends(graph: &DerivativeGraph) -> impl DoubleEndedIterator<Item = (usize, usize)> + Clone + '_ {
+    graph.edges().iter().map(|e| (e.child.index(), e.parent.index()))
 }
 
 /// Whether a function of `ops` operations may have its linearized graph

@@ -42,7 +42,7 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
             *slot = Some(slot.map_or(seed, |acc| acc.add(seed, dag)));
         }
     }
-    let leaf_index = leaf_indices(graph);
+    let leaf_index = graph.leaf_inputs();
     for v in (0..bound).rev().map(NodeId::from_index) {
         if !graph.contains(v) || leaf_index[v.index()].is_some() {
             continue;
@@ -107,17 +107,6 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
     }
     lower.sort_by_key(|&(position, _)| position);
     SecondOrder { gradient, lower }
-}
-
-/// For every node, the input index it is the leaf of, if any.
-fn leaf_indices(graph: &DerivativeGraph) -> Vec<Option<usize>> {
-    let mut index = vec![None; graph.node_bound()];
-    for k in 0..graph.num_leaves() {
-        if let Some(leaf) = graph.leaf(k) {
-            index[leaf.index()] = Some(k);
-        }
-    }
-    index
 }
 
 /// Sums the terms of equal keys, in the order they were added.

@@ -181,12 +181,7 @@ pub fn factorize(
             // One dominator tree per root over its cone, and the leaves in
             // that cone: no pass over the whole graph per batch of leaves,
             // so the work is the reverse sweep's, however many inputs.
-            let mut column = vec![None; size];
-            for &k in &leaves {
-                if let Some(leaf) = graph.leaf(k) {
-                    column[leaf.index()] = Some(k);
-                }
-            }
+            let column = graph.leaf_inputs();
             let mut tree = DominatorTree::new(size);
             let mut marks = Marks::new(size);
             let mut parents = ConeParents::new(size);

@@ -177,6 +177,18 @@ impl DerivativeGraph {
         self.leaves[k]
     }
 
+    /// For every node below [`DerivativeGraph::node_bound`], the input it
+    /// is the leaf of, if any.
+    pub fn leaf_inputs(&self) -> Vec<Option<usize>> {
+        let mut input = vec![None; self.node_bound()];
+        for (k, leaf) in self.leaves.iter().enumerate() {
+            if let Some(leaf) = leaf {
+                input[leaf.index()] = Some(k);
+            }
+        }
+        input
+    }
+
     /// One past the largest node id the graph may hold: the size of per-node arrays.
     pub fn node_bound(&self) -> usize {
         self.on_path.len()
