@@ -294,6 +294,10 @@ enum Wrapper {
 impl Wrapper {
     /// The wrapper of factor `x` and what remains to multiply.
     fn of(dag: &mut ExprDag, x: NodeId) -> (Wrapper, NodeId) {
+        // Most factors are live by their own operation: no skeleton to walk.
+        if matches!(shape(dag, x), Shape::Live) {
+            return (Wrapper::None, x);
+        }
         if let Some(guard) = Guard::of(dag, x) {
             if !may_be_deselected(dag, guard.branch) {
                 return (Wrapper::Guard(guard), guard.branch);
