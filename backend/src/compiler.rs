@@ -10,12 +10,16 @@ use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, Val
 use crate::pairs;
 use crate::parts::{InputParts, MAX_PARTS};
 use crate::sincos;
-use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::{Function, UserFuncName};
+use cranelift_codegen::isa::{self, OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
 use frontend::{Kernel, Op};
+use rayon::prelude::*;
 
 /// Cranelift's register allocators.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -148,7 +152,8 @@ impl JitCompiler {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
 
-        let mut jit = JITBuilder::with_isa(self.isa()?, default_libcall_names());
+        let isa = self.isa()?;
+        let mut jit = JITBuilder::with_isa(isa.clone(), default_libcall_names());
         for f in Libm::all() {
             jit.symbol(f.symbol, f.function.address());
         }
@@ -173,27 +178,34 @@ impl JitCompiler {
             Variant::OnePoint => chunk_signature(module),
             Variant::TwoPoints => lanes_signature(module),
         };
-        let mut ctx = module.make_context();
         let mut fctx = FunctionBuilderContext::new();
         let mut cache = ValueCache::new(dag);
         let mut chunks = Vec::with_capacity(plan.num_chunks());
+        let mut lowered = Vec::with_capacity(COMPILE_BATCH);
         for c in 0..plan.num_chunks() {
             let id = module.declare_anonymous_function(&signature)?;
-            ctx.func.signature = signature.clone();
+            let mut func = Function::with_name_signature(UserFuncName::default(), signature.clone());
             match variant {
-                Variant::OnePoint => lower_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c),
-                Variant::TwoPoints => {
-                    lower_lanes_chunk(module, &mut ctx.func, &mut fctx, &input, &mut cache, c)
+                Variant::OnePoint => lower_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
+                Variant::TwoPoints => lower_lanes_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
+            }
+            lowered.push((id, func));
+            chunks.push(id);
+            if lowered.len() == COMPILE_BATCH || c + 1 == plan.num_chunks() {
+                let disasm = listing.is_some();
+                let compiled: Vec<Result<Compiled, ModuleError>> = lowered
+                    .par_drain(..)
+                    .map_init(Context::new, |ctx, (id, func)| Compiled::new(&*isa, ctx, id, func, disasm))
+                    .collect();
+                for chunk in compiled {
+                    let chunk = chunk?;
+                    module.define_function_bytes(chunk.id, chunk.alignment, &chunk.bytes, &chunk.relocs)?;
+                    if let Some(listing) = listing.as_deref_mut() {
+                        let index = chunks.iter().position(|&id| id == chunk.id).unwrap_or(0);
+                        listing.push_str(&format!("; chunk {index}\n{}\n", chunk.vcode));
+                    }
                 }
             }
-            ctx.set_disasm(listing.is_some());
-            module.define_function(id, &mut ctx)?;
-            if let Some(listing) = listing.as_deref_mut() {
-                let code = ctx.compiled_code().and_then(|code| code.vcode.as_deref()).unwrap_or("");
-                listing.push_str(&format!("; chunk {c}\n{code}\n"));
-            }
-            module.clear_context(&mut ctx);
-            chunks.push(id);
         }
         module.finalize_definitions()?;
         let scratch_len = match variant {
@@ -215,6 +227,50 @@ impl JitCompiler {
         flags.set("is_pic", "false")?;
         let isa = host()?.finish(settings::Flags::new(flags));
         isa.map_err(|e| CodegenError::from(ModuleError::Compilation(e)))
+    }
+}
+
+/// Chunks lowered ahead and then compiled side by side (Cranelift compiles
+/// one function per thread): enough to keep the cores busy, few enough that
+/// the IR of a huge kernel is never held whole. The code does not depend on
+/// the number of threads: each chunk compiles alone and is defined in order.
+const COMPILE_BATCH: usize = 16;
+
+/// One chunk's machine code, compiled apart from the module and defined in
+/// it afterwards.
+struct Compiled {
+    id: FuncId,
+    alignment: u64,
+    bytes: Vec<u8>,
+    relocs: Vec<ModuleReloc>,
+    /// Cranelift's listing, when asked for.
+    vcode: String,
+}
+
+impl Compiled {
+    /// Compiles `func`, chunk `id`, in `ctx` (reused across chunks on one thread).
+    fn new(
+        isa: &dyn TargetIsa,
+        ctx: &mut Context,
+        id: FuncId,
+        func: Function,
+        disasm: bool,
+    ) -> Result<Compiled, ModuleError> {
+        ctx.clear();
+        ctx.func = func;
+        ctx.set_disasm(disasm);
+        ctx.compile(isa, &mut ControlPlane::default())?;
+        let code = ctx.compiled_code().expect("compiled just above");
+        let alignment = u64::from(code.buffer.alignment);
+        let bytes = code.code_buffer().to_vec();
+        let vcode = code.vcode.clone().unwrap_or_default();
+        let relocs = code
+            .buffer
+            .relocs()
+            .iter()
+            .map(|reloc| ModuleReloc::from_mach_reloc(reloc, &ctx.func, id))
+            .collect();
+        Ok(Compiled { id, alignment, bytes, relocs, vcode })
     }
 }
 
