@@ -132,9 +132,12 @@ impl Default for Simplifier {
     }
 }
 
-/// Iterations run unless limited otherwise: enough for a constant to float
-/// through a chain and fold, and for factoring to nest a few levels.
-const DEFAULT_ITER_LIMIT: usize = 12;
+/// Iterations run unless limited otherwise. The chains pass before the
+/// e-graph already shares most subchains, and constants fold as e-nodes are
+/// added, so later iterations mostly grow the e-graph: on the corpus, two
+/// iterations give the same ops as twelve or fewer on 16 of 17 problems
+/// (nbody_acc_20: 0.5% more) in half the time.
+const DEFAULT_ITER_LIMIT: usize = 2;
 /// Default e-node limit per input e-node, on top of [`NODE_LIMIT_BASE`].
 const NODE_LIMIT_PER_NODE: usize = 6;
 const NODE_LIMIT_BASE: usize = 2_000;
