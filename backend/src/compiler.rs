@@ -193,7 +193,7 @@ impl JitCompiler {
             chunks.push(id);
             if lowered.len() == COMPILE_BATCH || c + 1 == plan.num_chunks() {
                 let disasm = listing.is_some();
-                let compiled: Vec<Result<Compiled, ModuleError>> = lowered
+                let compiled: Vec<Result<Compiled, CodegenError>> = lowered
                     .par_drain(..)
                     .map_init(Context::new, |ctx, (id, func)| Compiled::new(&*isa, ctx, id, func, disasm))
                     .collect();
@@ -255,11 +255,11 @@ impl Compiled {
         id: FuncId,
         func: Function,
         disasm: bool,
-    ) -> Result<Compiled, ModuleError> {
+    ) -> Result<Compiled, CodegenError> {
         ctx.clear();
         ctx.func = func;
         ctx.set_disasm(disasm);
-        ctx.compile(isa, &mut ControlPlane::default())?;
+        ctx.compile(isa, &mut ControlPlane::default()).map_err(ModuleError::from)?;
         let code = ctx.compiled_code().expect("compiled just above");
         let alignment = u64::from(code.buffer.alignment);
         let bytes = code.code_buffer().to_vec();

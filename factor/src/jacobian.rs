@@ -3,7 +3,7 @@
 
 use crate::method::Method;
 use crate::plan;
-use derivative::{factorize, DerivativeGraph, Entry, Strategy};
+use derivative::{factorize, factorize_within, DerivativeGraph, Entry, Orientation, Strategy};
 use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
@@ -78,26 +78,49 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
     let mut kernel = function.clone();
     let graph = DerivativeGraph::new(&mut kernel);
     let dag = kernel.into_parts().0;
-    let build = |mut dag: ExprDag, strategy| {
-        let entries = factorize(&mut dag, &graph, strategy, keep);
-        Jacobian::new(&function, dag, entries, Method::Dstar(strategy))
+    let build = |mut dag: ExprDag, strategy, budget| {
+        let (entries, work) = factorize_within(&mut dag, &graph, strategy, keep, budget)?;
+        Some((Jacobian::new(&function, dag, entries, Method::Dstar(strategy)), work))
     };
     let mut candidates = plan::dstar_candidates(&graph);
     if candidates.len() == 1 {
-        return build(dag, candidates.remove(0));
+        let (jacobian, _) = build(dag, candidates.remove(0), u64::MAX).expect("an unlimited budget");
+        return jacobian;
     }
-    // The candidates are independent: built in parallel, compared in order,
-    // the earlier one winning ties.
-    candidates
-        .into_par_iter()
-        .map(|strategy| {
-            let candidate = build(dag.clone(), strategy);
-            (candidate.jacobian_ops(), candidate)
-        })
-        .collect::<Vec<_>>()
+    // One group per orientation, built in parallel. Within a group the plain
+    // sweep goes first, and the factored build may spend only a multiple of
+    // its work (plan::factored_dstar_budget): where factoring would visit
+    // far more pairs than the sweep (long chains shared by many entries), it
+    // is dropped instead of dominating the symbolic time.
+    let orientations: Vec<Vec<(usize, Strategy)>> = [Orientation::Forward, Orientation::Reverse]
         .into_iter()
-        .min_by_key(|(ops, _)| *ops)
-        .expect("two or four candidates were built")
+        .map(|o| candidates.iter().copied().enumerate().filter(|(_, s)| s.orientation == o).collect())
+        .filter(|group: &Vec<_>| !group.is_empty())
+        .collect();
+    let mut built: Vec<(usize, Jacobian)> = orientations
+        .into_par_iter()
+        .flat_map_iter(|group| {
+            let mut out = Vec::new();
+            let mut budget = u64::MAX;
+            for &(index, strategy) in group.iter().filter(|(_, s)| !s.factored) {
+                let (jacobian, work) = build(dag.clone(), strategy, u64::MAX).expect("an unlimited budget");
+                budget = plan::factored_dstar_budget(work);
+                out.push((index, jacobian));
+            }
+            for &(index, strategy) in group.iter().filter(|(_, s)| s.factored) {
+                if let Some((jacobian, _)) = build(dag.clone(), strategy, budget) {
+                    out.push((index, jacobian));
+                }
+            }
+            out
+        })
+        .collect();
+    // Compared in candidate order, the earlier one winning ties.
+    built.sort_by_key(|(index, _)| *index);
+    built
+        .into_iter()
+        .min_by_key(|(_, jacobian)| jacobian.jacobian_ops())
+        .expect("every plain sweep is built")
         .1
 }
 

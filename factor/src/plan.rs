@@ -55,8 +55,10 @@ pub const BASELINE_WORK_LIMIT: usize = 1 << 22;
 /// across the longer side first (outputs when there are more of them), then
 /// of the other orientation unless its sweeps carry over twice the
 /// components (3 inputs and 625 outputs: reverse mode is 11x the work).
-/// Above [`TRY_BOTH_EDGE_LIMIT`] edges, only the factored build of the
-/// cheaper orientation.
+/// The first orientation is dropped in turn when its sweeps carry over
+/// [`FIRST_ORIENTATION_RATIO`] times the other's. Above
+/// [`TRY_BOTH_EDGE_LIMIT`] edges, only the factored build of the cheaper
+/// orientation.
 pub fn dstar_candidates(graph: &DerivativeGraph) -> Vec<Strategy> {
     let (forward, reverse) = dstar_sweeps(graph);
     if graph.edges().len() > TRY_BOTH_EDGE_LIMIT {
@@ -69,13 +71,44 @@ pub fn dstar_candidates(graph: &DerivativeGraph) -> Vec<Strategy> {
         Orientation::Forward => (Orientation::Reverse, forward, reverse),
         Orientation::Reverse => (Orientation::Forward, reverse, forward),
     };
-    let orientations: &[Orientation] =
-        if second_cost <= 2 * first_cost { &[first, second] } else { &[first] };
+    let orientations: &[Orientation] = if first_cost > FIRST_ORIENTATION_RATIO.saturating_mul(second_cost) {
+        &[second]
+    } else if second_cost <= 2 * first_cost {
+        &[first, second]
+    } else {
+        &[first]
+    };
     orientations
         .iter()
         .flat_map(|&orientation| [true, false].map(|factored| Strategy { orientation, factored }))
         .collect()
 }
+
+/// How many times the other orientation's sweep components the first
+/// orientation's may carry and still be built (see [`dstar_candidates`]).
+/// Its path sums grow with its sweeps: on 150 outputs that each sum all 150
+/// inputs in a chain (plus a shared `sum(sin(x_i))`), forward sweeps carry
+/// the chain once per input (about 75x reverse's) and forward D* took 3.3 s
+/// where reverse D* takes about 0.1 s. On the corpus and the NLPs, where the
+/// first orientation is built it carries at most 2.0 times the other's
+/// (nbody_acc_20, whose forward D* wins), so their kernels do not change.
+pub const FIRST_ORIENTATION_RATIO: u64 = 4;
+
+/// The work (see [`derivative::factorize_within`]) a factored D* build may
+/// spend, given what the plain sweep of its orientation spent:
+/// [`FACTORED_WORK_RATIO`] times that, plus [`FACTORED_WORK_BASE`].
+pub fn factored_dstar_budget(plain_work: u64) -> u64 {
+    plain_work.saturating_mul(FACTORED_WORK_RATIO).saturating_add(FACTORED_WORK_BASE)
+}
+
+/// On the corpus and the NLPs a factored D* build visits at most 2.2 times
+/// the pairs of the plain sweep (elec_20, reverse). On 150 outputs that each
+/// sum all 150 inputs in a chain, factoring visits 24 times as many (one
+/// subgraph per chain link and entry) for the same kernel: 1.1 s where the
+/// sweep takes 0.1 s.
+pub const FACTORED_WORK_RATIO: u64 = 4;
+/// See [`FACTORED_WORK_RATIO`]: small graphs always build both variants.
+pub const FACTORED_WORK_BASE: u64 = 10_000;
 
 /// D* on a gradient's graph costing more than this (in edge visits and
 /// sweep components, see [`gradient_dstar_may_compete`]) does not compete

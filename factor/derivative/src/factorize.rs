@@ -95,6 +95,10 @@ struct PathSums {
     /// serves that one chain, so the plain sum over its edges is used instead
     /// (exactly forward- or reverse-mode accumulation there).
     shared: Vec<bool>,
+    /// Pairs visited so far (see [`factorize_within`]).
+    work: u64,
+    /// Pairs that may be visited before the build gives up.
+    budget: u64,
 }
 
 /// For every node, whether two or more distinct `sources` reach it along
@@ -143,6 +147,21 @@ pub fn factorize(
     strategy: Strategy,
     keep: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Vec<Entry> {
+    factorize_within(dag, graph, strategy, keep, u64::MAX).expect("an unlimited budget").0
+}
+
+/// [`factorize`] within `budget` units of work: the pairs its path sums
+/// visit, and the nodes of each (post)dominator tree it builds. Returns the
+/// entries and the work spent, or `None` (with `dag` holding unused nodes)
+/// once the work would pass `budget`. Counted, not timed, so the outcome is
+/// the same on every machine.
+pub fn factorize_within(
+    dag: &mut ExprDag,
+    graph: &DerivativeGraph,
+    strategy: Strategy,
+    keep: &(dyn Fn(usize, usize) -> bool + Sync),
+    budget: u64,
+) -> Option<(Vec<Entry>, u64)> {
     let size = graph.node_bound();
     let orientation = strategy.orientation;
     let shared = match orientation {
@@ -153,7 +172,7 @@ pub fn factorize(
         }
         Orientation::Reverse => shared_nodes(graph, graph.roots(), false),
     };
-    let mut sums = PathSums { sums: FxHashMap::default(), shared };
+    let mut sums = PathSums { sums: FxHashMap::default(), shared, work: 0, budget };
     let mut entries = Vec::new();
     let leaves: Vec<usize> = (0..graph.num_leaves()).collect();
     match orientation {
@@ -161,16 +180,18 @@ pub fn factorize(
             let mut tree = PostDominatorTree::new(size);
             let mut marks = Marks::new(size);
             for batch in leaves.chunks(64) {
+                sums.spend(size as u64 + graph.edges().len() as u64)?;
                 let masks = LeafMasks::new(graph, size, batch);
                 let reached = |root: NodeId| if graph.contains(root) { masks.of(root) } else { 0 };
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
-                    tree.compute(graph, &masks, bit, leaf, &mut marks);
+                    let cone = tree.compute(graph, &masks, bit, leaf, &mut marks);
+                    sums.spend(cone.len() as u64)?;
                     for (row, &root) in graph.roots().iter().enumerate() {
                         if reached(root) & bit != 0 && keep(row, col) {
                             let walk = Walk::TowardLeaf { graph, tree: &tree, masks: &masks, bit };
-                            let term = sums.path_sum(dag, &walk, root, leaf);
+                            let term = sums.path_sum(dag, &walk, root, leaf)?;
                             entries.push(Entry { row, col, node: term.materialize(dag) });
                         }
                     }
@@ -194,18 +215,19 @@ pub fn factorize(
                     continue;
                 }
                 cols.sort_unstable();
+                sums.spend(descendants.len() as u64)?;
                 tree.compute(graph, &descendants);
                 parents.compute(graph, &descendants);
                 for (col, leaf) in cols {
                     let walk = Walk::FromRoot { tree: &tree, parents: &parents };
-                    let term = sums.path_sum(dag, &walk, leaf, root);
+                    let term = sums.path_sum(dag, &walk, leaf, root)?;
                     entries.push(Entry { row, col, node: term.materialize(dag) });
                 }
             }
         }
     }
     entries.sort_by_key(|e| (e.row, e.col));
-    entries
+    Some((entries, sums.work))
 }
 
 /// Whether `v`'s edges toward the leaf are two parallel edges with unit
@@ -294,10 +316,18 @@ impl PathSums {
         self.sums.insert(FactorableSubgraph { upper, lower }, term);
     }
 
-    /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`.
-    fn path_sum(&mut self, dag: &mut ExprDag, walk: &Walk<'_>, start: NodeId, end: NodeId) -> Term {
+    /// Counts `units` of work; `None` once past the budget.
+    fn spend(&mut self, units: u64) -> Option<()> {
+        self.work = self.work.saturating_add(units);
+        (self.work <= self.budget).then_some(())
+    }
+
+    /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`;
+    /// `None` once past the budget.
+    fn path_sum(&mut self, dag: &mut ExprDag, walk: &Walk<'_>, start: NodeId, end: NodeId) -> Option<Term> {
         let mut stack = vec![(start, end)];
         while let Some(&(v, w)) = stack.last() {
+            self.spend(1)?;
             if self.get(dag, walk.key(v, w)).is_some() {
                 stack.pop();
                 continue;
@@ -343,6 +373,6 @@ impl PathSums {
             self.insert(walk.key(v, w), total);
             stack.pop();
         }
-        self.get(dag, walk.key(start, end)).expect("built by the loop")
+        Some(self.get(dag, walk.key(start, end)).expect("built by the loop"))
     }
 }

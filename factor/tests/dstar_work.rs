@@ -1,0 +1,78 @@
+//! D*'s symbolic work stays proportional to the function plus the Jacobian
+//! (issue 14) on the shape that made it cubic: many outputs, each a long
+//! chain of sums over all inputs, plus a shared `sum(sin(x_i))`. Factoring
+//! there visits one subgraph per chain link and entry; the plan drops such
+//! a factored build once it passes a multiple of the plain sweep's work
+//! (`plan::factored_dstar_budget`) and the first orientation when its
+//! sweeps carry far more than the other's (`plan::FIRST_ORIENTATION_RATIO`).
+//! Work is counted, so these are exact assertions, not timings.
+
+use derivative::{factorize_within, DerivativeGraph, Orientation, Strategy};
+use testkit::{eval_dual, Rng};
+
+/// `n` outputs, each `s + c_1*x_p1 + ... + c_n*x_pn` summed left to right
+/// over a random order of the inputs, with `s` the sum of their sines.
+fn chain_sums(rng: &mut Rng, n: usize) -> frontend::Program {
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let mut text = format!(
+        "in {}\ns = {}\n",
+        xs.join(", "),
+        xs.iter().map(|x| format!("sin({x})")).collect::<Vec<_>>().join(" + ")
+    );
+    for i in 0..n {
+        let mut order: Vec<usize> = (0..n).collect();
+        for k in (1..n).rev() {
+            order.swap(k, rng.below(k + 1));
+        }
+        let terms: Vec<String> = order.iter().map(|&j| format!("{}*x{j}", 1 + rng.below(1000))).collect();
+        text += &format!("out y{i} = s + {}\n", terms.join(" + "));
+    }
+    frontend::parse_program(&text).expect("a generated program parses")
+}
+
+/// The work of `strategy` on `program`'s Jacobian, unlimited.
+fn work(program: &frontend::Program, strategy: Strategy) -> u64 {
+    let mut kernel = program.kernel().unwrap();
+    let graph = DerivativeGraph::new(&mut kernel);
+    let mut dag = kernel.dag().clone();
+    factorize_within(&mut dag, &graph, strategy, &|_, _| true, u64::MAX).expect("no limit").1
+}
+
+#[test]
+fn chain_sums_cost_the_plain_sweep_and_factoring_is_dropped() {
+    let mut rng = Rng::new(14);
+    let reverse = |factored| Strategy { orientation: Orientation::Reverse, factored };
+    for n in [8, 16, 32, 64] {
+        let program = chain_sums(&mut rng, n);
+        let kernel = program.kernel().unwrap();
+        let size = (kernel.count_ops() + n * n) as u64;
+        let plain = work(&program, reverse(false));
+        // About 4 per op and entry at every n (792 / 207 at 8, 52,914 / 12,293 at 64).
+        assert!(plain <= 5 * size, "n = {n}: the plain sweep visits {plain} pairs for ops + nnz = {size}");
+        // Factoring grows as n^3: 8, 14, 25, 46 pairs per op and entry.
+        let factored = work(&program, reverse(true));
+        if n >= 32 {
+            assert!(
+                factored > factor::plan::factored_dstar_budget(plain),
+                "n = {n}: factoring ({factored}) is expected to grow past the budget here"
+            );
+        }
+
+        // Whatever the plan builds is the Jacobian: every entry against dual numbers.
+        let jacobian = factor::jacobian(kernel.clone());
+        if n >= 32 {
+            // Factored reverse D* gives the same kernel and would win the tie.
+            assert_eq!(jacobian.method(), factor::Method::Dstar(reverse(false)), "n = {n}");
+        }
+        let x = rng.point(n, -2.0, 2.0);
+        let values = frontend::eval(jacobian.dag(), jacobian.entry_nodes(), &x);
+        let mut checked = 0;
+        for (k, (row, col)) in jacobian.pattern().positions().enumerate() {
+            let dual = eval_dual(kernel.dag(), kernel.roots(), &x, col);
+            let want = dual.outputs[row].d;
+            assert!((values[k] - want).abs() <= 1e-12 * want.abs().max(1.0), "n = {n}, ({row}, {col})");
+            checked += 1;
+        }
+        assert_eq!(checked, n * n, "a dense Jacobian");
+    }
+}
