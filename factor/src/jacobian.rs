@@ -84,7 +84,15 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
     };
     let mut candidates = plan::dstar_candidates(&graph);
     if candidates.len() == 1 {
-        let (jacobian, _) = build(dag, candidates.remove(0), u64::MAX).expect("an unlimited budget");
+        // Too large to build both variants: the factored one within a budget
+        // from its orientation's sweeps, else the plain sweep.
+        let strategy = candidates.remove(0);
+        let budget = plan::factored_dstar_budget(plan::sweep_work(&graph, strategy.orientation));
+        if let Some((jacobian, _)) = build(dag.clone(), strategy, budget) {
+            return jacobian;
+        }
+        let plain = Strategy { factored: false, ..strategy };
+        let (jacobian, _) = build(dag, plain, u64::MAX).expect("an unlimited budget");
         return jacobian;
     }
     // One group per orientation, built in parallel. Within a group the plain

@@ -101,6 +101,24 @@ pub fn factored_dstar_budget(plain_work: u64) -> u64 {
     plain_work.saturating_mul(FACTORED_WORK_RATIO).saturating_add(FACTORED_WORK_BASE)
 }
 
+/// An estimate of the work of `orientation`'s plain sweep (see
+/// [`derivative::factorize_within`]), from its sweep components (counted
+/// modulo 64 sources, as [`dstar_candidates`] counts them) and the graph's
+/// edges: what [`factored_dstar_budget`] scales when the plain sweep is not
+/// built first.
+pub fn sweep_work(graph: &DerivativeGraph, orientation: Orientation) -> u64 {
+    let (forward, reverse) = dstar_sweeps(graph);
+    let components = match orientation {
+        Orientation::Forward => forward,
+        Orientation::Reverse => reverse,
+    };
+    components.saturating_mul(SWEEP_WORK_PER_COMPONENT).saturating_add(graph.edges().len() as u64)
+}
+
+/// See [`sweep_work`]: the plain sweeps of the corpus visit 2 to 3 pairs
+/// per component.
+pub const SWEEP_WORK_PER_COMPONENT: u64 = 4;
+
 /// On the corpus and the NLPs a factored D* build visits at most 2.2 times
 /// the pairs of the plain sweep (elec_20, reverse). On 150 outputs that each
 /// sum all 150 inputs in a chain, factoring visits 24 times as many (one

@@ -30,12 +30,46 @@ fn chain_sums(rng: &mut Rng, n: usize) -> frontend::Program {
     frontend::parse_program(&text).expect("a generated program parses")
 }
 
+fn graph_of(program: &frontend::Program) -> DerivativeGraph {
+    DerivativeGraph::new(&mut program.kernel().unwrap())
+}
+
 /// The work of `strategy` on `program`'s Jacobian, unlimited.
 fn work(program: &frontend::Program, strategy: Strategy) -> u64 {
     let mut kernel = program.kernel().unwrap();
     let graph = DerivativeGraph::new(&mut kernel);
     let mut dag = kernel.dag().clone();
     factorize_within(&mut dag, &graph, strategy, &|_, _| true, u64::MAX).expect("no limit").1
+}
+
+/// On every corpus problem and NLP, factored D* in either orientation stays
+/// within the budget after the plain sweep, and in the orientation a graph
+/// too large for both variants would build (fewer sweep components) within
+/// the budget from the estimate: the guards never change their kernels.
+#[test]
+fn the_corpus_stays_within_both_budgets() {
+    let programs =
+        testkit::corpus().into_iter().map(|p| p.program).chain(testkit::nlp().into_iter().map(|p| p.program));
+    for program in programs {
+        let graph = graph_of(&program);
+        let estimates =
+            [Orientation::Forward, Orientation::Reverse].map(|o| factor::plan::sweep_work(&graph, o));
+        for (orientation, estimate) in [Orientation::Forward, Orientation::Reverse].into_iter().zip(estimates)
+        {
+            let factored = work(&program, Strategy { orientation, factored: true });
+            let plain = work(&program, Strategy { orientation, factored: false });
+            assert!(
+                factored <= factor::plan::factored_dstar_budget(plain),
+                "{orientation:?}: {factored} vs plain {plain}"
+            );
+            if estimate == estimates.into_iter().min().unwrap() {
+                assert!(
+                    factored <= factor::plan::factored_dstar_budget(estimate),
+                    "{orientation:?}: {factored} vs estimate {estimate}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -49,13 +83,18 @@ fn chain_sums_cost_the_plain_sweep_and_factoring_is_dropped() {
         let plain = work(&program, reverse(false));
         // About 4 per op and entry at every n (792 / 207 at 8, 52,914 / 12,293 at 64).
         assert!(plain <= 5 * size, "n = {n}: the plain sweep visits {plain} pairs for ops + nnz = {size}");
-        // Factoring grows as n^3: 8, 14, 25, 46 pairs per op and entry.
+        // Factoring grows as n^3: 8, 14, 25, 46 pairs per op and entry, past
+        // both budgets: after the plain sweep, and from the sweeps' estimate
+        // (graphs too large to build both variants).
         let factored = work(&program, reverse(true));
         if n >= 32 {
-            assert!(
-                factored > factor::plan::factored_dstar_budget(plain),
-                "n = {n}: factoring ({factored}) is expected to grow past the budget here"
-            );
+            let budget = factor::plan::factored_dstar_budget(plain);
+            assert!(factored > budget, "n = {n}: factoring ({factored}) is expected to pass {budget}");
+        }
+        if n >= 64 {
+            let estimate = factor::plan::sweep_work(&graph_of(&program), Orientation::Reverse);
+            let budget = factor::plan::factored_dstar_budget(estimate);
+            assert!(factored > budget, "n = {n}: factoring ({factored}) is expected to pass {budget}");
         }
 
         // Whatever the plan builds is the Jacobian: every entry against dual numbers.
