@@ -43,3 +43,35 @@ fn wrong_lengths_are_errors_and_batches_match_single_calls() {
         assert_eq!(out, o);
     }
 }
+
+/// Batches run two points per call where the one-point kernel leaves lanes
+/// free, and the one-point kernel where half its operations or more already
+/// run in `f64x2` lanes (matrix products): either way, bit for bit the
+/// single calls, on every corpus Jacobian.
+#[test]
+fn corpus_batches_pick_their_kernel_and_match_single_calls() {
+    let mut two = 0;
+    for problem in testkit::corpus() {
+        let kernel = dstar::compile_program(&problem.program, &Options::default()).expect("compiles");
+        let n = problem.program.inputs.len();
+        let x = testkit::point_of(&problem.program);
+        let points: Vec<f64> =
+            (0..9).flat_map(|i| x.iter().map(move |v| v * (1.0 + 0.01 * i as f64))).collect();
+        let mut batch = vec![f64::NAN; 9 * kernel.out_len()];
+        kernel.eval_batch(&points, &mut batch).expect("shapes match");
+        let mut out = vec![0.0; kernel.out_len()];
+        for (p, o) in points.chunks(n).zip(batch.chunks(kernel.out_len())) {
+            kernel.eval(p, &mut out).expect("lengths match");
+            assert!(out.iter().zip(o).all(|(a, b)| a.to_bits() == b.to_bits()), "{}", problem.name);
+        }
+        let per_call = kernel.kernel().points_per_call();
+        assert_eq!(
+            per_call == 1,
+            problem.name.starts_with("matmul"),
+            "{}: {per_call} points per call",
+            problem.name
+        );
+        two += usize::from(per_call == 2);
+    }
+    assert_eq!(two, 15, "every corpus Jacobian but the two matrix products runs two points per call");
+}
