@@ -9,7 +9,14 @@
 //! cargo run --release --example peers -- --only sh_10,sh_20 --budget-ms 1000
 //! cargo run --release --example peers -- --sections hessian --cflags "-O3 -march=native"
 //! cargo run --release --example peers -- --sections jacobian --no-casadi   # seconds, not minutes
+//! cargo run --release --example peers -- --sections symbolic   # symbolic time against ops + nnz
 //! ```
+//!
+//! The `symbolic` section (not run by default: it takes a minute) times the
+//! Jacobian's symbolic stage on issue 14's dense chain sums
+//! (`testkit::chain_sums`, n = 75 to 600) and on random programs of 1e4 to
+//! 1e6 operations (`testkit::scaling_program`), per operation plus nonzero:
+//! flat when the stage is linear in ops + nnz.
 //!
 //! Every ratio compares kernels timed in alternating batches under the same
 //! machine load, the fastest batch of each counting (load only ever adds
@@ -144,6 +151,9 @@ fn main() {
     if bench.settings.sections.iter().any(|s| s == "jacobian") {
         jacobians(&bench);
     }
+    if bench.settings.sections.iter().any(|s| s == "symbolic") {
+        symbolic();
+    }
     if bench.settings.sections.iter().any(|s| s == "hessian") {
         if bench.with_casadi {
             hessians(&bench);
@@ -152,6 +162,29 @@ fn main() {
         }
     }
     let _ = std::fs::remove_dir_all(&bench.dir);
+}
+
+/// The Jacobian's symbolic stage (D* and the eliminations, without the
+/// common-subchain pass) against the size of its input and output.
+fn symbolic() {
+    println!("\nSymbolic Jacobian (no subchain pass) against ops + nnz");
+    println!("{:>22} {:>9} {:>9} {:>10} {:>16}", "shape", "ops", "nnz", "ms", "ns per op+nnz");
+    let time = |name: String, kernel: dstar::Kernel| {
+        let ops = kernel.count_ops();
+        let start = std::time::Instant::now();
+        let jacobian = dstar::factor::jacobian(kernel);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let nnz = jacobian.pattern().nnz();
+        println!("{name:>22} {ops:>9} {nnz:>9} {ms:>10.1} {:>16.0}", ms * 1e6 / (ops + nnz) as f64);
+    };
+    for n in [75, 150, 300, 600] {
+        let program = dstar::parse_program(&testkit::chain_sums(n, n as u64)).expect("parses");
+        time(format!("chain sums {n}x{n}"), program.kernel().expect("valid"));
+    }
+    for ops in [10_000, 100_000, 1_000_000] {
+        let (dag, outputs, n) = testkit::scaling_program(ops, 7);
+        time(format!("random, {ops} ops"), dstar::Kernel::new(dag, outputs, n).expect("a valid kernel"));
+    }
 }
 
 /// Function-and-Jacobian kernels of `tests/corpus`: the JIT against our

@@ -10,26 +10,6 @@
 use derivative::{factorize_within, DerivativeGraph, Orientation, Strategy};
 use testkit::{eval_dual, Rng};
 
-/// `n` outputs, each `s + c_1*x_p1 + ... + c_n*x_pn` summed left to right
-/// over a random order of the inputs, with `s` the sum of their sines.
-fn chain_sums(rng: &mut Rng, n: usize) -> frontend::Program {
-    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
-    let mut text = format!(
-        "in {}\ns = {}\n",
-        xs.join(", "),
-        xs.iter().map(|x| format!("sin({x})")).collect::<Vec<_>>().join(" + ")
-    );
-    for i in 0..n {
-        let mut order: Vec<usize> = (0..n).collect();
-        for k in (1..n).rev() {
-            order.swap(k, rng.below(k + 1));
-        }
-        let terms: Vec<String> = order.iter().map(|&j| format!("{}*x{j}", 1 + rng.below(1000))).collect();
-        text += &format!("out y{i} = s + {}\n", terms.join(" + "));
-    }
-    frontend::parse_program(&text).expect("a generated program parses")
-}
-
 fn graph_of(program: &frontend::Program) -> DerivativeGraph {
     DerivativeGraph::new(&mut program.kernel().unwrap())
 }
@@ -77,7 +57,7 @@ fn chain_sums_cost_the_plain_sweep_and_factoring_is_dropped() {
     let mut rng = Rng::new(14);
     let reverse = |factored| Strategy { orientation: Orientation::Reverse, factored };
     for n in [8, 16, 32, 64] {
-        let program = chain_sums(&mut rng, n);
+        let program = frontend::parse_program(&testkit::chain_sums(n, 14 + n as u64)).unwrap();
         let kernel = program.kernel().unwrap();
         let size = (kernel.count_ops() + n * n) as u64;
         let plain = work(&program, reverse(false));

@@ -697,6 +697,27 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// Issue 14's dense shape as problem-format text: `n` inputs and `n`
+/// outputs, each `s + c_1*x_p1 + ... + c_n*x_pn` summed left to right over
+/// its own random order of the inputs (random coefficients 1..=1000), with
+/// `s` the sum of their sines. The Jacobian is dense; D* that factors along
+/// the chains does work growing as `n^3`.
+pub fn chain_sums(n: usize, seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let sines: Vec<String> = xs.iter().map(|x| format!("sin({x})")).collect();
+    let mut text = format!("in {}\ns = {}\n", xs.join(", "), sines.join(" + "));
+    for i in 0..n {
+        let mut order: Vec<usize> = (0..n).collect();
+        for k in (1..n).rev() {
+            order.swap(k, rng.below(k + 1));
+        }
+        let terms: Vec<String> = order.iter().map(|&j| format!("{}*x{j}", 1 + rng.below(1000))).collect();
+        text += &format!("out y{i} = s + {}\n", terms.join(" + "));
+    }
+    text
+}
+
 /// A program of exactly `num_ops` reachable operations for timing the
 /// compiler: mostly arithmetic (as Jacobians are), one in eight an
 /// elementary function, operands mostly among the last 64 nodes, every node

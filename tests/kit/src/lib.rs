@@ -49,8 +49,8 @@ pub use corpus::{
 pub use diff::{central_difference, central_hessian, central_jacobian, second_difference, step};
 pub use dual::{eval_dual, Dual, DualEval};
 pub use gen::{
-    generate, random_algebra, random_elimination, scaling_program, seu_forest, with_seed, Case, Domain, Mix,
-    Shape,
+    chain_sums, generate, random_algebra, random_elimination, scaling_program, seu_forest, with_seed, Case,
+    Domain, Mix, Shape,
 };
 pub use golden::{check_golden, check_golden_bytes};
 pub use harmonics::spherical_harmonics;
