@@ -371,28 +371,10 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 let cond = self.b.ins().fcmp(float_cc(cmp), a, b);
                 self.b.ins().select(cond, x, y)
             }
-            // No instruction: a call of the reference the table imports.
-            op @ (Op::Tan
-            | Op::Asin
-            | Op::Acos
-            | Op::Atan
-            | Op::Sinh
-            | Op::Cosh
-            | Op::Tanh
-            | Op::Asinh
-            | Op::Acosh
-            | Op::Atanh
-            | Op::Exp
-            | Op::Expm1
-            | Op::Exp2
-            | Op::Log
-            | Op::Log1p
-            | Op::Log2
-            | Op::Log10
-            | Op::Cbrt
-            | Op::Erf
-            | Op::Atan2
-            | Op::Hypot) => self.call(op, &args[..op.arity()]),
+            // No instruction: a call of the reference the table imports (its
+            // `call` rows, `Op::libm_symbol`).
+            op if op.libm_symbol().is_some() => self.call(op, &args[..op.arity()]),
+            op => unreachable!("{op:?} is a native row of the table, lowered above"),
         }
     }
 
