@@ -10,8 +10,8 @@ Two ways in:
 
 A :class:`Function` evaluates values, Jacobians (dense or
 ``scipy.sparse``), Hessians of the Lagrangian, ``J@v``, ``w@J`` and
-``H@v`` at one point ``(n,)`` or a batch ``(B, n)`` (all cores, GIL
-released).
+``H@v`` (one direction or ``k`` per call) at one point ``(n,)`` or a batch
+``(B, n)`` (all cores, GIL released).
 
 >>> import dstar, numpy as np
 >>> f = dstar.compile("sin(x*y) + x^2")

@@ -7,6 +7,7 @@ mod arrays;
 mod errors;
 mod expr;
 mod function;
+mod widths;
 
 use errors::{to_py, ParseError};
 use expr::{Condition, Expr};
