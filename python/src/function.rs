@@ -65,7 +65,6 @@ pub struct Function {
 impl Function {
     /// A function for `program`, nothing compiled yet.
     pub(crate) fn new(program: Program, simplify: bool) -> Function {
-        let program = inputs_first(program);
         Function { program, simplify, source: OnceLock::new(), kernels: Kernels::default() }
     }
 
@@ -121,25 +120,6 @@ impl Function {
             ))),
         }
     }
-}
-
-/// `program` with its input nodes first in the DAG. A single expression is
-/// parsed with inputs created where they first appear, and edge pushing
-/// (`factor::lagrangian_hessian`) panics on such a DAG ("only inputs
-/// remain"); copying is linear and changes no result.
-fn inputs_first(program: Program) -> Program {
-    let mut dag = dstar::ExprDag::new();
-    let inputs: Vec<_> = (0..program.inputs.len()).map(|k| dag.input(k)).collect();
-    let roots = dag.import(&program.dag, &program.output_nodes(), Some(&inputs));
-    let outputs = program
-        .outputs
-        .iter()
-        .zip(roots)
-        .map(|(o, node)| dstar::frontend::Output { name: o.name.clone(), node })
-        .collect();
-    let mut copy = Program::new(dag, program.inputs, outputs);
-    copy.point = program.point;
-    copy
 }
 
 /// The kernel in `cell`, compiled by `build` (with the GIL released) if
