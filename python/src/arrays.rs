@@ -172,8 +172,9 @@ pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64]
     }
 }
 
-/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel with the
-/// GIL released, each writing its `out.len() / batch` doubles of `out`.
+/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel (on the
+/// threads of [`crate::threads`]) with the GIL released, each writing its
+/// `out.len() / batch` doubles of `out`.
 pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
 where
     F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
@@ -183,10 +184,12 @@ where
     }
     let out_len = out.len() / batch;
     py.detach(|| {
-        out.par_chunks_mut(out_len)
-            .enumerate()
-            .with_min_len(64)
-            .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+        crate::threads::install(|| {
+            out.par_chunks_mut(out_len)
+                .enumerate()
+                .with_min_len(64)
+                .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+        })
     })
     .map_err(|e| to_py_plain(py, e))
 }
