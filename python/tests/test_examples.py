@@ -39,3 +39,16 @@ def test_trust_constr_with_dstar_matches_casadi(name):
     ours = solve_nlp.solve_dstar_trust_constr(name, text, x0)
     assert_same_optimum(name, ours, solve_nlp.solve_casadi(name, text, x0))
     assert ours["iterations"] < solve_nlp.TRUST_CONSTR_OPTIONS["maxiter"]
+
+
+@pytest.mark.parametrize("name", [p.stem for p in NLP])
+def test_scipy_matrices_are_the_dense_ones(name, rng):
+    import dstar
+
+    text, x0 = problem(name)
+    f = dstar.compile(text)
+    nlp = solve_nlp.DstarNLP(f, solve_nlp.Counted())
+    for x in [x0, x0 + rng.normal(size=x0.size)]:
+        v = rng.normal(size=f.n_out - 1)
+        assert np.array_equal(nlp.sparse_jacobian(x).toarray(), f.jacobian(x)[1:])
+        assert np.array_equal(nlp.lagrangian_hessian(x, v).toarray(), f.hessian(x, weights=np.r_[1.0, v]))
