@@ -8,7 +8,9 @@ in the same run; prints, asserts nothing.
    Function call and a JAX jitted call beside it.
 2. Batch throughput, sh_10 Jacobian over many points: dstar's batch path
    against jax.jit(jax.vmap(jax.jacfwd(f))) (target >= 2x) and CasADi's
-   map(..., "thread") (target >= 1x).
+   map(..., "thread") (target >= 1x); and dstar on 1 thread against all
+   cores (dstar.set_num_threads), the multi-core speed-up, with the load
+   average before it ran (other work on the machine lowers it).
 3. Set-up, text to a callable Jacobian, on sh_20 and nbody_acc_20: dstar
    against CasADi with C code generation + gcc -O3 (target >= 10x) and JAX's
    first jitted call (target >= 100x).
@@ -117,6 +119,15 @@ def batch(points):
     nnz = rate(lambda: f.jacobian_nonzeros(xs))
     print(f"   dstar dense   {ours / 1e6:7.2f} M points/s")
     print(f"   dstar nonzeros {nnz / 1e6:6.2f} M points/s")
+    cores = dstar.num_threads()
+    for path, call in [("dense", lambda: f.jacobian(xs)), ("nonzeros", lambda: f.jacobian_nonzeros(xs))]:
+        load = os.getloadavg()[0]
+        dstar.set_num_threads(1)
+        single = rate(call)
+        dstar.set_num_threads(None)
+        multi = rate(call)
+        print(f"   dstar {path:<8} 1 thread {single / 1e6:5.2f} M points/s, {cores} threads "
+              f"{multi / 1e6:5.2f} M points/s: speed-up {multi / single:4.2f} (load average {load:.2f} before)")
     if jax is not None:
         jv = jax.jit(jax.vmap(jax.jacfwd(jax_function(text))))
         xj = jnp.asarray(xs)

@@ -10,8 +10,8 @@ Two ways in:
 
 A :class:`Function` evaluates values, Jacobians (dense or
 ``scipy.sparse``), Hessians of the Lagrangian, ``J@v``, ``w@J`` and
-``H@v`` at one point ``(n,)`` or a batch ``(B, n)`` (all cores, GIL
-released).
+``H@v`` (one direction or ``k`` per call) at one point ``(n,)`` or a batch
+``(B, n)`` (all cores, or :func:`set_num_threads`; GIL released).
 
 >>> import dstar, numpy as np
 >>> f = dstar.compile("sin(x*y) + x^2")
@@ -34,6 +34,8 @@ from ._dstar import (
     hessian_source,
     ifelse,
     jacobian_source,
+    num_threads,
+    set_num_threads,
     symbols,
     vector,
 )
@@ -49,6 +51,8 @@ __all__ = [
     "hessian_source",
     "ifelse",
     "jacobian_source",
+    "num_threads",
+    "set_num_threads",
     "symbols",
     "vector",
     "FUNCTIONS",

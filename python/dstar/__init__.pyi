@@ -14,6 +14,8 @@ from ._dstar import (
     hessian_source as hessian_source,
     ifelse as ifelse,
     jacobian_source as jacobian_source,
+    num_threads as num_threads,
+    set_num_threads as set_num_threads,
     symbols as symbols,
     vector as vector,
 )

@@ -104,6 +104,65 @@ pub(crate) fn companion<'py>(
     }
 }
 
+/// How the directions of a product (`v` of `J v`, `w` of `w J`) are laid
+/// out: for one point `(len,)` or `k` of them `(k, len)`; for a batch of `B`
+/// points `(len,)` (shared), `(B, len)` (one per point) or `(B, k, len)`
+/// (`k` per point).
+#[derive(Clone, Copy)]
+pub(crate) struct Directions {
+    len: usize,
+    /// Directions per point.
+    pub(crate) k: usize,
+    /// Whether rows advance per point.
+    per_point: bool,
+    /// Whether they came with a `k` axis, which the result then has too.
+    stacked: bool,
+}
+
+impl Directions {
+    /// Reads `obj` as the directions that go with `batch` points.
+    pub(crate) fn read<'py>(
+        obj: &Bound<'py, PyAny>,
+        len: usize,
+        batch: Option<usize>,
+        name: &str,
+        what: &str,
+    ) -> PyResult<(Data<'py>, Directions)> {
+        let (data, shape) = read(obj)?;
+        let (k, per_point, stacked) = match (&shape[..], batch) {
+            ([l], _) if *l == len => (1, false, false),
+            ([k, l], None) if *l == len => (*k, false, true),
+            ([b, l], Some(batch)) if *l == len && *b == batch => (1, true, false),
+            ([b, k, l], Some(batch)) if *l == len && *b == batch => (*k, true, true),
+            _ => {
+                let expected = match batch {
+                    None => format!("({len},) or (k, {len})"),
+                    Some(b) => format!("({len},), ({b}, {len}) or ({b}, k, {len})"),
+                };
+                return Err(PyValueError::new_err(format!(
+                    "{name} must have shape {expected} ({what}); got shape {}",
+                    shape_text(&shape)
+                )));
+            }
+        };
+        Ok((data, Directions { len, k, per_point, stacked }))
+    }
+
+    /// The `k` directions of point `i` in `data`, one after another.
+    pub(crate) fn of_point<'a>(&self, data: &'a [f64], i: usize) -> &'a [f64] {
+        row(data, self.k * self.len, self.per_point, i)
+    }
+
+    /// The shape of one point's result: `(k, out_len)` or `(out_len,)`.
+    pub(crate) fn result_dims(&self, out_len: usize) -> Vec<usize> {
+        if self.stacked {
+            vec![self.k, out_len]
+        } else {
+            vec![out_len]
+        }
+    }
+}
+
 /// Row `i` of a companion array (the only row if shared).
 pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64] {
     if per_point {
@@ -113,8 +172,9 @@ pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64]
     }
 }
 
-/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel with the
-/// GIL released, each writing its `out.len() / batch` doubles of `out`.
+/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel (on the
+/// threads of [`crate::threads`]) with the GIL released, each writing its
+/// `out.len() / batch` doubles of `out`.
 pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
 where
     F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
@@ -124,10 +184,12 @@ where
     }
     let out_len = out.len() / batch;
     py.detach(|| {
-        out.par_chunks_mut(out_len)
-            .enumerate()
-            .with_min_len(64)
-            .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+        crate::threads::install(|| {
+            out.par_chunks_mut(out_len)
+                .enumerate()
+                .with_min_len(64)
+                .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+        })
     })
     .map_err(|e| to_py_plain(py, e))
 }

@@ -1,8 +1,9 @@
 //! `dstar.Function`: a parsed program and its kernels, each compiled on
 //! first use and shared by every thread afterwards.
 
-use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data};
+use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data, Directions};
 use crate::errors::to_py_plain;
+use crate::widths::{ByWidth, Plan, WIDEST_JVP, WIDEST_SWEEPS};
 use dstar::{
     DirectionsKernel, HessianKernel, HvpKernel, JacobianKernel, JitCompiler, JitKernel, Options, Program,
     SparsityPattern, VjpKernel,
@@ -14,15 +15,28 @@ use pyo3::types::{PyList, PyTuple};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// The kernels of a function, compiled when first asked for.
-#[derive(Default)]
+/// The kernels of a function, compiled when first asked for (the products
+/// in several widths: directions per call).
 struct Kernels {
     values: OnceLock<JitKernel>,
     jacobian: OnceLock<JacobianKernel>,
     hessian: OnceLock<HessianKernel>,
-    jvp: OnceLock<DirectionsKernel>,
-    vjp: OnceLock<VjpKernel>,
-    hvp: OnceLock<HvpKernel>,
+    jvp: ByWidth<DirectionsKernel>,
+    vjp: ByWidth<VjpKernel>,
+    hvp: ByWidth<HvpKernel>,
+}
+
+impl Default for Kernels {
+    fn default() -> Self {
+        Kernels {
+            values: OnceLock::new(),
+            jacobian: OnceLock::new(),
+            hessian: OnceLock::new(),
+            jvp: ByWidth::new(WIDEST_JVP),
+            vjp: ByWidth::new(WIDEST_SWEEPS),
+            hvp: ByWidth::new(WIDEST_SWEEPS),
+        }
+    }
 }
 
 /// A compiled function of ``n_in`` inputs and ``n_out`` outputs with its
@@ -51,7 +65,6 @@ pub struct Function {
 impl Function {
     /// A function for `program`, nothing compiled yet.
     pub(crate) fn new(program: Program, simplify: bool) -> Function {
-        let program = inputs_first(program);
         Function { program, simplify, source: OnceLock::new(), kernels: Kernels::default() }
     }
 
@@ -79,16 +92,16 @@ impl Function {
         compiled(py, &self.kernels.hessian, || HessianKernel::compile(&self.program, &JitCompiler::new()?))
     }
 
-    fn jvp_kernel(&self, py: Python<'_>) -> PyResult<&DirectionsKernel> {
-        compiled(py, &self.kernels.jvp, || DirectionsKernel::compile(&self.program, 1, &JitCompiler::new()?))
+    fn jvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, DirectionsKernel>> {
+        self.kernels.jvp.plan(py, k, |w| DirectionsKernel::compile(&self.program, w, &JitCompiler::new()?))
     }
 
-    fn vjp_kernel(&self, py: Python<'_>) -> PyResult<&VjpKernel> {
-        compiled(py, &self.kernels.vjp, || VjpKernel::compile(&self.program, 1, &JitCompiler::new()?))
+    fn vjp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, VjpKernel>> {
+        self.kernels.vjp.plan(py, k, |w| VjpKernel::compile(&self.program, w, &JitCompiler::new()?))
     }
 
-    fn hvp_kernel(&self, py: Python<'_>) -> PyResult<&HvpKernel> {
-        compiled(py, &self.kernels.hvp, || HvpKernel::compile(&self.program, 1, &JitCompiler::new()?))
+    fn hvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, HvpKernel>> {
+        self.kernels.hvp.plan(py, k, |w| HvpKernel::compile(&self.program, w, &JitCompiler::new()?))
     }
 
     /// The weights of the Lagrangian: given, or `[1]` for a scalar function.
@@ -109,28 +122,9 @@ impl Function {
     }
 }
 
-/// `program` with its input nodes first in the DAG. A single expression is
-/// parsed with inputs created where they first appear, and edge pushing
-/// (`factor::lagrangian_hessian`) panics on such a DAG ("only inputs
-/// remain"); copying is linear and changes no result.
-fn inputs_first(program: Program) -> Program {
-    let mut dag = dstar::ExprDag::new();
-    let inputs: Vec<_> = (0..program.inputs.len()).map(|k| dag.input(k)).collect();
-    let roots = dag.import(&program.dag, &program.output_nodes(), Some(&inputs));
-    let outputs = program
-        .outputs
-        .iter()
-        .zip(roots)
-        .map(|(o, node)| dstar::frontend::Output { name: o.name.clone(), node })
-        .collect();
-    let mut copy = Program::new(dag, program.inputs, outputs);
-    copy.point = program.point;
-    copy
-}
-
 /// The kernel in `cell`, compiled by `build` (with the GIL released) if
 /// this is the first call.
-fn compiled<'a, T: Send + Sync>(
+pub(crate) fn compiled<'a, T: Send + Sync>(
     py: Python<'_>,
     cell: &'a OnceLock<T>,
     build: impl FnOnce() -> Result<T, dstar::Error> + Send,
@@ -404,10 +398,18 @@ impl Function {
 
     /// ``J(x) @ v`` without forming ``J``: ``(n_out,)``, or ``(B, n_out)``
     /// for a batch. ``v`` has shape ``(n_in,)`` (the same direction for
-    /// every point) or ``(B, n_in)``.
+    /// every point) or ``(B, n_in)``. Several directions at once: ``v`` of
+    /// shape ``(k, n_in)`` for one point gives ``(k, n_out)`` (row ``d`` is
+    /// ``J @ v[d]``), ``(B, k, n_in)`` for a batch gives ``(B, k, n_out)``;
+    /// the function and its partials are evaluated once per point for all
+    /// ``k``.
     ///
-    /// >>> dstar.compile("in x, y\nout x*y\nout x + y").jvp([2.0, 3.0], [1.0, 0.0])
+    /// >>> f = dstar.compile("in x, y\nout x*y\nout x + y")
+    /// >>> f.jvp([2.0, 3.0], [1.0, 0.0])
     /// array([3., 1.])
+    /// >>> f.jvp([2.0, 3.0], np.eye(2))  # the columns of J, as rows
+    /// array([[3., 1.],
+    ///        [2., 1.]])
     fn jvp<'py>(
         &self,
         py: Python<'py>,
@@ -416,24 +418,34 @@ impl Function {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (n, m) = (self.n(), self.m());
         let (data, batch) = points(x, n, "x")?;
-        let (dirs, per_point) = companion(v, n, batch, "v", "a direction in input space")?;
-        let kernel = self.jvp_kernel(py)?;
+        let (dirs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
+        let kernels = self.jvp_kernels(py, layout.k)?;
         let (xs, vs) = (data.as_slice(), dirs.as_slice());
-        let out = run(py, batch, &[m], |i, o, scratch| {
-            scratch.clear();
-            scratch.extend_from_slice(&xs[i * n..(i + 1) * n]);
-            scratch.extend_from_slice(row(vs, n, per_point, i));
-            kernel.eval(scratch, o)
+        let out = run(py, batch, &layout.result_dims(m), |i, o, scratch| {
+            let v = layout.of_point(vs, i);
+            kernels.for_each(|kernel, first, width| {
+                scratch.clear();
+                scratch.extend_from_slice(&xs[i * n..(i + 1) * n]);
+                scratch.extend_from_slice(&v[first * n..(first + width) * n]);
+                kernel.eval(scratch, &mut o[first * m..(first + width) * m])
+            })
         })?;
         Ok(out.into_any())
     }
 
     /// ``w @ J(x)`` by reverse accumulation, without forming ``J``:
     /// ``(n_in,)``, or ``(B, n_in)`` for a batch. ``w`` has shape
-    /// ``(n_out,)`` or ``(B, n_out)``.
+    /// ``(n_out,)`` or ``(B, n_out)``. Several weight vectors at once: ``w``
+    /// of shape ``(k, n_out)`` for one point gives ``(k, n_in)`` (row ``d``
+    /// is ``w[d] @ J``), ``(B, k, n_out)`` for a batch gives ``(B, k,
+    /// n_in)``; the function is evaluated once per point for all ``k``.
     ///
-    /// >>> dstar.compile("in x, y\nout x*y\nout x + y").vjp([2.0, 3.0], [1.0, 1.0])
+    /// >>> f = dstar.compile("in x, y\nout x*y\nout x + y")
+    /// >>> f.vjp([2.0, 3.0], [1.0, 1.0])
     /// array([4., 3.])
+    /// >>> f.vjp([2.0, 3.0], np.eye(2))  # the rows of J
+    /// array([[3., 2.],
+    ///        [1., 1.]])
     fn vjp<'py>(
         &self,
         py: Python<'py>,
@@ -442,11 +454,18 @@ impl Function {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (n, m) = (self.n(), self.m());
         let (data, batch) = points(x, n, "x")?;
-        let (weights, per_point) = companion(w, m, batch, "w", "one weight per output")?;
-        let kernel = self.vjp_kernel(py)?;
+        let (weights, layout) = Directions::read(w, m, batch, "w", "weights, one per output")?;
+        let kernels = self.vjp_kernels(py, layout.k)?;
         let (xs, ws) = (data.as_slice(), weights.as_slice());
-        let out = run(py, batch, &[n], |i, o, _| {
-            kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
+        let out = run(py, batch, &layout.result_dims(n), |i, o, _| {
+            let w = layout.of_point(ws, i);
+            kernels.for_each(|kernel, first, width| {
+                kernel.eval(
+                    &xs[i * n..(i + 1) * n],
+                    &w[first * m..(first + width) * m],
+                    &mut o[first * n..(first + width) * n],
+                )
+            })
         })?;
         Ok(out.into_any())
     }
@@ -454,9 +473,16 @@ impl Function {
     /// ``H(x) @ v`` for the Hessian of the Lagrangian ``sum_i weights[i] *
     /// f_i`` (forward over reverse, ``H`` never formed): ``(n_in,)`` or
     /// ``(B, n_in)``. ``weights`` may be omitted for a scalar function.
+    /// Several directions at once, as for :meth:`jvp`: ``v`` of shape
+    /// ``(k, n_in)`` gives ``(k, n_in)``, ``(B, k, n_in)`` gives ``(B, k,
+    /// n_in)``.
     ///
-    /// >>> dstar.compile("x*x*y").hvp([1.0, 2.0], [1.0, 1.0])
+    /// >>> f = dstar.compile("x*x*y")
+    /// >>> f.hvp([1.0, 2.0], [1.0, 1.0])
     /// array([6., 2.])
+    /// >>> f.hvp([1.0, 2.0], np.eye(2))  # the rows of H
+    /// array([[4., 2.],
+    ///        [2., 0.]])
     #[pyo3(signature = (x, v, weights = None))]
     fn hvp<'py>(
         &self,
@@ -467,12 +493,15 @@ impl Function {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (n, m) = (self.n(), self.m());
         let (data, batch) = points(x, n, "x")?;
-        let (dirs, v_per_point) = companion(v, n, batch, "v", "a direction in input space")?;
+        let (dirs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
         let (w, w_per_point) = self.weights(weights, batch)?;
-        let kernel = self.hvp_kernel(py)?;
+        let kernels = self.hvp_kernels(py, layout.k)?;
         let (xs, vs, ws) = (data.as_slice(), dirs.as_slice(), w.as_slice());
-        let out = run(py, batch, &[n], |i, o, _| {
-            kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, w_per_point, i), row(vs, n, v_per_point, i), o)
+        let out = run(py, batch, &layout.result_dims(n), |i, o, _| {
+            let (x, w, v) = (&xs[i * n..(i + 1) * n], row(ws, m, w_per_point, i), layout.of_point(vs, i));
+            kernels.for_each(|kernel, first, width| {
+                kernel.eval(x, w, &v[first * n..(first + width) * n], &mut o[first * n..(first + width) * n])
+            })
         })?;
         Ok(out.into_any())
     }

@@ -7,6 +7,8 @@ mod arrays;
 mod errors;
 mod expr;
 mod function;
+mod threads;
+mod widths;
 
 use errors::{to_py, ParseError};
 use expr::{Condition, Expr};
@@ -119,6 +121,8 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jacobian_source, m)?)?;
     m.add_function(wrap_pyfunction!(hessian_source, m)?)?;
     m.add_function(wrap_pyfunction!(functions, m)?)?;
+    m.add_function(wrap_pyfunction!(threads::set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(threads::num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(expr::symbols, m)?)?;
     m.add_function(wrap_pyfunction!(expr::vector, m)?)?;
     m.add_function(wrap_pyfunction!(expr::apply_function, m)?)?;
