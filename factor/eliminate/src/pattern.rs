@@ -44,6 +44,10 @@ pub(crate) struct Pattern {
     /// Every edge, indexable so that random moves are drawn in O(1).
     edge_list: IndexSet<(VertexId, VertexId)>,
     nonunit: usize,
+    /// Intermediates with an in-edge ([`Pattern::is_live_intermediate`]),
+    /// counted so that [`Pattern::is_done`] is O(1): randomized searches ask
+    /// after every move.
+    live_intermediates: usize,
     cost: Cost,
     log: Option<Vec<Step>>,
     /// Edges are counted as live values per group of their head (used by
@@ -75,6 +79,7 @@ impl Pattern {
             succs: vec![BTreeSet::new(); n],
             edge_list: IndexSet::new(),
             nonunit: 0,
+            live_intermediates: 0,
             cost: Cost::ZERO,
             log: log.then(Vec::new),
             group: vec![0; n],
@@ -111,7 +116,8 @@ impl Pattern {
 
     /// Whether no intermediate is left: the edges are the Jacobian.
     pub fn is_done(&self) -> bool {
-        self.live_intermediates().next().is_none()
+        debug_assert_eq!(self.live_intermediates == 0, self.live_intermediates().next().is_none());
+        self.live_intermediates == 0
     }
 
     /// The predecessors of `v` with the unit flags of their edges.
@@ -365,6 +371,9 @@ impl Pattern {
     }
 
     fn insert_edge(&mut self, from: VertexId, to: VertexId, unit: bool) {
+        if self.kinds[to.index()] == VertexKind::Intermediate && self.preds[to.index()].is_empty() {
+            self.live_intermediates += 1;
+        }
         let absent = self.preds[to.index()].insert(from, unit).is_none();
         debug_assert!(absent, "edge {from:?} -> {to:?} inserted twice");
         self.succs[from.index()].insert(to);
@@ -376,6 +385,9 @@ impl Pattern {
 
     fn remove_edge(&mut self, from: VertexId, to: VertexId) {
         let unit = self.preds[to.index()].remove(&from).expect("removed edges exist");
+        if self.kinds[to.index()] == VertexKind::Intermediate && self.preds[to.index()].is_empty() {
+            self.live_intermediates -= 1;
+        }
         self.succs[from.index()].remove(&to);
         self.edge_list.swap_remove(&(from, to));
         self.nonunit -= usize::from(!unit);
