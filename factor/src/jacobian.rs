@@ -8,6 +8,7 @@ use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
 use simplify::{Simplifier, SimplifyReport};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The Jacobian of a function's outputs with respect to its inputs.
 ///
@@ -78,7 +79,7 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
     let mut kernel = function.clone();
     let graph = DerivativeGraph::new(&mut kernel);
     let dag = kernel.into_parts().0;
-    let build = |mut dag: ExprDag, strategy, budget| {
+    let build = |mut dag: ExprDag, strategy, budget: &AtomicU64| {
         let (entries, work) = factorize_within(&mut dag, &graph, strategy, keep, budget)?;
         Some((Jacobian::new(&function, dag, entries, Method::Dstar(strategy)), work))
     };
@@ -88,45 +89,48 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
         // from its orientation's sweeps, else the plain sweep.
         let strategy = candidates.remove(0);
         let budget = plan::factored_dstar_budget(plan::sweep_work(&graph, strategy.orientation));
-        if let Some((jacobian, _)) = build(dag.clone(), strategy, budget) {
+        if let Some((jacobian, _)) = build(dag.clone(), strategy, &AtomicU64::new(budget)) {
             return jacobian;
         }
         let plain = Strategy { factored: false, ..strategy };
-        let (jacobian, _) = build(dag, plain, u64::MAX).expect("an unlimited budget");
+        let (jacobian, _) = build(dag, plain, &AtomicU64::new(u64::MAX)).expect("an unlimited budget");
         return jacobian;
     }
-    // One group per orientation, built in parallel. Within a group the plain
-    // sweep goes first, and the factored build may spend only a multiple of
-    // its work (plan::factored_dstar_budget): where factoring would visit
-    // far more pairs than the sweep (long chains shared by many entries), it
-    // is dropped instead of dominating the symbolic time.
-    let orientations: Vec<Vec<(usize, Strategy)>> = [Orientation::Forward, Orientation::Reverse]
-        .into_iter()
-        .map(|o| candidates.iter().copied().enumerate().filter(|(_, s)| s.orientation == o).collect())
-        .filter(|group: &Vec<_>| !group.is_empty())
-        .collect();
-    let mut built: Vec<(usize, Jacobian)> = orientations
+    // Every candidate is built in parallel, the plain sweeps first. A
+    // factored build may spend only a multiple of its orientation's plain
+    // sweep's work (plan::factored_dstar_budget): where factoring would
+    // visit far more pairs than the sweep (long chains shared by many
+    // entries), it is dropped instead of dominating the symbolic time. The
+    // budget is published when the sweep finishes, stopping a runaway
+    // factored build early, and checked again below, so the choice does not
+    // depend on which build finished first.
+    let budgets = [AtomicU64::new(u64::MAX), AtomicU64::new(u64::MAX)];
+    let budget_of = |s: Strategy| &budgets[usize::from(s.orientation == Orientation::Reverse)];
+    let mut order: Vec<(usize, Strategy)> = candidates.iter().copied().enumerate().collect();
+    order.sort_by_key(|(index, s)| (s.factored, *index));
+    // (candidate index, strategy, Jacobian, work) of every build that finished.
+    let built: Vec<(usize, Strategy, Jacobian, u64)> = order
         .into_par_iter()
-        .flat_map_iter(|group| {
-            let mut out = Vec::new();
-            let mut budget = u64::MAX;
-            for &(index, strategy) in group.iter().filter(|(_, s)| !s.factored) {
-                let (jacobian, work) = build(dag.clone(), strategy, u64::MAX).expect("an unlimited budget");
-                budget = plan::factored_dstar_budget(work);
-                out.push((index, jacobian));
-            }
-            for &(index, strategy) in group.iter().filter(|(_, s)| s.factored) {
-                if let Some((jacobian, _)) = build(dag.clone(), strategy, budget) {
-                    out.push((index, jacobian));
-                }
-            }
-            out
+        .filter_map(|(index, strategy)| {
+            let (jacobian, work) = if strategy.factored {
+                build(dag.clone(), strategy, budget_of(strategy))?
+            } else {
+                let built =
+                    build(dag.clone(), strategy, &AtomicU64::new(u64::MAX)).expect("an unlimited budget");
+                budget_of(strategy).store(plan::factored_dstar_budget(built.1), Ordering::Relaxed);
+                built
+            };
+            Some((index, strategy, jacobian, work))
         })
         .collect();
-    // Compared in candidate order, the earlier one winning ties.
-    built.sort_by_key(|(index, _)| *index);
-    built
+    let mut kept: Vec<(usize, Jacobian)> = built
         .into_iter()
+        .filter(|&(_, strategy, _, work)| work <= budget_of(strategy).load(Ordering::Relaxed))
+        .map(|(index, _, jacobian, _)| (index, jacobian))
+        .collect();
+    // Compared in candidate order, the earlier one winning ties.
+    kept.sort_by_key(|(index, _)| *index);
+    kept.into_iter()
         .min_by_key(|(_, jacobian)| jacobian.jacobian_ops())
         .expect("every plain sweep is built")
         .1

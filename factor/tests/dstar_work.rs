@@ -19,7 +19,9 @@ fn work(program: &frontend::Program, strategy: Strategy) -> u64 {
     let mut kernel = program.kernel().unwrap();
     let graph = DerivativeGraph::new(&mut kernel);
     let mut dag = kernel.dag().clone();
-    factorize_within(&mut dag, &graph, strategy, &|_, _| true, u64::MAX).expect("no limit").1
+    factorize_within(&mut dag, &graph, strategy, &|_, _| true, &std::sync::atomic::AtomicU64::new(u64::MAX))
+        .expect("no limit")
+        .1
 }
 
 /// On every corpus problem and NLP, factored D* in either orientation stays

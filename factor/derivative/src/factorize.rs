@@ -30,6 +30,7 @@ use crate::subgraph::{FactorableSubgraph, LeafMasks};
 use crate::term::{sum, Term};
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which end of the graph the shared sums hang from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,7 +87,7 @@ pub struct Entry {
 }
 
 /// Factored subgraph sums `S(upper, lower)` already built, shared by all pairs.
-struct PathSums {
+struct PathSums<'a> {
     sums: FxHashMap<FactorableSubgraph, Term>,
     /// Whether each node reaches two or more leaves (is reached by two or
     /// more roots, for [`Orientation::Reverse`]). Factoring a subgraph pays
@@ -97,8 +98,9 @@ struct PathSums {
     shared: Vec<bool>,
     /// Pairs visited so far (see [`factorize_within`]).
     work: u64,
-    /// Pairs that may be visited before the build gives up.
-    budget: u64,
+    /// Pairs that may be visited before the build gives up; another thread
+    /// may lower it while the build runs.
+    budget: &'a AtomicU64,
 }
 
 /// For every node, whether two or more distinct `sources` reach it along
@@ -147,20 +149,24 @@ pub fn factorize(
     strategy: Strategy,
     keep: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Vec<Entry> {
-    factorize_within(dag, graph, strategy, keep, u64::MAX).expect("an unlimited budget").0
+    factorize_within(dag, graph, strategy, keep, &AtomicU64::new(u64::MAX)).expect("an unlimited budget").0
 }
 
 /// [`factorize`] within `budget` units of work: the pairs its path sums
 /// visit, and the nodes of each (post)dominator tree it builds. Returns the
 /// entries and the work spent, or `None` (with `dag` holding unused nodes)
 /// once the work would pass `budget`. Counted, not timed, so the outcome is
-/// the same on every machine.
+/// the same on every machine for a budget fixed before the call. A budget
+/// lowered while the build runs (by a concurrent build that learns it) only
+/// stops early a build whose work passes its final value: a caller that
+/// checks the returned work against that final value decides the same way
+/// whatever the timing.
 pub fn factorize_within(
     dag: &mut ExprDag,
     graph: &DerivativeGraph,
     strategy: Strategy,
     keep: &(dyn Fn(usize, usize) -> bool + Sync),
-    budget: u64,
+    budget: &AtomicU64,
 ) -> Option<(Vec<Entry>, u64)> {
     let size = graph.node_bound();
     let orientation = strategy.orientation;
@@ -303,7 +309,7 @@ impl Walk<'_> {
     }
 }
 
-impl PathSums {
+impl PathSums<'_> {
     /// `S(upper, lower)` if already built (`1` when the ends coincide).
     fn get(&self, dag: &mut ExprDag, (upper, lower): (NodeId, NodeId)) -> Option<Term> {
         if upper == lower {
@@ -319,7 +325,7 @@ impl PathSums {
     /// Counts `units` of work; `None` once past the budget.
     fn spend(&mut self, units: u64) -> Option<()> {
         self.work = self.work.saturating_add(units);
-        (self.work <= self.budget).then_some(())
+        (self.work <= self.budget.load(Ordering::Relaxed)).then_some(())
     }
 
     /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`;
