@@ -461,24 +461,23 @@ impl Step<'_> {
     /// [`Step::convolution`] of `a` with itself over `lo..=k-lo`, each
     /// symmetric pair of terms built once.
     fn square(&mut self, a: &[Option<NodeId>], lo: usize) -> Option<NodeId> {
-        let k = self.k;
+        let (k, binomials, scale) = (self.k, self.binomials, self.scale);
         if 2 * lo > k {
             return None;
         }
-        let mut total = None;
-        for j in lo..=k / 2 {
-            let (Some(p), Some(q)) = (at(a, j), at(a, k - j)) else { continue };
-            self.work += 1;
-            let w = match self.scale {
-                Scale::Derivatives => self.binomials.get(k, j),
+        // The terms j and k - j are equal: one term of double weight, but
+        // the middle one.
+        self.sum(a, a, lo, k / 2, |j| {
+            let w = match scale {
+                Scale::Derivatives => binomials.get(k, j),
                 Scale::Coefficients => 1.0,
             };
-            let w = if 2 * j == k { w } else { 2.0 * w };
-            let product = self.dag.mul(p, q);
-            let term = self.times(w, Some(product));
-            total = self.add(total, term);
-        }
-        total
+            if 2 * j == k {
+                w
+            } else {
+                2.0 * w
+            }
+        })
     }
 
     /// Coefficient `k` of `∫ a'·b` (the series whose derivative is `a'·b`
