@@ -163,16 +163,30 @@ pub fn derivatives(
         if stop() {
             return Err(HigherError::Stopped);
         }
-        let before = taylor.work();
-        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, 0))?;
-        if taylor.work() > budget.max_work {
-            let within = k - 1;
-            let (work, limit) = (before, budget.max_work);
-            return Err(HigherError::Work { order, stage: 0, reached: within, within, work, limit });
-        }
+        advance_within(&mut taylor, &mut dag, k, order, budget)?;
         all.push(taylor.coefficient(root, k as usize));
     }
     Ok((dag, all))
+}
+
+/// Advances `taylor` to coefficient `k` (of `order` asked for), or fails
+/// once its work passes `budget`, naming `k - 1` as the highest order within
+/// it: the one budget check of `derivatives` and `taylor_series`.
+pub(crate) fn advance_within(
+    taylor: &mut Taylor,
+    dag: &mut ExprDag,
+    k: u64,
+    order: u64,
+    budget: &Budget,
+) -> Result<(), HigherError> {
+    let before = taylor.work();
+    taylor.advance(dag).map_err(|e| HigherError::constants(e, order, 0))?;
+    if taylor.work() > budget.max_work {
+        let within = k - 1;
+        let (work, limit) = (before, budget.max_work);
+        return Err(HigherError::Work { order, stage: 0, reached: within, within, work, limit });
+    }
+    Ok(())
 }
 
 /// Order `order` of `kernel`'s root along `input`, in a fresh DAG.

@@ -2,7 +2,7 @@
 //! run time: the kernel behind `TaylorKernel`, for ODE and series users who
 //! call it millions of times.
 
-use crate::higher::{Budget, HigherError};
+use crate::higher::{advance_within, Budget, HigherError};
 use derivative::taylor::{Scale, Taylor};
 use frontend::Kernel;
 
@@ -32,13 +32,7 @@ pub fn taylor_series(function: Kernel, order: u64, budget: &Budget) -> Result<Ke
     let direction: Vec<_> = (0..n).map(|i| Some(dag.input(n + i))).collect();
     let mut taylor = Taylor::new(&dag, &roots, &direction, Scale::Coefficients);
     for k in 1..=order {
-        let before = taylor.work();
-        taylor.advance(&mut dag).map_err(|e| HigherError::constants(e, order, 0))?;
-        if taylor.work() > budget.max_work {
-            let within = k - 1;
-            let (work, limit) = (before, budget.max_work);
-            return Err(HigherError::Work { order, stage: 0, reached: within, within, work, limit });
-        }
+        advance_within(&mut taylor, &mut dag, k, order, budget)?;
     }
     let zero = dag.constant(0.0);
     let coefficients = (0..=order as usize)
