@@ -202,11 +202,12 @@ impl JitCompiler {
                     .par_drain(..)
                     .map_init(Context::new, |ctx, (id, func)| Compiled::new(&*isa, ctx, id, func, disasm))
                     .collect();
-                for chunk in compiled {
+                // In order: the batch ends at chunk `c`.
+                let first = c + 1 - compiled.len();
+                for (index, chunk) in (first..).zip(compiled) {
                     let chunk = chunk?;
                     module.define_function_bytes(chunk.id, chunk.alignment, &chunk.bytes, &chunk.relocs)?;
                     if let Some(listing) = listing.as_deref_mut() {
-                        let index = chunks.iter().position(|&id| id == chunk.id).unwrap_or(0);
                         listing.push_str(&format!("; chunk {index}\n{}\n", chunk.vcode));
                     }
                 }
