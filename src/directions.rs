@@ -5,8 +5,61 @@
 
 use crate::Error;
 use backend::{JitCompiler, JitKernel};
-use eliminate::{scarcity_remainder, Elimination};
+use eliminate::{scarcity_remainder, Elimination, Remainder};
 use frontend::Program;
+
+/// A function's scarcity remainder graph, searched for once: the
+/// [`DirectionsKernel`]s of every width compile from it. The randomized
+/// search is most of a J·V kernel's set-up (3.7 s of a 1e5-operation
+/// function's), so callers that compile several widths keep one of these.
+///
+/// ```
+/// let program = dstar::parse_program("in x, y\nout sin(x*y)\nout x*y*y")?;
+/// let directions = dstar::DirectionsPlan::new(&program)?;
+/// let compiler = dstar::JitCompiler::new()?;
+/// let (one, four) = (directions.compile(1, &compiler)?, directions.compile(4, &compiler)?);
+/// assert_eq!((one.num_directions(), four.num_directions()), (1, 4));
+/// # Ok::<(), dstar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DirectionsPlan {
+    remainder: Remainder,
+    num_inputs: usize,
+}
+
+impl DirectionsPlan {
+    /// Eliminates `program`'s graph down to its scarcest remainder (the
+    /// hybrid heuristic; deterministic: its randomness is seeded).
+    ///
+    /// # Errors
+    /// [`Error::InvalidKernel`] for a hand-built program whose outputs read
+    /// an input it does not declare.
+    pub fn new(program: &Program) -> Result<DirectionsPlan, Error> {
+        let remainder = scarcity_remainder(&program.kernel()?, Elimination::ScarcityHybrid)
+            .expect("scarcity_hybrid is a partial elimination");
+        Ok(DirectionsPlan { remainder, num_inputs: program.inputs.len() })
+    }
+
+    /// Nonunit edges of the remainder: the multiplications each direction costs.
+    pub fn nonunit_edges(&self) -> usize {
+        self.remainder.nonunit_edges()
+    }
+
+    /// The J·V kernel for `num_directions` directions per call.
+    ///
+    /// # Errors
+    /// Cranelift's own failures.
+    pub fn compile(&self, num_directions: usize, compiler: &JitCompiler) -> Result<DirectionsKernel, Error> {
+        let kernel = compiler.compile(&self.remainder.directions_kernel(num_directions))?;
+        Ok(DirectionsKernel {
+            kernel,
+            num_inputs: self.num_inputs,
+            num_outputs: self.remainder.num_outputs(),
+            num_directions,
+            nonunit_edges: self.remainder.nonunit_edges(),
+        })
+    }
+}
 
 /// A native kernel computing `J·v` for `k` directions `v` at a point `x`,
 /// without forming `J`.
@@ -36,23 +89,14 @@ pub struct DirectionsKernel {
 
 impl DirectionsKernel {
     /// Eliminates `program`'s graph down to its scarcest remainder and
-    /// compiles the products with `num_directions` directions.
+    /// compiles the products with `num_directions` directions (for several
+    /// widths, [`DirectionsPlan`] searches once).
     pub fn compile(
         program: &Program,
         num_directions: usize,
         compiler: &JitCompiler,
     ) -> Result<DirectionsKernel, Error> {
-        let n = program.inputs.len();
-        let remainder = scarcity_remainder(&program.kernel()?, Elimination::ScarcityHybrid)
-            .expect("scarcity_hybrid is a partial elimination");
-        let kernel = compiler.compile(&remainder.directions_kernel(num_directions))?;
-        Ok(DirectionsKernel {
-            kernel,
-            num_inputs: n,
-            num_outputs: remainder.num_outputs(),
-            num_directions,
-            nonunit_edges: remainder.nonunit_edges(),
-        })
+        DirectionsPlan::new(program)?.compile(num_directions, compiler)
     }
 
     /// Number of inputs `n`.

@@ -36,7 +36,7 @@ pub use frontend;
 
 pub use backend::{emit_c, emit_rust, JitCompiler, JitKernel};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
-pub use directions::DirectionsKernel;
+pub use directions::{DirectionsKernel, DirectionsPlan};
 pub use dot::derivative_graph_dot;
 pub use error::Error;
 pub use factor::higher::{Budget, HigherError};

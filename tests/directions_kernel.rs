@@ -1,7 +1,7 @@
 //! `DirectionsKernel`: J·V through the scarcity remainder graph, compiled,
 //! against the JIT Jacobian times V on every corpus problem.
 
-use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
+use dstar::{compile_program, DirectionsKernel, DirectionsPlan, JitCompiler, Options};
 
 #[test]
 fn products_match_the_jacobian_times_the_directions_on_the_corpus() {
@@ -36,5 +36,30 @@ fn products_match_the_jacobian_times_the_directions_on_the_corpus() {
             }
         }
         assert!(directions.eval(&input[1..], &mut out).is_err(), "a short input is an error");
+    }
+}
+
+/// One `DirectionsPlan` (one remainder search) compiles every width: each
+/// kernel equals, bit for bit, the one `DirectionsKernel::compile` builds
+/// from scratch, whose search is seeded and so gives the same remainder.
+#[test]
+fn a_plan_compiles_every_width_as_a_fresh_search_does() {
+    let compiler = JitCompiler::new().expect("host ISA");
+    for problem in testkit::corpus() {
+        let (_, program) = dstar::load_program(&problem.path).expect("corpus parses");
+        let n = program.inputs.len();
+        let plan = DirectionsPlan::new(&program).expect("a valid program");
+        for k in [1, 2, 5] {
+            let from_plan = plan.compile(k, &compiler).expect("compiles");
+            let fresh = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");
+            assert_eq!(from_plan.nonunit_edges(), plan.nonunit_edges());
+            assert_eq!(from_plan.nonunit_edges(), fresh.nonunit_edges());
+            let input: Vec<f64> = (0..n * (1 + k)).map(|j| 0.4 + 0.3 * (j as f64 * 0.83).sin()).collect();
+            let (mut a, mut b) = (vec![0.0; fresh.out_len()], vec![0.0; fresh.out_len()]);
+            from_plan.eval(&input, &mut a).expect("lengths match");
+            fresh.eval(&input, &mut b).expect("lengths match");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a), bits(&b), "{}: width {k}", problem.path.display());
+        }
     }
 }

@@ -5,8 +5,8 @@ use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data, Dire
 use crate::errors::to_py_plain;
 use crate::widths::{ByWidth, Plan, WIDEST_JVP, WIDEST_SWEEPS};
 use dstar::{
-    DirectionsKernel, HessianKernel, HvpKernel, JacobianKernel, JitCompiler, JitKernel, Options, Program,
-    SparsityPattern, VjpKernel,
+    DirectionsKernel, DirectionsPlan, HessianKernel, HvpKernel, JacobianKernel, JitCompiler, JitKernel,
+    Options, Program, SparsityPattern, VjpKernel,
 };
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -21,6 +21,8 @@ struct Kernels {
     values: OnceLock<JitKernel>,
     jacobian: OnceLock<JacobianKernel>,
     hessian: OnceLock<HessianKernel>,
+    /// The scarcity remainder every `J v` width compiles from.
+    directions: OnceLock<DirectionsPlan>,
     jvp: ByWidth<DirectionsKernel>,
     vjp: ByWidth<VjpKernel>,
     hvp: ByWidth<HvpKernel>,
@@ -32,6 +34,7 @@ impl Default for Kernels {
             values: OnceLock::new(),
             jacobian: OnceLock::new(),
             hessian: OnceLock::new(),
+            directions: OnceLock::new(),
             jvp: ByWidth::new(WIDEST_JVP),
             vjp: ByWidth::new(WIDEST_SWEEPS),
             hvp: ByWidth::new(WIDEST_SWEEPS),
@@ -93,7 +96,8 @@ impl Function {
     }
 
     fn jvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, DirectionsKernel>> {
-        self.kernels.jvp.plan(py, k, |w| DirectionsKernel::compile(&self.program, w, &JitCompiler::new()?))
+        let directions = compiled(py, &self.kernels.directions, || DirectionsPlan::new(&self.program))?;
+        self.kernels.jvp.plan(py, k, |w| directions.compile(w, &JitCompiler::new()?))
     }
 
     fn vjp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, VjpKernel>> {
