@@ -17,8 +17,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 fn main() {
-    let largest: usize =
-        std::env::args().nth(1).map_or(1_000_000, |a| a.parse().expect("a number of operations"));
+    let largest: usize = match std::env::args().nth(1).map(|a| a.parse()) {
+        None => 1_000_000,
+        Some(Ok(ops)) => ops,
+        Some(Err(_)) => {
+            eprintln!("usage: kernel_size [LARGEST_OPS]   (a whole number, 1000000 unless given)");
+            std::process::exit(2)
+        }
+    };
     let compiler = dstar::JitCompiler::new().expect("a supported host");
     println!(
         "{:>10} {:>8} {:>10} {:>12} {:>8} {:>14}",

@@ -57,17 +57,18 @@ impl Settings {
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
-            let mut value = || args.next().unwrap_or_else(|| panic!("{arg} takes a value"));
+            let mut value = || args.next().unwrap_or_else(|| usage(&format!("{arg} takes a value")));
             match arg.as_str() {
                 "--only" => settings.only = Some(value().split(',').map(str::to_string).collect()),
                 "--no-casadi" => settings.casadi = false,
                 "--sections" => settings.sections = value().split(',').map(str::to_string).collect(),
                 "--budget-ms" => {
-                    settings.budget =
-                        Duration::from_millis(value().parse().expect("--budget-ms takes a number"))
+                    let ms = value().parse().unwrap_or_else(|_| usage("--budget-ms takes a whole number"));
+                    settings.budget = Duration::from_millis(ms)
                 }
                 "--cflags" => settings.flags = value().split_whitespace().map(str::to_string).collect(),
-                other => panic!("unknown argument {other}; see the file's doc comment"),
+                "--help" | "-h" => usage(""),
+                other => usage(&format!("unknown argument {other}")),
             }
         }
         settings
@@ -76,6 +77,19 @@ impl Settings {
     fn wants(&self, name: &str) -> bool {
         self.only.as_ref().is_none_or(|only| only.iter().any(|o| o == name))
     }
+}
+
+/// Prints `problem` (if any) and the usage, and exits: with status 2 after
+/// a problem, 0 when help was asked for.
+fn usage(problem: &str) -> ! {
+    if !problem.is_empty() {
+        eprintln!("peers: {problem}");
+    }
+    eprintln!(
+        "usage: peers [--only a,b] [--sections jacobian,hessian,symbolic] [--no-casadi] \
+         [--budget-ms N] [--cflags \"-O3 ...\"]"
+    );
+    std::process::exit(if problem.is_empty() { 0 } else { 2 })
 }
 
 /// `(name, path)` of the `*.dstar` files of `dir` (relative to the repository), sorted.
