@@ -45,8 +45,15 @@ where
     let mut heap: BinaryHeap<(u32, Reverse<K>)> =
         counts.iter().filter(|(_, &c)| c >= 2).map(|(&k, &c)| (c, Reverse(k))).collect();
     while let Some((count, Reverse(key))) = heap.pop() {
-        if counts.get(&key) != Some(&count) || count < 2 {
-            continue; // stale entry
+        match counts.get(&key) {
+            Some(&c) if c == count => {}
+            // Stale: the count fell since. Queued again at its count now,
+            // it competes with the pairs still at that count.
+            Some(&c) if c >= 2 && c < count => {
+                heap.push((c, Reverse(key)));
+                continue;
+            }
+            _ => continue,
         }
         if work >= budget {
             return 0;
@@ -130,5 +137,25 @@ mod tests {
         assert_eq!(made, vec![(0, 1)]);
         assert!(bags.iter().all(|b| b.contains(&101)));
         assert_eq!(bags[2], vec![101]);
+    }
+
+    #[test]
+    fn a_pair_whose_count_fell_is_still_combined() {
+        // (2, 3) and (2, 4) both occur three times; (2, 3) goes first (the
+        // smaller key) and takes one (2, 4) with it, which still occurs
+        // twice afterwards and must be combined at that count.
+        let mut bags = vec![vec![2u32, 3, 4], vec![2, 3], vec![2, 3], vec![0, 2, 4], vec![1, 2, 4]];
+        let mut made = Vec::new();
+        most_frequent_pairs(
+            &mut bags,
+            u64::MAX,
+            |a, b| ((a.min(b), a.max(b)), false),
+            |k, _| {
+                made.push(k);
+                100 + made.len() as u32
+            },
+        );
+        assert_eq!(made, vec![(2, 3), (2, 4)]);
+        assert!(bags[3].contains(&102) && bags[4].contains(&102));
     }
 }
