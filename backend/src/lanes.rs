@@ -16,12 +16,13 @@ use crate::lower::{
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Value,
+    types, AbiParam, BlockArg, ConstantData, Endianness, FuncRef, Function, InstBuilder, MemFlagsData,
+    Signature, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::Module;
 use frontend::{ExprDag, NodeId, Op};
+use std::collections::HashMap;
 
 /// Inputs and outputs are distinct, always valid, 8-byte aligned.
 const SCALAR: MemFlagsData = MemFlagsData::trusted();
@@ -61,6 +62,8 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
         x: [params[0], params[1]],
         out: [params[2], params[3]],
         scratch: params[4],
+        partner: partners(input.plan.stores(chunk)),
+        waiting: HashMap::new(),
     };
     lowering.run();
     lowering.b.ins().return_(&[]);
@@ -82,6 +85,10 @@ struct LanesLowering<'f, 'c, M: Module> {
     x: [Value; 2],
     out: [Value; 2],
     scratch: Value,
+    /// Output indices stored two at a time, each to its partner: `k` and `k + 1`.
+    partner: HashMap<usize, usize>,
+    /// Outputs waiting for their partner's value, by index.
+    waiting: HashMap<usize, Value>,
 }
 
 impl<M: Module> LanesLowering<'_, '_, M> {
@@ -90,7 +97,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let stores = plan.stores(self.chunk);
         for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
             let v = self.operand(id);
-            self.store_lanes(k, v);
+            self.store_output(k, v);
         }
         for &id in plan.ops(self.chunk) {
             let v = match self.cached(id) {
@@ -103,7 +110,23 @@ impl<M: Module> LanesLowering<'_, '_, M> {
                 self.b.ins().store(VECTOR_STORE, v, addr, offset);
             }
             for &(_, k) in plan.stores_of(self.chunk, id) {
-                self.store_lanes(k, v);
+                self.store_output(k, v);
+            }
+        }
+        debug_assert!(self.waiting.is_empty(), "every output of chunk {} is stored", self.chunk);
+    }
+
+    /// Stores `v` as output `k` of both points: with its partner's value if
+    /// that is known, later if it is not, else lane by lane.
+    fn store_output(&mut self, k: usize, v: Value) {
+        let Some(&j) = self.partner.get(&k) else {
+            return self.store_lanes(k, v);
+        };
+        match self.waiting.remove(&j) {
+            Some(w) if j < k => self.store_adjacent(j, w, v),
+            Some(w) => self.store_adjacent(k, v, w),
+            None => {
+                self.waiting.insert(k, v);
             }
         }
     }
@@ -114,6 +137,21 @@ impl<M: Module> LanesLowering<'_, '_, M> {
             let s = self.b.ins().extractlane(v, lane as u8);
             let (addr, offset) = address(&mut self.b, self.out[lane], k);
             self.b.ins().store(SCALAR, s, addr, offset);
+        }
+    }
+
+    /// Outputs `k` and `k + 1`, `v` and `w`, of both points: lane `p` of
+    /// each, side by side (`unpcklpd`, `unpckhpd`), in one store to `out_p[k]`.
+    fn store_adjacent(&mut self, k: usize, v: Value, w: Value) {
+        for (lane, mask) in [LOW_LANES, HIGH_LANES].into_iter().enumerate() {
+            let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
+            let (v_bytes, w_bytes) =
+                (self.b.ins().bitcast(types::I8X16, bytes, v), self.b.ins().bitcast(types::I8X16, bytes, w));
+            let mask = self.b.func.dfg.immediates.push(ConstantData::from(mask.as_slice()));
+            let both = self.b.ins().shuffle(v_bytes, w_bytes, mask);
+            let both = self.b.ins().bitcast(types::F64X2, bytes, both);
+            let (addr, offset) = address(&mut self.b, self.out[lane], k);
+            self.b.ins().store(VECTOR_STORE, both, addr, offset);
         }
     }
 
@@ -361,6 +399,31 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         self.b.switch_to_block(join);
         result
     }
+}
+
+/// The bytes of lane 0 of two vectors, side by side (a shuffle of 32 bytes).
+const LOW_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+/// The bytes of lane 1 of two vectors, side by side.
+const HIGH_LANES: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+
+/// Output indices `k` and `k + 1` both in `stores` (a chunk's), paired in
+/// increasing order, each mapped to the other.
+fn partners(stores: &[(NodeId, usize)]) -> HashMap<usize, usize> {
+    let mut indices: Vec<usize> = stores.iter().map(|&(_, k)| k).collect();
+    indices.sort_unstable();
+    let mut partner = HashMap::new();
+    let mut rest = &indices[..];
+    while let [k, more @ ..] = rest {
+        rest = more;
+        if let [next, more @ ..] = rest {
+            if *next == k + 1 {
+                partner.insert(*k, *next);
+                partner.insert(*next, *k);
+                rest = more;
+            }
+        }
+    }
+    partner
 }
 
 /// `base[index]` as an address and a 32-bit offset.
