@@ -143,16 +143,22 @@ impl<M: Module> LanesLowering<'_, '_, M> {
     /// Outputs `k` and `k + 1`, `v` and `w`, of both points: lane `p` of
     /// each, side by side (`unpcklpd`, `unpckhpd`), in one store to `out_p[k]`.
     fn store_adjacent(&mut self, k: usize, v: Value, w: Value) {
-        for (lane, mask) in [LOW_LANES, HIGH_LANES].into_iter().enumerate() {
-            let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
-            let (v_bytes, w_bytes) =
-                (self.b.ins().bitcast(types::I8X16, bytes, v), self.b.ins().bitcast(types::I8X16, bytes, w));
-            let mask = self.b.func.dfg.immediates.push(ConstantData::from(mask.as_slice()));
-            let both = self.b.ins().shuffle(v_bytes, w_bytes, mask);
-            let both = self.b.ins().bitcast(types::F64X2, bytes, both);
+        for lane in 0..2 {
+            let both = self.side_by_side(lane, v, w);
             let (addr, offset) = address(&mut self.b, self.out[lane], k);
             self.b.ins().store(VECTOR_STORE, both, addr, offset);
         }
+    }
+
+    /// Lane `lane` of `v` and of `w`, in lanes 0 and 1.
+    fn side_by_side(&mut self, lane: usize, v: Value, w: Value) -> Value {
+        let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
+        let (v_bytes, w_bytes) =
+            (self.b.ins().bitcast(types::I8X16, bytes, v), self.b.ins().bitcast(types::I8X16, bytes, w));
+        let mask = [LOW_LANES, HIGH_LANES][lane];
+        let mask = self.b.func.dfg.immediates.push(ConstantData::from(mask.as_slice()));
+        let both = self.b.ins().shuffle(v_bytes, w_bytes, mask);
+        self.b.ins().bitcast(types::F64X2, bytes, both)
     }
 
     fn cached(&self, id: NodeId) -> Option<Value> {
@@ -245,17 +251,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let [a, b, x, y] = args;
         match dag.op(id) {
             Op::Const(c) => self.splat(c.get()),
-            Op::Input(k) => {
-                let (part, index) = self.input.parts.locate(k as usize);
-                debug_assert_eq!(part, 0, "two-point kernels take one input array");
-                let lanes: Vec<Value> = (0..2)
-                    .map(|lane| {
-                        let (addr, offset) = address(&mut self.b, self.x[lane], index);
-                        self.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
-                    })
-                    .collect();
-                self.join(lanes[0], lanes[1])
-            }
+            Op::Input(k) => self.input_lanes(k as usize),
             Op::Neg => self.b.ins().fneg(a),
             Op::Add => self.b.ins().fadd(a, b),
             Op::Sub => self.b.ins().fsub(a, b),
@@ -291,6 +287,29 @@ impl<M: Module> LanesLowering<'_, '_, M> {
             op if op.libm_symbol().is_some() => self.call(op, &args[..op.arity()]),
             op => unreachable!("{op:?} is a native row of the table, lowered above"),
         }
+    }
+
+    /// Input `k` of both points. Inputs come two at a time, `x_p[i]` and
+    /// `x_p[i + 1]` in one 16-byte load per point, and lane 0 or 1 of both
+    /// loads side by side (`unpcklpd`, `unpckhpd`): the partner input's
+    /// loads are the same pure loads, which Cranelift merges.
+    fn input_lanes(&mut self, k: usize) -> Value {
+        let (part, index) = self.input.parts.locate(k);
+        debug_assert_eq!(part, 0, "two-point kernels take one input array");
+        let len = self.input.parts.lengths()[0];
+        if len < 2 {
+            let lanes = self.x.map(|x| {
+                let (addr, offset) = address(&mut self.b, x, index);
+                self.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
+            });
+            return self.join(lanes[0], lanes[1]);
+        }
+        let first = (index & !1).min(len - 2);
+        let [lo, hi] = self.x.map(|x| {
+            let (addr, offset) = address(&mut self.b, x, first);
+            self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
+        });
+        self.side_by_side(index - first, lo, hi)
     }
 
     /// `f(a)` for sine or cosine; with the other of the two in this chunk,
