@@ -87,8 +87,8 @@ struct LanesLowering<'f, 'c, M: Module> {
     scratch: Value,
     /// Output indices stored two at a time, each to its partner: `k` and `k + 1`.
     partner: HashMap<usize, usize>,
-    /// Outputs waiting for their partner's value, by index.
-    waiting: HashMap<usize, Value>,
+    /// Outputs waiting for their partner's value: the node, by index.
+    waiting: HashMap<usize, NodeId>,
 }
 
 impl<M: Module> LanesLowering<'_, '_, M> {
@@ -96,8 +96,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let plan = self.input.plan;
         let stores = plan.stores(self.chunk);
         for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
-            let v = self.operand(id);
-            self.store_output(k, v);
+            self.store_output(k, id);
         }
         for &id in plan.ops(self.chunk) {
             let v = match self.cached(id) {
@@ -110,23 +109,25 @@ impl<M: Module> LanesLowering<'_, '_, M> {
                 self.b.ins().store(VECTOR_STORE, v, addr, offset);
             }
             for &(_, k) in plan.stores_of(self.chunk, id) {
-                self.store_output(k, v);
+                self.store_output(k, id);
             }
         }
         debug_assert!(self.waiting.is_empty(), "every output of chunk {} is stored", self.chunk);
     }
 
-    /// Stores `v` as output `k` of both points: with its partner's value if
-    /// that is known, later if it is not, else lane by lane.
-    fn store_output(&mut self, k: usize, v: Value) {
+    /// Stores node `id` (computed in this chunk, or a leaf) as output `k`
+    /// of both points: with its partner's node if that is known, later if
+    /// it is not, else lane by lane.
+    fn store_output(&mut self, k: usize, id: NodeId) {
         let Some(&j) = self.partner.get(&k) else {
+            let v = self.operand(id);
             return self.store_lanes(k, v);
         };
         match self.waiting.remove(&j) {
-            Some(w) if j < k => self.store_adjacent(j, w, v),
-            Some(w) => self.store_adjacent(k, v, w),
+            Some(other) if j < k => self.store_adjacent(j, [other, id]),
+            Some(other) => self.store_adjacent(k, [id, other]),
             None => {
-                self.waiting.insert(k, v);
+                self.waiting.insert(k, id);
             }
         }
     }
@@ -140,13 +141,25 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         }
     }
 
-    /// Outputs `k` and `k + 1`, `v` and `w`, of both points: lane `p` of
-    /// each, side by side (`unpcklpd`, `unpckhpd`), in one store to `out_p[k]`.
-    fn store_adjacent(&mut self, k: usize, v: Value, w: Value) {
-        for lane in 0..2 {
-            let both = self.side_by_side(lane, v, w);
+    /// Outputs `k` and `k + 1`, nodes `ids`, of both points: lane `p` of
+    /// each, side by side (`unpcklpd`, `unpckhpd`), in one store to
+    /// `out_p[k]`; two constants are one constant vector, the same for both.
+    fn store_adjacent(&mut self, k: usize, ids: [NodeId; 2]) {
+        let rows = match ids.map(|id| self.input.dag.as_const(id)) {
+            [Some(a), Some(b)] => {
+                let bytes: Vec<u8> = [a, b].iter().flat_map(|c| c.to_le_bytes()).collect();
+                let both = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                let both = self.b.ins().vconst(types::F64X2, both);
+                [both, both]
+            }
+            _ => {
+                let [v, w] = ids.map(|id| self.operand(id));
+                [0, 1].map(|lane| self.side_by_side(lane, v, w))
+            }
+        };
+        for (lane, row) in rows.into_iter().enumerate() {
             let (addr, offset) = address(&mut self.b, self.out[lane], k);
-            self.b.ins().store(VECTOR_STORE, both, addr, offset);
+            self.b.ins().store(VECTOR_STORE, row, addr, offset);
         }
     }
 
@@ -252,7 +265,12 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         match dag.op(id) {
             Op::Const(c) => self.splat(c.get()),
             Op::Input(k) => self.input_lanes(k as usize),
-            Op::Neg => self.b.ins().fneg(a),
+            // The sign bits flipped, as `fneg`, by a constant mask that one
+            // register holds: `fneg` builds its mask anew each time (3 instructions).
+            Op::Neg => {
+                let sign = self.splat(-0.0);
+                self.b.ins().bxor(a, sign)
+            }
             Op::Add => self.b.ins().fadd(a, b),
             Op::Sub => self.b.ins().fsub(a, b),
             Op::Mul => self.b.ins().fmul(a, b),
