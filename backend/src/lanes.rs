@@ -16,8 +16,8 @@ use crate::lower::{
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, ConstantData, Endianness, FuncRef, Function, InstBuilder, MemFlagsData,
-    Signature, StackSlot, StackSlotData, StackSlotKind, Value,
+    types, AbiParam, BlockArg, Constant, ConstantData, Endianness, FuncRef, Function, InstBuilder,
+    MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::Module;
@@ -64,6 +64,8 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
         scratch: params[4],
         partner: partners(input.plan.stores(chunk)),
         waiting: HashMap::new(),
+        position: 0,
+        constants: HashMap::new(),
     };
     lowering.run();
     lowering.b.ins().return_(&[]);
@@ -89,6 +91,10 @@ struct LanesLowering<'f, 'c, M: Module> {
     partner: HashMap<usize, usize>,
     /// Outputs waiting for their partner's value: the node, by index.
     waiting: HashMap<usize, NodeId>,
+    /// The position in the chunk of the operation being lowered.
+    position: usize,
+    /// Each constant's vector and the position of its latest use.
+    constants: HashMap<NodeId, (Value, usize)>,
 }
 
 impl<M: Module> LanesLowering<'_, '_, M> {
@@ -98,7 +104,8 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
             self.store_output(k, id);
         }
-        for &id in plan.ops(self.chunk) {
+        for (position, &id) in plan.ops(self.chunk).iter().enumerate() {
+            self.position = position;
             let v = match self.cached(id) {
                 Some(v) => v,
                 None => self.lower(id),
@@ -183,6 +190,9 @@ impl<M: Module> LanesLowering<'_, '_, M> {
 
     /// An argument: computed in this chunk, a leaf, or an earlier chunk's scratch slot.
     fn operand(&mut self, id: NodeId) -> Value {
+        if let Some(c) = self.input.dag.as_const(id) {
+            return self.constant(id, c);
+        }
         if let Some(v) = self.cached(id) {
             return v;
         }
@@ -194,6 +204,27 @@ impl<M: Module> LanesLowering<'_, '_, M> {
             self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
         };
         self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+        v
+    }
+
+    /// Constant node `id`, `c` in both lanes: the vector of its latest use
+    /// if that was at most [`CONSTANT_REACH`] operations ago, else a
+    /// vector constant of its own (not merged with its equals), which
+    /// Cranelift loads next to its first use. A constant shared by uses far
+    /// apart would live in a register from the first to the last, or be
+    /// spilled where registers run short: a store and a reload instead of a load.
+    fn constant(&mut self, id: NodeId, c: f64) -> Value {
+        let v = match self.constants.get(&id) {
+            Some(&(v, latest)) if self.position - latest <= CONSTANT_REACH => v,
+            _ => {
+                let bytes: Vec<u8> = [c, c].iter().flat_map(|c| c.to_le_bytes()).collect();
+                let pool = &mut self.b.func.dfg.constants;
+                let handle = Constant::from_u32(pool.len() as u32);
+                pool.set(handle, ConstantData::from(bytes));
+                self.b.ins().vconst(types::F64X2, handle)
+            }
+        };
+        self.constants.insert(id, (v, self.position));
         v
     }
 
@@ -263,7 +294,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         }
         let [a, b, x, y] = args;
         match dag.op(id) {
-            Op::Const(c) => self.splat(c.get()),
+            Op::Const(c) => self.constant(id, c.get()),
             Op::Input(k) => self.input_lanes(k as usize),
             // The sign bits flipped, as `fneg`, by a constant mask that one
             // register holds: `fneg` builds its mask anew each time (3 instructions).
@@ -437,6 +468,9 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         result
     }
 }
+
+/// How many operations apart two uses of a constant share its register.
+const CONSTANT_REACH: usize = 8;
 
 /// The bytes of lane 0 of two vectors, side by side (a shuffle of 32 bytes).
 const LOW_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
