@@ -187,15 +187,6 @@ impl ChunkPlan {
         }
     }
 
-    /// The position of operation `id` in the order operations run, or
-    /// `None` for a leaf.
-    pub(crate) fn position(&self, id: NodeId) -> Option<usize> {
-        match self.position[id.index()] {
-            NONE => None,
-            p => Some(p as usize),
-        }
-    }
-
     /// Whichever of operations `u` and `v` runs later.
     pub(crate) fn later(&self, u: NodeId, v: NodeId) -> NodeId {
         if self.position[u.index()] > self.position[v.index()] {

@@ -9,7 +9,6 @@
 //! their range takes `pow`, as the scalar cold branch does); everything the
 //! single-point kernel calls is called once per lane, `sincos` included.
 
-use crate::chunk::ChunkPlan;
 use crate::lower::{
     float_cc, inline_power, LowerInput, ValueCache, POWER_MIN, RECIPROCAL_POWER_MAX, VECTOR_LOAD,
     VECTOR_STORE,
@@ -63,7 +62,7 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
         x: [params[0], params[1]],
         out: [params[2], params[3]],
         scratch: params[4],
-        partner: partners(input.plan, chunk),
+        partner: partners(input.plan.stores(chunk)),
         waiting: HashMap::new(),
         position: 0,
         constants: HashMap::new(),
@@ -473,32 +472,22 @@ impl<M: Module> LanesLowering<'_, '_, M> {
 /// How many operations apart two uses of a constant share its register.
 const CONSTANT_REACH: usize = 8;
 
-/// How many operations apart two adjacent outputs are stored together: the
-/// earlier waits in a register (or a spill slot) for the later.
-const PARTNER_REACH: usize = 16;
-
 /// The bytes of lane 0 of two vectors, side by side (a shuffle of 32 bytes).
 const LOW_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 /// The bytes of lane 1 of two vectors, side by side.
 const HIGH_LANES: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
 
-/// Output indices `k` and `k + 1` both stored by chunk `chunk`, paired in
-/// increasing order where at most [`PARTNER_REACH`] operations apart (a
-/// leaf is at hand anywhere), each mapped to the other.
-fn partners(plan: &ChunkPlan, chunk: usize) -> HashMap<usize, usize> {
-    let mut outputs: Vec<(usize, Option<usize>)> =
-        plan.stores(chunk).iter().map(|&(id, k)| (k, plan.position(id))).collect();
-    outputs.sort_unstable();
-    let near = |a: Option<usize>, b: Option<usize>| match (a, b) {
-        (Some(a), Some(b)) => a.abs_diff(b) <= PARTNER_REACH,
-        _ => true,
-    };
+/// Output indices `k` and `k + 1` both in `stores` (a chunk's), paired in
+/// increasing order, each mapped to the other.
+fn partners(stores: &[(NodeId, usize)]) -> HashMap<usize, usize> {
+    let mut indices: Vec<usize> = stores.iter().map(|&(_, k)| k).collect();
+    indices.sort_unstable();
     let mut partner = HashMap::new();
-    let mut rest = &outputs[..];
-    while let [(k, at), more @ ..] = rest {
+    let mut rest = &indices[..];
+    while let [k, more @ ..] = rest {
         rest = more;
-        if let [(next, next_at), more @ ..] = rest {
-            if *next == k + 1 && near(*at, *next_at) {
+        if let [next, more @ ..] = rest {
+            if *next == k + 1 {
                 partner.insert(*k, *next);
                 partner.insert(*next, *k);
                 rest = more;
