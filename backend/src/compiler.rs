@@ -111,12 +111,12 @@ impl JitCompiler {
             });
         }
         let parts = InputParts::new(lengths);
-        let built = self.build(kernel, &parts, Variant::OnePoint, None)?;
-        // Only kernels of one input array evaluate batches of points, and only
-        // those with lanes left to fill get a two-point variant.
-        let lanes_free = 4 * built.paired < kernel.count_ops();
-        let source = (lengths.len() == 1 && lanes_free).then(|| (kernel.clone(), self.clone()));
-        let Built { code, chunks, scratch_len, .. } = built;
+        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::OnePoint, None)?;
+        // Kernels of one input array evaluate batches two points at a time,
+        // even those whose operations mostly run in pairs already (matmul_10,
+        // 76% paired: 1.2x the per-point throughput, once the two-point
+        // variant stored and loaded two values at a time).
+        let source = (lengths.len() == 1).then(|| (kernel.clone(), self.clone()));
         Ok(JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
     }
 
@@ -124,7 +124,7 @@ impl JitCompiler {
     /// [`JitKernel::eval_batch`].
     pub(crate) fn compile_two_points(&self, kernel: &Kernel) -> Result<TwoPoints, CodegenError> {
         let parts = InputParts::new(&[kernel.num_inputs()]);
-        let Built { code, chunks, scratch_len, .. } = self.build(kernel, &parts, Variant::TwoPoints, None)?;
+        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::TwoPoints, None)?;
         Ok(TwoPoints::new(code, &chunks, scratch_len))
     }
 
@@ -183,15 +183,12 @@ impl JitCompiler {
         let mut fctx = FunctionBuilderContext::new();
         let mut cache = ValueCache::new(dag);
         let mut chunks = Vec::with_capacity(plan.num_chunks());
-        let mut paired = 0;
         let mut lowered = Vec::with_capacity(COMPILE_BATCH);
         for c in 0..plan.num_chunks() {
             let id = module.declare_anonymous_function(&signature)?;
             let mut func = Function::with_name_signature(UserFuncName::default(), signature.clone());
             match variant {
-                Variant::OnePoint => {
-                    paired += lower_chunk(module, &mut func, &mut fctx, &input, &mut cache, c)
-                }
+                Variant::OnePoint => lower_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
                 Variant::TwoPoints => lower_lanes_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
             }
             lowered.push((id, func));
@@ -218,7 +215,7 @@ impl JitCompiler {
             Variant::OnePoint => plan.scratch_len(),
             Variant::TwoPoints => 2 * plan.scratch_len(),
         };
-        Ok(Built { code, chunks, scratch_len, paired })
+        Ok(Built { code, chunks, scratch_len })
     }
 
     /// The host ISA with this compiler's settings.
@@ -243,13 +240,6 @@ struct Built {
     chunks: Vec<FuncId>,
     /// The scratch length, in values.
     scratch_len: usize,
-    /// Pairs of operations computed in `f64x2` lanes within one point
-    /// (one-point variant). When they cover half the operations or more, a
-    /// second point has few lanes left to fill: the two-point variant then
-    /// only adds the shuffles of loading and storing lanes, and batches run
-    /// the one-point kernel (matmul_4, 63% paired: two points per call ran
-    /// at 0.80x the per-point throughput; matmul_10, 76%: 0.99x).
-    paired: usize,
 }
 
 /// Chunks lowered ahead and then compiled side by side (Cranelift compiles

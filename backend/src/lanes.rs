@@ -16,12 +16,13 @@ use crate::lower::{
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Value,
+    types, AbiParam, BlockArg, Constant, ConstantData, Endianness, FuncRef, Function, InstBuilder,
+    MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::Module;
 use frontend::{ExprDag, NodeId, Op};
+use std::collections::HashMap;
 
 /// Inputs and outputs are distinct, always valid, 8-byte aligned.
 const SCALAR: MemFlagsData = MemFlagsData::trusted();
@@ -61,6 +62,10 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
         x: [params[0], params[1]],
         out: [params[2], params[3]],
         scratch: params[4],
+        partner: partners(input.plan.stores(chunk)),
+        waiting: HashMap::new(),
+        position: 0,
+        constants: HashMap::new(),
     };
     lowering.run();
     lowering.b.ins().return_(&[]);
@@ -82,6 +87,14 @@ struct LanesLowering<'f, 'c, M: Module> {
     x: [Value; 2],
     out: [Value; 2],
     scratch: Value,
+    /// Output indices stored two at a time, each to its partner: `k` and `k + 1`.
+    partner: HashMap<usize, usize>,
+    /// Outputs waiting for their partner's value: the node, by index.
+    waiting: HashMap<usize, NodeId>,
+    /// The position in the chunk of the operation being lowered.
+    position: usize,
+    /// Each constant's vector and the position of its latest use.
+    constants: HashMap<NodeId, (Value, usize)>,
 }
 
 impl<M: Module> LanesLowering<'_, '_, M> {
@@ -89,10 +102,10 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let plan = self.input.plan;
         let stores = plan.stores(self.chunk);
         for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
-            let v = self.operand(id);
-            self.store_lanes(k, v);
+            self.store_output(k, id);
         }
-        for &id in plan.ops(self.chunk) {
+        for (position, &id) in plan.ops(self.chunk).iter().enumerate() {
+            self.position = position;
             let v = match self.cached(id) {
                 Some(v) => v,
                 None => self.lower(id),
@@ -103,7 +116,25 @@ impl<M: Module> LanesLowering<'_, '_, M> {
                 self.b.ins().store(VECTOR_STORE, v, addr, offset);
             }
             for &(_, k) in plan.stores_of(self.chunk, id) {
-                self.store_lanes(k, v);
+                self.store_output(k, id);
+            }
+        }
+        debug_assert!(self.waiting.is_empty(), "every output of chunk {} is stored", self.chunk);
+    }
+
+    /// Stores node `id` (computed in this chunk, or a leaf) as output `k`
+    /// of both points: with its partner's node if that is known, later if
+    /// it is not, else lane by lane.
+    fn store_output(&mut self, k: usize, id: NodeId) {
+        let Some(&j) = self.partner.get(&k) else {
+            let v = self.operand(id);
+            return self.store_lanes(k, v);
+        };
+        match self.waiting.remove(&j) {
+            Some(other) if j < k => self.store_adjacent(j, [other, id]),
+            Some(other) => self.store_adjacent(k, [id, other]),
+            None => {
+                self.waiting.insert(k, id);
             }
         }
     }
@@ -117,6 +148,39 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         }
     }
 
+    /// Outputs `k` and `k + 1`, nodes `ids`, of both points: lane `p` of
+    /// each, side by side (`unpcklpd`, `unpckhpd`), in one store to
+    /// `out_p[k]`; two constants are one constant vector, the same for both.
+    fn store_adjacent(&mut self, k: usize, ids: [NodeId; 2]) {
+        let rows = match ids.map(|id| self.input.dag.as_const(id)) {
+            [Some(a), Some(b)] => {
+                let bytes: Vec<u8> = [a, b].iter().flat_map(|c| c.to_le_bytes()).collect();
+                let both = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                let both = self.b.ins().vconst(types::F64X2, both);
+                [both, both]
+            }
+            _ => {
+                let [v, w] = ids.map(|id| self.operand(id));
+                [0, 1].map(|lane| self.side_by_side(lane, v, w))
+            }
+        };
+        for (lane, row) in rows.into_iter().enumerate() {
+            let (addr, offset) = address(&mut self.b, self.out[lane], k);
+            self.b.ins().store(VECTOR_STORE, row, addr, offset);
+        }
+    }
+
+    /// Lane `lane` of `v` and of `w`, in lanes 0 and 1.
+    fn side_by_side(&mut self, lane: usize, v: Value, w: Value) -> Value {
+        let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
+        let (v_bytes, w_bytes) =
+            (self.b.ins().bitcast(types::I8X16, bytes, v), self.b.ins().bitcast(types::I8X16, bytes, w));
+        let mask = [LOW_LANES, HIGH_LANES][lane];
+        let mask = self.b.func.dfg.immediates.push(ConstantData::from(mask.as_slice()));
+        let both = self.b.ins().shuffle(v_bytes, w_bytes, mask);
+        self.b.ins().bitcast(types::F64X2, bytes, both)
+    }
+
     fn cached(&self, id: NodeId) -> Option<Value> {
         match self.cache.entries[id.index()] {
             Some((stamp, v)) if stamp == self.chunk as u32 => Some(v),
@@ -126,6 +190,9 @@ impl<M: Module> LanesLowering<'_, '_, M> {
 
     /// An argument: computed in this chunk, a leaf, or an earlier chunk's scratch slot.
     fn operand(&mut self, id: NodeId) -> Value {
+        if let Some(c) = self.input.dag.as_const(id) {
+            return self.constant(id, c);
+        }
         if let Some(v) = self.cached(id) {
             return v;
         }
@@ -137,6 +204,27 @@ impl<M: Module> LanesLowering<'_, '_, M> {
             self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
         };
         self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+        v
+    }
+
+    /// Constant node `id`, `c` in both lanes: the vector of its latest use
+    /// if that was at most [`CONSTANT_REACH`] operations ago, else a
+    /// vector constant of its own (not merged with its equals), which
+    /// Cranelift loads next to its first use. A constant shared by uses far
+    /// apart would live in a register from the first to the last, or be
+    /// spilled where registers run short: a store and a reload instead of a load.
+    fn constant(&mut self, id: NodeId, c: f64) -> Value {
+        let v = match self.constants.get(&id) {
+            Some(&(v, latest)) if self.position - latest <= CONSTANT_REACH => v,
+            _ => {
+                let bytes: Vec<u8> = [c, c].iter().flat_map(|c| c.to_le_bytes()).collect();
+                let pool = &mut self.b.func.dfg.constants;
+                let handle = Constant::from_u32(pool.len() as u32);
+                pool.set(handle, ConstantData::from(bytes));
+                self.b.ins().vconst(types::F64X2, handle)
+            }
+        };
+        self.constants.insert(id, (v, self.position));
         v
     }
 
@@ -206,19 +294,14 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         }
         let [a, b, x, y] = args;
         match dag.op(id) {
-            Op::Const(c) => self.splat(c.get()),
-            Op::Input(k) => {
-                let (part, index) = self.input.parts.locate(k as usize);
-                debug_assert_eq!(part, 0, "two-point kernels take one input array");
-                let lanes: Vec<Value> = (0..2)
-                    .map(|lane| {
-                        let (addr, offset) = address(&mut self.b, self.x[lane], index);
-                        self.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
-                    })
-                    .collect();
-                self.join(lanes[0], lanes[1])
+            Op::Const(c) => self.constant(id, c.get()),
+            Op::Input(k) => self.input_lanes(k as usize),
+            // The sign bits flipped, as `fneg`, by a constant mask that one
+            // register holds: `fneg` builds its mask anew each time (3 instructions).
+            Op::Neg => {
+                let sign = self.splat(-0.0);
+                self.b.ins().bxor(a, sign)
             }
-            Op::Neg => self.b.ins().fneg(a),
             Op::Add => self.b.ins().fadd(a, b),
             Op::Sub => self.b.ins().fsub(a, b),
             Op::Mul => self.b.ins().fmul(a, b),
@@ -253,6 +336,29 @@ impl<M: Module> LanesLowering<'_, '_, M> {
             op if op.libm_symbol().is_some() => self.call(op, &args[..op.arity()]),
             op => unreachable!("{op:?} is a native row of the table, lowered above"),
         }
+    }
+
+    /// Input `k` of both points. Inputs come two at a time, `x_p[i]` and
+    /// `x_p[i + 1]` in one 16-byte load per point, and lane 0 or 1 of both
+    /// loads side by side (`unpcklpd`, `unpckhpd`): the partner input's
+    /// loads are the same pure loads, which Cranelift merges.
+    fn input_lanes(&mut self, k: usize) -> Value {
+        let (part, index) = self.input.parts.locate(k);
+        debug_assert_eq!(part, 0, "two-point kernels take one input array");
+        let len = self.input.parts.lengths()[0];
+        if len < 2 {
+            let lanes = self.x.map(|x| {
+                let (addr, offset) = address(&mut self.b, x, index);
+                self.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
+            });
+            return self.join(lanes[0], lanes[1]);
+        }
+        let first = (index & !1).min(len - 2);
+        let [lo, hi] = self.x.map(|x| {
+            let (addr, offset) = address(&mut self.b, x, first);
+            self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
+        });
+        self.side_by_side(index - first, lo, hi)
     }
 
     /// `f(a)` for sine or cosine; with the other of the two in this chunk,
@@ -361,6 +467,34 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         self.b.switch_to_block(join);
         result
     }
+}
+
+/// How many operations apart two uses of a constant share its register.
+const CONSTANT_REACH: usize = 8;
+
+/// The bytes of lane 0 of two vectors, side by side (a shuffle of 32 bytes).
+const LOW_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+/// The bytes of lane 1 of two vectors, side by side.
+const HIGH_LANES: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+
+/// Output indices `k` and `k + 1` both in `stores` (a chunk's), paired in
+/// increasing order, each mapped to the other.
+fn partners(stores: &[(NodeId, usize)]) -> HashMap<usize, usize> {
+    let mut indices: Vec<usize> = stores.iter().map(|&(_, k)| k).collect();
+    indices.sort_unstable();
+    let mut partner = HashMap::new();
+    let mut rest = &indices[..];
+    while let [k, more @ ..] = rest {
+        rest = more;
+        if let [next, more @ ..] = rest {
+            if *next == k + 1 {
+                partner.insert(*k, *next);
+                partner.insert(*next, *k);
+                rest = more;
+            }
+        }
+    }
+    partner
 }
 
 /// `base[index]` as an address and a 32-bit offset.

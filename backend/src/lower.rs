@@ -89,8 +89,7 @@ pub(crate) struct LowerInput<'a> {
     pub parts: &'a InputParts,
 }
 
-/// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`];
-/// returns the number of operation pairs computed in `f64x2` lanes.
+/// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
 pub(crate) fn lower_chunk<M: Module>(
     module: &mut M,
     func: &mut Function,
@@ -98,7 +97,7 @@ pub(crate) fn lower_chunk<M: Module>(
     input: &LowerInput<'_>,
     cache: &mut ValueCache,
     chunk: usize,
-) -> usize {
+) {
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -107,7 +106,6 @@ pub(crate) fn lower_chunk<M: Module>(
     let x: [Value; MAX_PARTS] = std::array::from_fn(|p| params[p]);
     let (out, scratch) = (params[MAX_PARTS], params[MAX_PARTS + 1]);
     let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
-    let paired = pairs.len();
     let mut lowering = ChunkLowering {
         vectors: vec![None; pairs.len()],
         packed: std::collections::HashMap::new(),
@@ -128,7 +126,6 @@ pub(crate) fn lower_chunk<M: Module>(
     lowering.b.seal_all_blocks();
     let config = lowering.module.target_config();
     lowering.b.finalize(config);
-    paired
 }
 
 /// The state of lowering one chunk.

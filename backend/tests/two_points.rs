@@ -2,7 +2,8 @@
 //! per call in the lanes of `f64x2`) against the one-point kernel, bit for
 //! bit: generated programs using every operation, at points that reach the
 //! specials (NaN, infinities, zeros, the cold branch of inline powers),
-//! whole and in small chunks, odd numbers of points; and the corpus.
+//! whole and in small chunks, odd numbers of points; outputs of every
+//! layout (stored two at a time where adjacent); and the corpus.
 
 use backend::JitCompiler;
 use testkit::{corpus, point_of, same, with_seed, Rng, Shape};
@@ -46,6 +47,38 @@ fn two_points_match_one_point_on_generated_programs() {
         points.truncate(points.len() | 1);
         for chunk_size in [1000, 5] {
             let jit = compiler.clone().with_chunk_size(chunk_size).compile(&kernel).unwrap();
+            assert_batch_parity(&jit, &points, &format!("seed {seed}, chunks of {chunk_size}"));
+        }
+    }
+}
+
+/// Adjacent outputs are stored two at a time, lane 0 of both to point 0's
+/// row and lane 1 to point 1's, each pair once its later value is known:
+/// many outputs and odd counts, inputs, constants and repeated nodes among
+/// them (side by side too), split over chunks or not.
+#[test]
+fn two_points_store_outputs_of_every_layout() {
+    let Ok(compiler) = JitCompiler::new() else { return };
+    let long = std::env::var("DSTAR_LONG").is_ok();
+    let mut rng = Rng::new(3);
+    for seed in 0..if long { 1000 } else { 40 } {
+        let num_inputs = 1 + rng.below(5);
+        let shape =
+            Shape { outputs: 1 + rng.below(60), ..Shape::every(num_inputs, 10 + rng.below(60), true) };
+        let mut case = with_seed(5000 + seed, &shape);
+        for _ in 0..rng.below(12) {
+            let node = match rng.below(4) {
+                0 => case.dag.input(rng.below(num_inputs)),
+                1 => case.dag.constant(rng.uniform(-3.0, 3.0)),
+                _ => *rng.pick(&case.outputs),
+            };
+            let at = rng.below(case.outputs.len() + 1);
+            case.outputs.insert(at, node);
+        }
+        let mut points = case.probe_points(&mut rng);
+        points.truncate(points.len() | 1);
+        for chunk_size in [1000, 3] {
+            let jit = compiler.clone().with_chunk_size(chunk_size).compile(&case.kernel()).unwrap();
             assert_batch_parity(&jit, &points, &format!("seed {seed}, chunks of {chunk_size}"));
         }
     }
