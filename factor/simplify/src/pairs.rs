@@ -120,13 +120,13 @@ fn find_pair<E: Copy, K: Copy + Eq>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn shared_pair_is_combined_once() {
-        // abc, abd, ab: (a, b) occurs three times.
-        let mut bags = vec![vec![0u32, 1, 2], vec![0, 1, 3], vec![1, 0]];
+    /// Combines unordered pairs in `bags` without a budget: the first pair
+    /// combined becomes element 101, the next 102, and so on. Returns the
+    /// pairs in that order.
+    fn combine_all(bags: &mut [Vec<u32>]) -> Vec<(u32, u32)> {
         let mut made = Vec::new();
         most_frequent_pairs(
-            &mut bags,
+            bags,
             u64::MAX,
             |a, b| ((a.min(b), a.max(b)), false),
             |k, _| {
@@ -134,7 +134,14 @@ mod tests {
                 100 + made.len() as u32
             },
         );
-        assert_eq!(made, vec![(0, 1)]);
+        made
+    }
+
+    #[test]
+    fn shared_pair_is_combined_once() {
+        // abc, abd, ab: (a, b) occurs three times.
+        let mut bags = vec![vec![0u32, 1, 2], vec![0, 1, 3], vec![1, 0]];
+        assert_eq!(combine_all(&mut bags), vec![(0, 1)]);
         assert!(bags.iter().all(|b| b.contains(&101)));
         assert_eq!(bags[2], vec![101]);
     }
@@ -145,17 +152,7 @@ mod tests {
         // smaller key) and takes one (2, 4) with it, which still occurs
         // twice afterwards and must be combined at that count.
         let mut bags = vec![vec![2u32, 3, 4], vec![2, 3], vec![2, 3], vec![0, 2, 4], vec![1, 2, 4]];
-        let mut made = Vec::new();
-        most_frequent_pairs(
-            &mut bags,
-            u64::MAX,
-            |a, b| ((a.min(b), a.max(b)), false),
-            |k, _| {
-                made.push(k);
-                100 + made.len() as u32
-            },
-        );
-        assert_eq!(made, vec![(2, 3), (2, 4)]);
+        assert_eq!(combine_all(&mut bags), vec![(2, 3), (2, 4)]);
         assert!(bags[3].contains(&102) && bags[4].contains(&102));
     }
 }
