@@ -154,8 +154,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
     fn store_adjacent(&mut self, k: usize, ids: [NodeId; 2]) {
         let rows = match ids.map(|id| self.input.dag.as_const(id)) {
             [Some(a), Some(b)] => {
-                let bytes: Vec<u8> = [a, b].iter().flat_map(|c| c.to_le_bytes()).collect();
-                let both = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                let both = self.b.func.dfg.constants.insert(vector_bytes([a, b]));
                 let both = self.b.ins().vconst(types::F64X2, both);
                 [both, both]
             }
@@ -217,10 +216,9 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let v = match self.constants.get(&id) {
             Some(&(v, latest)) if self.position - latest <= CONSTANT_REACH => v,
             _ => {
-                let bytes: Vec<u8> = [c, c].iter().flat_map(|c| c.to_le_bytes()).collect();
                 let pool = &mut self.b.func.dfg.constants;
                 let handle = Constant::from_u32(pool.len() as u32);
-                pool.set(handle, ConstantData::from(bytes));
+                pool.set(handle, vector_bytes([c, c]));
                 self.b.ins().vconst(types::F64X2, handle)
             }
         };
@@ -476,6 +474,11 @@ const CONSTANT_REACH: usize = 8;
 const LOW_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 /// The bytes of lane 1 of two vectors, side by side.
 const HIGH_LANES: [u8; 16] = [8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31];
+
+/// The bytes of the `f64x2` constant with `lanes`.
+fn vector_bytes(lanes: [f64; 2]) -> ConstantData {
+    ConstantData::from(lanes.iter().flat_map(|c| c.to_le_bytes()).collect::<Vec<u8>>())
+}
 
 /// Output indices `k` and `k + 1` both in `stores` (a chunk's), paired in
 /// increasing order, each mapped to the other.
