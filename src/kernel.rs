@@ -1,7 +1,7 @@
 //! A compiled Jacobian: the function's values and its Jacobian from one call.
 
 use crate::Error;
-use backend::{JitCompiler, JitKernel};
+use backend::{FunctionChunks, JitCompiler, JitKernel};
 use factor::Jacobian;
 use frontend::SparsityPattern;
 
@@ -20,6 +20,17 @@ impl JacobianKernel {
     /// Compiles `jacobian` (function and entries together).
     pub fn compile(jacobian: &Jacobian, compiler: &JitCompiler) -> Result<JacobianKernel, Error> {
         let kernel = compiler.compile(jacobian.kernel())?;
+        Ok(JacobianKernel { kernel, pattern: jacobian.pattern().clone() })
+    }
+
+    /// Compiles `jacobian`, whose function `function` holds compiled
+    /// already ([`JitCompiler::compile_rest`]).
+    pub fn compile_rest(
+        jacobian: &Jacobian,
+        function: FunctionChunks,
+        compiler: &JitCompiler,
+    ) -> Result<JacobianKernel, Error> {
+        let kernel = compiler.compile_rest(function, jacobian.kernel())?;
         Ok(JacobianKernel { kernel, pattern: jacobian.pattern().clone() })
     }
 

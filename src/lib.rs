@@ -60,10 +60,14 @@ pub fn compile(source: &str, options: &Options) -> Result<JacobianKernel, Error>
     compile_program(&program, options)
 }
 
-/// [`compile`] for a parsed program.
+/// [`compile`] for a parsed program. The function's part of the kernel
+/// compiles while the Jacobian is simplified ([`JitCompiler::compile_function`]).
 pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianKernel, Error> {
-    let jacobian = differentiate(program, options)?.jacobian;
-    JacobianKernel::compile(&jacobian, &JitCompiler::new()?)
+    let compiler = JitCompiler::new()?;
+    let (differentiated, function) = pipeline::differentiate_alongside(program, options, |jacobian| {
+        compiler.compile_function(jacobian.kernel(), jacobian.pattern().num_rows())
+    })?;
+    JacobianKernel::compile_rest(&differentiated.jacobian, function?, &compiler)
 }
 
 /// Reads and parses a problem file; returns its source too, for rendering

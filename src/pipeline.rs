@@ -40,9 +40,25 @@ pub struct Differentiated {
 /// [`Error::InvalidKernel`] for a hand-built program whose outputs read an
 /// input it does not declare.
 pub fn differentiate(program: &Program, options: &Options) -> Result<Differentiated, Error> {
+    Ok(differentiate_alongside(program, options, |_| ())?.0)
+}
+
+/// [`differentiate`], running `alongside` on the Jacobian before
+/// simplification while simplification runs ([`Jacobian::simplify_alongside`]).
+pub(crate) fn differentiate_alongside<R: Send>(
+    program: &Program,
+    options: &Options,
+    alongside: impl FnOnce(&Jacobian) -> R + Send,
+) -> Result<(Differentiated, R), Error> {
     let start = Instant::now();
     let mut jacobian = factor::jacobian(program.kernel()?);
     let ops_before_simplify = jacobian.jacobian_ops();
-    let simplify = options.simplify.then(|| jacobian.simplify(&factor::plan::simplifier()));
-    Ok(Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() })
+    let (simplify, along) = if options.simplify {
+        let (report, along) = jacobian.simplify_alongside(&factor::plan::simplifier(), alongside);
+        (Some(report), along)
+    } else {
+        (None, alongside(&jacobian))
+    };
+    let differentiated = Differentiated { jacobian, ops_before_simplify, simplify, elapsed: start.elapsed() };
+    Ok((differentiated, along))
 }

@@ -7,6 +7,7 @@
 //! hands fewer values across chunks, and `sin(a)` and `cos(a)` sit next to
 //! each other in one chunk, so one `sincos` call computes both.
 
+use crate::function_first::FunctionFirst;
 use crate::sincos;
 use frontend::{ExprDag, NodeId};
 use std::ops::Range;
@@ -47,11 +48,12 @@ impl ChunkPlan {
     pub(crate) fn new(dag: &ExprDag, outputs: &[NodeId], chunk_size: usize) -> ChunkPlan {
         let chunk_size = chunk_size.max(1);
         let reach = dag.reachable(outputs);
-        let by_id = ChunkPlan::with_order(dag, outputs, operations(dag, &reach), chunk_size);
+        let by_id = ChunkPlan::with_order(dag, outputs, operations(dag, &reach), chunk_size, None);
         if by_id.crossings == 0 {
             return by_id;
         }
-        let depth_first = ChunkPlan::with_order(dag, outputs, depth_first(dag, outputs, &reach), chunk_size);
+        let depth_first =
+            ChunkPlan::with_order(dag, outputs, depth_first(dag, outputs, &reach), chunk_size, None);
         if depth_first.crossings < by_id.crossings {
             depth_first
         } else {
@@ -59,19 +61,59 @@ impl ChunkPlan {
         }
     }
 
+    /// The plan for a kernel whose first outputs are `function`'s, a
+    /// function computed in chunks of their own, ahead of the rest; both
+    /// parts depth first from their outputs.
+    /// The function's chunks store the nodes `function.exported` marks in
+    /// scratch slots that nothing reuses, so that they are the same chunks
+    /// whatever the other outputs are (see [`FunctionFirst`]). The caller
+    /// makes sure that the other outputs read no other operation of the
+    /// function ([`FunctionFirst::fits`]).
+    pub(crate) fn function_first(
+        dag: &ExprDag,
+        outputs: &[NodeId],
+        function: &FunctionFirst,
+        chunk_size: usize,
+    ) -> ChunkPlan {
+        let others = &outputs[function.outputs.len()..];
+        let mut ops = function.ops.clone();
+        let reach = dag.reachable(others);
+        let rest: Vec<bool> =
+            reach.iter().enumerate().map(|(i, &r)| r && !function.computes(NodeId::from_index(i))).collect();
+        ops.extend(depth_first(dag, others, &rest));
+        ChunkPlan::with_order(dag, outputs, ops, chunk_size.max(1), Some(function))
+    }
+
     /// The plan computing `ops` (a topological order of the operations
-    /// `outputs` reach) in that order.
-    fn with_order(dag: &ExprDag, outputs: &[NodeId], ops: Vec<NodeId>, chunk_size: usize) -> ChunkPlan {
+    /// `outputs` reach) in that order; with `function`, as
+    /// [`function_first`](Self::function_first) describes.
+    fn with_order(
+        dag: &ExprDag,
+        outputs: &[NodeId],
+        ops: Vec<NodeId>,
+        chunk_size: usize,
+        function: Option<&FunctionFirst>,
+    ) -> ChunkPlan {
         let mut chunks: Vec<Range<usize>> = Vec::new();
+        // A chunk ends where the function's operations do.
+        let boundary = function.map_or(usize::MAX, |f| f.ops.len());
         let mut start = 0;
         while start < ops.len() {
-            let mut end = (start + chunk_size).min(ops.len());
-            if end < ops.len() && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
+            let limit = if start < boundary { boundary.min(ops.len()) } else { ops.len() };
+            let mut end = (start + chunk_size).min(limit);
+            if end < limit && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
                 end += 1;
             }
             chunks.push(start..end);
             start = end;
         }
+        // The first chunk after the function's: it stores the other outputs
+        // that no chunk of its own computes, so there is one even if the
+        // other outputs need no operation.
+        if function.is_some_and(|f| outputs.len() > f.outputs.len()) && ops.len() == boundary {
+            chunks.push(boundary..boundary);
+        }
+        let first_rest = chunks.iter().position(|r| r.start >= boundary).unwrap_or(0);
         if chunks.is_empty() {
             chunks.push(0..0);
         }
@@ -103,9 +145,15 @@ impl ChunkPlan {
             }
         }
 
+        if let Some(function) = function {
+            // Read after the function's chunks, by the other outputs: live to the end.
+            for id in function.exported() {
+                last_use[id.index()] = chunks.len() as u32;
+            }
+        }
         let mut slot = vec![NONE; dag.len()];
         let mut free: Vec<u32> = Vec::new();
-        let mut release_after: Vec<Vec<u32>> = vec![Vec::new(); chunks.len()];
+        let mut release_after: Vec<Vec<u32>> = vec![Vec::new(); chunks.len() + 1];
         let mut scratch_len = 0u32;
         for (c, range) in chunks.iter().enumerate() {
             for &id in &ops[range.clone()] {
@@ -129,10 +177,17 @@ impl ChunkPlan {
                 NONE => 0,
                 c => c as usize,
             };
+            let c = match function {
+                // Leaves and the function's nodes, for the other outputs.
+                Some(f) if k >= f.outputs.len() && (c < first_rest || chunk_of[id.index()] == NONE) => {
+                    first_rest
+                }
+                _ => c,
+            };
             stores[c].push((id, k));
         }
-        for list in &mut stores {
-            list.sort_unstable_by_key(|&(id, k)| (chunk_of[id.index()] != NONE, id, k));
+        for (c, list) in stores.iter_mut().enumerate() {
+            list.sort_unstable_by_key(|&(id, k)| (chunk_of[id.index()] == c as u32, id, k));
         }
 
         ChunkPlan {
@@ -157,7 +212,9 @@ impl ChunkPlan {
         &self.ops[self.chunks[c].clone()]
     }
 
-    /// The `(node, output index)` pairs chunk `c` stores, leaves first, then by node.
+    /// The `(node, output index)` pairs chunk `c` stores: first those it
+    /// does not compute (leaves, and a function's nodes for the other
+    /// outputs), then by node.
     pub(crate) fn stores(&self, c: usize) -> &[(NodeId, usize)] {
         &self.stores[c]
     }
@@ -165,7 +222,7 @@ impl ChunkPlan {
     /// The `(id, output index)` pairs chunk `c` stores for operation `id`.
     pub(crate) fn stores_of(&self, c: usize, id: NodeId) -> &[(NodeId, usize)] {
         let stores = &self.stores[c];
-        let key = |&(node, _): &(NodeId, usize)| (self.chunk_of[node.index()] != NONE, node);
+        let key = |&(node, _): &(NodeId, usize)| (self.chunk_of[node.index()] == c as u32, node);
         let start = stores.partition_point(|s| key(s) < (true, id));
         let end = stores.partition_point(|s| key(s) <= (true, id));
         &stores[start..end]
@@ -225,7 +282,7 @@ fn operations(dag: &ExprDag, reach: &[bool]) -> Vec<NodeId> {
 /// outputs, each output's operations together, so that a value lives
 /// from its computation to its uses a short way apart; sin/cos partners
 /// next to each other where `sincos` is available.
-fn depth_first(dag: &ExprDag, outputs: &[NodeId], reach: &[bool]) -> Vec<NodeId> {
+pub(crate) fn depth_first(dag: &ExprDag, outputs: &[NodeId], reach: &[bool]) -> Vec<NodeId> {
     let is_op = |id: NodeId| reach[id.index()] && !dag.op(id).is_leaf();
     let mut ops = Vec::new();
     let mut seen = vec![false; dag.len()];
@@ -331,7 +388,7 @@ mod tests {
             plan.crossings, 6,
             "each chain link crossing into the next chunk, and the first chain's end"
         );
-        let by_id = ChunkPlan::with_order(&dag, &[out], operations(&dag, &dag.reachable(&[out])), 2);
+        let by_id = ChunkPlan::with_order(&dag, &[out], operations(&dag, &dag.reachable(&[out])), 2, None);
         assert!(by_id.crossings > plan.crossings);
     }
 

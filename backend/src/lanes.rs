@@ -101,7 +101,8 @@ impl<M: Module> LanesLowering<'_, '_, M> {
     fn run(&mut self) {
         let plan = self.input.plan;
         let stores = plan.stores(self.chunk);
-        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
+        let chunk = self.chunk;
+        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id) != Some(chunk)) {
             self.store_output(k, id);
         }
         for (position, &id) in plan.ops(self.chunk).iter().enumerate() {

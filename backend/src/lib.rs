@@ -28,6 +28,7 @@ pub mod compiler;
 pub mod emit_c;
 pub mod emit_rust;
 pub mod error;
+mod function_first;
 pub mod kernel;
 mod lanes;
 mod libm;
@@ -37,7 +38,7 @@ mod pairs;
 mod parts;
 mod sincos;
 
-pub use compiler::{JitCompiler, Regalloc};
+pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
 pub use emit_c::emit_c;
 pub use emit_rust::emit_rust;
 pub use error::{CodegenError, KernelError};

@@ -168,7 +168,7 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
         let stores = plan.stores(chunk);
         let mut stored = 0;
         // Leaf outputs come first in the list.
-        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id).is_none()) {
+        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id) != Some(chunk)) {
             let v = self.operand(id);
             self.store(self.out, k, v);
             stored += 1;

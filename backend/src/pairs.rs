@@ -63,7 +63,7 @@ impl ChunkPairs {
         let mut slots: Vec<(usize, NodeId)> = plan
             .stores(chunk)
             .iter()
-            .filter(|(id, _)| plan.chunk_of(*id).is_some())
+            .filter(|(id, _)| plan.chunk_of(*id) == Some(chunk))
             .map(|&(id, k)| (k, id))
             .collect();
         slots.sort_unstable();

@@ -222,10 +222,30 @@ impl Jacobian {
     /// function's own nodes stay as they are) when that saves operations.
     pub fn simplify(&mut self, simplifier: &Simplifier) -> SimplifyReport {
         let (rewritten, report) = simplifier.run_frozen(&self.kernel, self.pattern.num_rows());
+        self.replace(rewritten);
+        report
+    }
+
+    /// [`simplify`](Self::simplify), running `alongside` on the Jacobian
+    /// as it was before, at the same time (on another thread where one is
+    /// free): work that only needs the function, which simplification
+    /// keeps, such as compiling it.
+    pub fn simplify_alongside<R: Send>(
+        &mut self,
+        simplifier: &Simplifier,
+        alongside: impl FnOnce(&Jacobian) -> R + Send,
+    ) -> (SimplifyReport, R) {
+        let this = &*self;
+        let ((rewritten, report), along) =
+            rayon::join(|| simplifier.run_frozen(&this.kernel, this.pattern.num_rows()), || alongside(this));
+        self.replace(rewritten);
+        (report, along)
+    }
+
+    fn replace(&mut self, rewritten: Option<Kernel>) {
         if let Some(kernel) = rewritten {
             self.kernel = kernel;
         }
-        report
     }
 
     /// The function's values and the dense Jacobian (one row per output) at
