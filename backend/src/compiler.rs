@@ -171,12 +171,13 @@ impl JitCompiler {
     }
 
     /// Compiles `kernel`, whose function [`compile_function`](Self::compile_function)
-    /// compiled already, into the same code as `compile` would give, but
-    /// for the order of its chunks: the function's first. `kernel` must
-    /// extend the kernel `function` came from (the same function outputs,
-    /// computed by the same nodes); otherwise, or if its other outputs read
-    /// a value of the function that the function's chunks do not store,
-    /// this is [`compile`](Self::compile).
+    /// compiled already: the function's chunks, then those of the other
+    /// outputs (depth first), in one kernel that computes what
+    /// [`compile`](Self::compile)'s does, bit for bit (the same operations,
+    /// in other chunks). `kernel` must extend the kernel `function` came
+    /// from (the same function outputs, computed by the same nodes);
+    /// otherwise, or if its other outputs read a value of the function that
+    /// the function's chunks do not store, this is `compile`.
     ///
     /// # Errors
     /// Cranelift's own failures.
