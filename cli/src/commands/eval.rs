@@ -191,12 +191,13 @@ fn eval_jacobian(
     interp: bool,
     options: &dstar::Options,
 ) -> Result<(Vec<f64>, Matrix), Failure> {
-    let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
     if interp {
+        let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
         return Ok(jacobian.eval(x));
     }
-    let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
-    let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
+    // As the library and the Python package compile it: the function's
+    // chunks while the Jacobian is simplified.
+    let kernel = dstar::compile_program(program, options).map_err(Failure::internal)?;
     kernel.eval_dense(x).map_err(Failure::internal)
 }
 
