@@ -341,6 +341,14 @@ pub struct FunctionChunks {
     compiled: Option<(FunctionFirst, Session)>,
 }
 
+impl FunctionChunks {
+    /// Whether the function was compiled apart (else `compile_rest`
+    /// compiles the whole kernel).
+    pub fn compiled_apart(&self) -> bool {
+        self.compiled.is_some()
+    }
+}
+
 impl std::fmt::Debug for FunctionChunks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let chunks = self.compiled.as_ref().map_or(0, |(_, s)| s.chunks.len());

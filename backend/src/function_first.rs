@@ -36,18 +36,13 @@ impl FunctionFirst {
         for id in &ops {
             computes[id.index()] = true;
         }
-        let mut exported = vec![false; dag.len()];
-        let rest_reach = dag.reachable(rest);
-        for id in dag.ids().filter(|id| rest_reach[id.index()] && !computes[id.index()]) {
-            for a in dag.args(id) {
-                exported[a.index()] |= computes[a.index()];
-            }
-        }
-        for r in rest {
-            exported[r.index()] |= computes[r.index()];
-        }
         let nodes = ops.iter().map(|&id| *dag.node(id)).collect();
-        FunctionFirst { outputs: function.to_vec(), ops, nodes, computes, exported }
+        let exported = vec![false; dag.len()];
+        let mut first = FunctionFirst { outputs: function.to_vec(), ops, nodes, computes, exported };
+        for id in first.read_by(dag, rest) {
+            first.exported[id.index()] = true;
+        }
+        first
     }
 
     /// Whether the function's chunks compute `id`.
@@ -71,11 +66,16 @@ impl FunctionFirst {
         if self.ops.iter().zip(&self.nodes).any(|(&id, node)| dag.node(id) != node) {
             return false;
         }
-        let rest = &outputs[m..];
+        self.read_by(dag, &outputs[m..]).into_iter().all(|id| self.exported[id.index()])
+    }
+
+    /// The function's operations that the outputs `rest` of `dag` read
+    /// directly: those among them, and the arguments of the other
+    /// operations they reach (not looking inside the function).
+    fn read_by(&self, dag: &ExprDag, rest: &[NodeId]) -> Vec<NodeId> {
         let reach = dag.reachable(rest);
-        let reads_unstored = |id: NodeId| self.computes(id) && !self.exported[id.index()];
-        let inner = dag.ids().filter(|id| reach[id.index()] && !self.computes(*id));
-        !rest.iter().any(|&r| reads_unstored(r))
-            && !inner.flat_map(|id| dag.args(id)).any(|&a| reads_unstored(a))
+        let others = dag.ids().filter(|id| reach[id.index()] && !self.computes(*id));
+        let read = rest.iter().copied().chain(others.flat_map(|id| dag.args(id).iter().copied()));
+        read.filter(|&id| self.computes(id)).collect()
     }
 }
