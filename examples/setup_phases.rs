@@ -58,11 +58,7 @@ fn one_round(source: &str, memory: bool) -> [Duration; PHASES.len()] {
     phase(1, start);
 
     let start = Instant::now();
-    let mut kernel = function.clone();
-    let graph = eliminate::LinearizedGraph::new(&mut kernel);
-    if let Some(elimination) = factor::cheapest_elimination(&graph, kernel.dag()) {
-        drop(eliminate::accumulate_graph(&graph, kernel.dag().clone(), elimination));
-    }
+    drop(factor::elimination_jacobian(&function));
     phase(2, start);
 
     let start = Instant::now();

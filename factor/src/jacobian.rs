@@ -37,8 +37,9 @@ pub fn jacobian(function: Kernel) -> Jacobian {
 }
 
 /// The Jacobian by the competing elimination with the fewest
-/// multiplications and additions, or `None` when none competes.
-fn elimination_jacobian(function: &Kernel) -> Option<Jacobian> {
+/// multiplications and additions, or `None` when none competes: what
+/// [`jacobian`] weighs against [`dstar_jacobian`].
+pub fn elimination_jacobian(function: &Kernel) -> Option<Jacobian> {
     if !plan::eliminations_may_compete(function.count_ops()) {
         return None;
     }

@@ -26,7 +26,9 @@ pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry,
 pub use directional::{gradient, hvp, jvp, vjp};
 pub use eliminate::Elimination;
 pub use hessian::{hessian, hessian_with, lagrangian_hessian, Hessian, HessianMethod, Weights};
-pub use jacobian::{cheapest_elimination, dstar_jacobian, jacobian, jacobian_with, Jacobian};
+pub use jacobian::{
+    cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,
+};
 pub use method::Method;
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
 pub use series::taylor_series;
