@@ -13,7 +13,9 @@ mod widths;
 /// The symbolic stages build and drop many small vectors and maps: with
 /// mimalloc instead of glibc's allocator, nbody_acc_20's set-up (text to a
 /// compiled Jacobian) takes 7% less time, 222 -> 208 ms under load. It
-/// serves this module's own allocations only.
+/// serves this module's own allocations only. Version 2 (`python/Cargo.toml`):
+/// v3's huge-page heaps doubled the resident set, and the first compile
+/// after another library's (JAX's) paid for it in page faults.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
