@@ -166,7 +166,7 @@ fn full_pattern(graph: &LinearizedGraph, strategy: Elimination, log: bool) -> Re
         Elimination::ForwardVertex => run_order(graph, &forward_order(graph), log),
         Elimination::ReverseVertex => run_order(graph, &reverse_order(graph), log),
         Elimination::MarkowitzVertex => {
-            let mut pattern = Pattern::new(graph, log);
+            let mut pattern = Pattern::unlisted(graph, log);
             eliminate_markowitz(&mut pattern, |_| true);
             pattern
         }

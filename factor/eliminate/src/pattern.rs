@@ -41,8 +41,13 @@ pub(crate) struct Pattern {
     /// `preds[j][i]` is the unit flag of edge `i → j`.
     preds: Vec<BTreeMap<VertexId, bool>>,
     succs: Vec<BTreeSet<VertexId>>,
-    /// Every edge, indexable so that random moves are drawn in O(1).
-    edge_list: IndexSet<(VertexId, VertexId)>,
+    /// Every edge, indexable so that random moves are drawn in O(1); kept
+    /// only by patterns that draw or list edges ([`Pattern::new`]), not by
+    /// the vertex eliminations ([`Pattern::unlisted`]), where hashing every
+    /// inserted and removed edge took a fifth of their time.
+    edge_list: Option<IndexSet<(VertexId, VertexId)>>,
+    /// Number of edges.
+    edges: usize,
     nonunit: usize,
     /// Intermediates with an in-edge ([`Pattern::is_live_intermediate`]),
     /// counted so that [`Pattern::is_done`] is O(1): randomized searches ask
@@ -61,23 +66,42 @@ pub(crate) struct Pattern {
 }
 
 impl Pattern {
-    /// The pattern of `graph`, with logging when `log` is set.
+    /// The pattern of `graph`, with logging when `log` is set, listing its
+    /// edges ([`Pattern::edge_list`]).
     pub fn new(graph: &LinearizedGraph, log: bool) -> Pattern {
         Pattern::from_edges(graph.kinds().to_vec(), graph.edges().iter().map(|e| (e.from, e.to, e.unit)), log)
     }
 
-    /// A pattern over vertices of the given kinds with the given edges.
+    /// [`Pattern::new`] without the edge list, for eliminations that only
+    /// eliminate vertices: [`Pattern::edge_list`] panics on it.
+    pub fn unlisted(graph: &LinearizedGraph, log: bool) -> Pattern {
+        let edges = graph.edges().iter().map(|e| (e.from, e.to, e.unit));
+        Pattern::build(graph.kinds().to_vec(), edges, log, false)
+    }
+
+    /// A pattern over vertices of the given kinds with the given edges,
+    /// listing them.
     pub fn from_edges(
         kinds: Vec<VertexKind>,
         edges: impl IntoIterator<Item = (VertexId, VertexId, bool)>,
         log: bool,
+    ) -> Pattern {
+        Pattern::build(kinds, edges, log, true)
+    }
+
+    fn build(
+        kinds: Vec<VertexKind>,
+        edges: impl IntoIterator<Item = (VertexId, VertexId, bool)>,
+        log: bool,
+        listed: bool,
     ) -> Pattern {
         let n = kinds.len();
         let mut pattern = Pattern {
             kinds,
             preds: vec![BTreeMap::new(); n],
             succs: vec![BTreeSet::new(); n],
-            edge_list: IndexSet::new(),
+            edge_list: listed.then(IndexSet::new),
+            edges: 0,
             nonunit: 0,
             live_intermediates: 0,
             cost: Cost::ZERO,
@@ -136,13 +160,16 @@ impl Pattern {
     }
 
     /// Every edge, in insertion order (stable under removals only up to swaps).
+    ///
+    /// # Panics
+    /// On a pattern built by [`Pattern::unlisted`].
     pub fn edge_list(&self) -> &IndexSet<(VertexId, VertexId)> {
-        &self.edge_list
+        self.edge_list.as_ref().expect("the pattern lists its edges (Pattern::new)")
     }
 
     /// Number of edges.
     pub fn num_edges(&self) -> usize {
-        self.edge_list.len()
+        self.edges
     }
 
     /// Number of edges whose label is not `±1`.
@@ -309,7 +336,7 @@ impl Pattern {
 
     /// A key identifying the current structure (edges and unit flags).
     pub fn key(&self) -> Vec<(u32, u32, bool)> {
-        let mut key: Vec<(u32, u32, bool)> = Vec::with_capacity(self.edge_list.len());
+        let mut key: Vec<(u32, u32, bool)> = Vec::with_capacity(self.edges);
         for (j, preds) in self.preds.iter().enumerate() {
             for (&i, &unit) in preds {
                 key.push((i.index() as u32, j as u32, unit));
@@ -377,7 +404,10 @@ impl Pattern {
         let absent = self.preds[to.index()].insert(from, unit).is_none();
         debug_assert!(absent, "edge {from:?} -> {to:?} inserted twice");
         self.succs[from.index()].insert(to);
-        self.edge_list.insert((from, to));
+        if let Some(list) = &mut self.edge_list {
+            list.insert((from, to));
+        }
+        self.edges += 1;
         self.nonunit += usize::from(!unit);
         self.group_edges[usize::from(self.group[to.index()])] += 1;
         self.peak = self.peak.max(self.live());
@@ -389,7 +419,10 @@ impl Pattern {
             self.live_intermediates -= 1;
         }
         self.succs[from.index()].remove(&to);
-        self.edge_list.swap_remove(&(from, to));
+        if let Some(list) = &mut self.edge_list {
+            list.swap_remove(&(from, to));
+        }
+        self.edges -= 1;
         self.nonunit -= usize::from(!unit);
         self.group_edges[usize::from(self.group[to.index()])] -= 1;
     }

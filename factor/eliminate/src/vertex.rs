@@ -29,7 +29,7 @@ pub fn reverse_order(graph: &LinearizedGraph) -> Vec<VertexId> {
 /// The greedy order that always eliminates a vertex of least current
 /// Markowitz degree (ties: lowest id).
 pub fn markowitz_order(graph: &LinearizedGraph) -> Vec<VertexId> {
-    let mut pattern = Pattern::new(graph, false);
+    let mut pattern = Pattern::unlisted(graph, false);
     eliminate_markowitz(&mut pattern, |_| true)
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn eliminate_markowitz(pattern: &mut Pattern, among: impl Fn(VertexId
 
 /// Eliminates the intermediates of `order`, in that order, on a fresh pattern.
 pub(crate) fn run_order(graph: &LinearizedGraph, order: &[VertexId], log: bool) -> Pattern {
-    let mut pattern = Pattern::new(graph, log);
+    let mut pattern = Pattern::unlisted(graph, log);
     for &j in order {
         pattern.eliminate_vertex(j);
     }
@@ -86,7 +86,7 @@ pub fn optimal_order(graph: &LinearizedGraph) -> Result<Vec<VertexId>, Skip> {
     if m > OPTIMAL_VERTEX_LIMIT {
         return Err(Skip::TooManyIntermediates { count: m, limit: OPTIMAL_VERTEX_LIMIT });
     }
-    let base = Pattern::new(graph, false);
+    let base = Pattern::unlisted(graph, false);
     let full = (1usize << m) - 1;
     let mut best: Vec<Option<(Cost, u8)>> = vec![None; 1 << m];
     best[0] = Some((Cost::ZERO, 0));
