@@ -9,10 +9,8 @@
 //! their range takes `pow`, as the scalar cold branch does); everything the
 //! single-point kernel calls is called once per lane, `sincos` included.
 
-use crate::lower::{
-    float_cc, inline_power, LowerInput, ValueCache, POWER_MIN, RECIPROCAL_POWER_MAX, VECTOR_LOAD,
-    VECTOR_STORE,
-};
+use crate::lower::{float_cc, LowerInput, ValueCache, VECTOR_LOAD, VECTOR_STORE};
+use crate::power::{self, inline_power, Compensated};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -407,52 +405,16 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         }
     }
 
-    /// The single-point kernel's double-double powering, in both lanes; if
-    /// either lane leaves the range where it holds, a cold block calls `pow`
-    /// for both and each lane out of range takes `pow`'s value.
+    /// The single-point kernel's double-double powering
+    /// ([`power::compensated`]), in both lanes; if either lane leaves the
+    /// range where it holds, a cold block calls `pow` for both and each lane
+    /// out of range takes `pow`'s value.
     fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        let n = k.unsigned_abs();
-        let (mut h, mut l): (Value, Option<Value>) = (a, None);
-        for bit in (0..31 - n.leading_zeros()).rev() {
-            let p = self.b.ins().fmul(h, h);
-            let minus_p = self.b.ins().fneg(p);
-            let err = self.b.ins().fma(h, h, minus_p);
-            l = Some(match l {
-                Some(l) => {
-                    let twice = self.b.ins().fadd(h, h);
-                    self.b.ins().fma(twice, l, err)
-                }
-                None => err,
-            });
-            h = p;
-            if (n >> bit) & 1 == 1 {
-                let p = self.b.ins().fmul(h, a);
-                let minus_p = self.b.ins().fneg(p);
-                let err = self.b.ins().fma(h, a, minus_p);
-                let lo = l.expect("a square precedes every multiplication");
-                l = Some(self.b.ins().fma(lo, a, err));
-                h = p;
-            }
-        }
-        let l = l.expect("|k| >= 2 squares at least once");
-        let magnitude = self.b.ins().fabs(h);
-        let low = self.splat(POWER_MIN);
-        let (fast, high) = if k > 0 {
-            (self.b.ins().fadd(h, l), self.splat(f64::MAX))
-        } else {
-            let one = self.splat(1.0);
-            let q = self.b.ins().fdiv(one, h);
-            let minus_q = self.b.ins().fneg(q);
-            let residual = self.b.ins().fma(minus_q, h, one);
-            let ql = self.b.ins().fmul(q, l);
-            let r = self.b.ins().fsub(residual, ql);
-            (self.b.ins().fma(q, r, q), self.splat(RECIPROCAL_POWER_MAX))
-        };
-        let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, low);
-        let below = self.b.ins().fcmp(FloatCC::LessThanOrEqual, magnitude, high);
-        let in_range = self.b.ins().band(above, below);
+        let Compensated { value: fast, in_range } = power::compensated(&mut self.b, a, k, |b, c| {
+            let s = b.ins().f64const(c);
+            b.ins().splat(types::F64X2, s)
+        });
         let both = self.b.ins().vall_true(in_range);
-
         let slow = self.b.create_block();
         let join = self.b.create_block();
         let result = self.b.append_block_param(join, types::F64X2);

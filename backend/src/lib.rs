@@ -36,6 +36,7 @@ mod lower;
 mod name;
 mod pairs;
 mod parts;
+mod power;
 mod sincos;
 
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};

@@ -3,18 +3,13 @@
 //! input's parts, see [`InputParts`]): the one place that
 //! decides, per [`Op`], between native instructions and a call of the
 //! reference implementation, which the JIT imports for the table's `call`
-//! rows ([`frontend::for_each_op!`]).
-//!
-//! Integer powers `x^k` with `2 <= |k| <= 16` are multiplications in
-//! double-double arithmetic (each product's rounding error recovered with an
-//! `fma`), which stays within 1 ulp of `powf`; a plain multiplication chain
-//! does not (`x*x*x*x` is up to 2 ulp off, `x^16` up to 12). Where an
-//! intermediate could overflow or lose its error term to underflow, a cold
-//! branch calls `pow` instead.
+//! rows ([`frontend::for_each_op!`]). Small integer powers are inlined
+//! ([`crate::power`]).
 
 use crate::chunk::ChunkPlan;
 use crate::pairs::{ChunkPairs, Lanes};
 use crate::parts::{InputParts, MAX_PARTS};
+use crate::power::{self, inline_power, Compensated};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -24,16 +19,6 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
 use frontend::{Cmp, ExprDag, NodeId, Op};
-
-/// Largest `|k|` for which `x^k` is inlined.
-const MAX_INLINE_POWER: i32 = 16;
-
-/// Below this magnitude of `|x|^|k|` the error terms of the products may
-/// underflow: 2^-968 = 2^(emin + 54).
-pub(crate) const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
-/// Above this magnitude of `|x|^|k|`, with `k < 0`, the reciprocal's
-/// correction may underflow: 2^1000.
-pub(crate) const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
 
 /// The signature of every chunk: `(x0, x1, x2, x3, out, scratch)`, all
 /// pointers; the parts a kernel does not have are null.
@@ -50,12 +35,6 @@ pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
     sig.params.extend(std::iter::repeat_n(AbiParam::new(types::F64), arity));
     sig.returns.push(AbiParam::new(types::F64));
     sig
-}
-
-/// The exponent `k` of `x^k` when it is a small integer lowered inline.
-pub(crate) fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
-    let k = dag.as_const(exponent)?;
-    (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
 }
 
 /// The Cranelift values of nodes in the chunk being lowered. Entries carry
@@ -431,57 +410,11 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
         }
     }
 
-    /// `a^k` in double-double arithmetic by left-to-right binary powering:
-    /// `(h, l)` holds `a^m` as `h + l`, each product's exact error is `fma(h,
-    /// a, -h*a)`. In the range checked below this is within 1 ulp of `powf`
-    /// (measured on 2e6 points per exponent); outside it a cold block calls
-    /// `pow`.
+    /// `a^k` for `2 <= |k| <= 16`: [`power::compensated`], or `pow` in a
+    /// cold block where that does not hold.
     fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        let n = k.unsigned_abs();
-        let (mut h, mut l): (Value, Option<Value>) = (a, None);
-        for bit in (0..31 - n.leading_zeros()).rev() {
-            // (h + l)^2 = h*h + (2*h*l + err(h*h))
-            let p = self.b.ins().fmul(h, h);
-            let minus_p = self.b.ins().fneg(p);
-            let err = self.b.ins().fma(h, h, minus_p);
-            l = Some(match l {
-                Some(l) => {
-                    let twice = self.b.ins().fadd(h, h);
-                    self.b.ins().fma(twice, l, err)
-                }
-                None => err,
-            });
-            h = p;
-            if (n >> bit) & 1 == 1 {
-                // (h + l)*a = h*a + (l*a + err(h*a))
-                let p = self.b.ins().fmul(h, a);
-                let minus_p = self.b.ins().fneg(p);
-                let err = self.b.ins().fma(h, a, minus_p);
-                let lo = l.expect("a square precedes every multiplication");
-                l = Some(self.b.ins().fma(lo, a, err));
-                h = p;
-            }
-        }
-        let l = l.expect("|k| >= 2 squares at least once");
-        let magnitude = self.b.ins().fabs(h);
-        let low = self.constant(POWER_MIN);
-        let (fast, high) = if k > 0 {
-            (self.b.ins().fadd(h, l), self.constant(f64::MAX))
-        } else {
-            // 1/(h + l): q = 1/h, corrected by q*(1 - q*h - q*l).
-            let one = self.constant(1.0);
-            let q = self.b.ins().fdiv(one, h);
-            let minus_q = self.b.ins().fneg(q);
-            let residual = self.b.ins().fma(minus_q, h, one);
-            let ql = self.b.ins().fmul(q, l);
-            let r = self.b.ins().fsub(residual, ql);
-            (self.b.ins().fma(q, r, q), self.constant(RECIPROCAL_POWER_MAX))
-        };
-        // False for NaN, zero, infinities and magnitudes near the limits.
-        let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, magnitude, low);
-        let below = self.b.ins().fcmp(FloatCC::LessThanOrEqual, magnitude, high);
-        let in_range = self.b.ins().band(above, below);
-
+        let Compensated { value: fast, in_range } =
+            power::compensated(&mut self.b, a, k, |b, c| b.ins().f64const(c));
         let slow = self.b.create_block();
         let join = self.b.create_block();
         let result = self.b.append_block_param(join, types::F64);
