@@ -10,7 +10,7 @@
 //! single-point kernel calls is called once per lane, `sincos` included.
 
 use crate::lower::{float_cc, LowerInput, ValueCache, VECTOR_LOAD, VECTOR_STORE};
-use crate::power::{self, inline_power, Compensated};
+use crate::power::{self, inline_power, Compensated, Inline};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -226,8 +226,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
     }
 
     fn splat(&mut self, c: f64) -> Value {
-        let s = self.b.ins().f64const(c);
-        self.b.ins().splat(types::F64X2, s)
+        splat(&mut self.b, c)
     }
 
     /// The vector of scalars `lo` and `hi`: a splat and an insertion are
@@ -393,27 +392,17 @@ impl<M: Module> LanesLowering<'_, '_, M> {
     /// `a^k` for the constant integer exponent `k` (the node `b`), as
     /// [`crate::lower`] computes it, lane by lane.
     fn power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        match k {
-            0 => self.splat(1.0),
-            1 => a,
-            2 => self.b.ins().fmul(a, a),
-            -1 => {
-                let one = self.splat(1.0);
-                self.b.ins().fdiv(one, a)
-            }
-            _ => self.compensated_power(a, b, k),
+        match power::inline(&mut self.b, a, k, splat) {
+            Inline::Done(value) => value,
+            Inline::Compensated(power) => self.checked_power(a, b, power),
         }
     }
 
-    /// The single-point kernel's double-double powering
-    /// ([`power::compensated`]), in both lanes; if either lane leaves the
-    /// range where it holds, a cold block calls `pow` for both and each lane
-    /// out of range takes `pow`'s value.
-    fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        let Compensated { value: fast, in_range } = power::compensated(&mut self.b, a, k, |b, c| {
-            let s = b.ins().f64const(c);
-            b.ins().splat(types::F64X2, s)
-        });
+    /// The compensated `a^b` in both lanes; if either lane leaves the range
+    /// where it holds, a cold block calls `pow` for both and each lane out
+    /// of range takes `pow`'s value.
+    fn checked_power(&mut self, a: Value, b: Value, power: Compensated) -> Value {
+        let Compensated { value: fast, in_range } = power;
         let both = self.b.ins().vall_true(in_range);
         let slow = self.b.create_block();
         let join = self.b.create_block();
@@ -428,6 +417,12 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         self.b.switch_to_block(join);
         result
     }
+}
+
+/// The `f64x2` constant with `c` in both lanes.
+fn splat(b: &mut FunctionBuilder<'_>, c: f64) -> Value {
+    let s = b.ins().f64const(c);
+    b.ins().splat(types::F64X2, s)
 }
 
 /// How many operations apart two uses of a constant share its register.

@@ -9,7 +9,7 @@
 use crate::chunk::ChunkPlan;
 use crate::pairs::{ChunkPairs, Lanes};
 use crate::parts::{InputParts, MAX_PARTS};
-use crate::power::{self, inline_power, Compensated};
+use crate::power::{self, inline_power, Compensated, Inline};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -396,25 +396,15 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
 
     /// `a^k` for the constant integer exponent `k` (the node `b`).
     fn power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        match k {
-            // pow(x, ±0) = 1 and pow(x, 1) = x for every x, NaN included.
-            0 => self.constant(1.0),
-            1 => a,
-            // One correctly rounded operation: at most 1 ulp from powf.
-            2 => self.b.ins().fmul(a, a),
-            -1 => {
-                let one = self.constant(1.0);
-                self.b.ins().fdiv(one, a)
-            }
-            _ => self.compensated_power(a, b, k),
+        match power::inline(&mut self.b, a, k, |b, c| b.ins().f64const(c)) {
+            Inline::Done(value) => value,
+            Inline::Compensated(power) => self.checked_power(a, b, power),
         }
     }
 
-    /// `a^k` for `2 <= |k| <= 16`: [`power::compensated`], or `pow` in a
-    /// cold block where that does not hold.
-    fn compensated_power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        let Compensated { value: fast, in_range } =
-            power::compensated(&mut self.b, a, k, |b, c| b.ins().f64const(c));
+    /// The compensated `a^b`, or `pow`'s in a cold block where that does not hold.
+    fn checked_power(&mut self, a: Value, b: Value, power: Compensated) -> Value {
+        let Compensated { value: fast, in_range } = power;
         let slow = self.b.create_block();
         let join = self.b.create_block();
         let result = self.b.append_block_param(join, types::F64);

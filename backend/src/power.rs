@@ -30,6 +30,36 @@ pub(crate) fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
     (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
 }
 
+/// `a^k` for an exponent [`inline_power`] accepts, as [`inline`] built it.
+pub(crate) enum Inline {
+    /// The power, in one step that holds for every `a`.
+    Done(Value),
+    /// The compensated power; where it does not hold, the caller calls `pow`.
+    Compensated(Compensated),
+}
+
+/// `a^k` for an exponent [`inline_power`] accepts. `a` is an `f64` or an
+/// `f64x2`, and `constant` builds a constant of its type.
+pub(crate) fn inline(
+    b: &mut FunctionBuilder<'_>,
+    a: Value,
+    k: i32,
+    constant: impl Fn(&mut FunctionBuilder<'_>, f64) -> Value,
+) -> Inline {
+    Inline::Done(match k {
+        // pow(x, ±0) = 1 and pow(x, 1) = x for every x, NaN included.
+        0 => constant(b, 1.0),
+        1 => a,
+        // One correctly rounded operation: at most 1 ulp from powf.
+        2 => b.ins().fmul(a, a),
+        -1 => {
+            let one = constant(b, 1.0);
+            b.ins().fdiv(one, a)
+        }
+        _ => return Inline::Compensated(compensated(b, a, k, constant)),
+    })
+}
+
 /// `a^k` for `2 <= |k| <= 16` by compensated powering, and where it holds.
 pub(crate) struct Compensated {
     /// The power, within 1 ulp of `powf` where `in_range` is true.
@@ -42,9 +72,8 @@ pub(crate) struct Compensated {
 /// Builds `a^k` in double-double arithmetic by left-to-right binary
 /// powering: `(h, l)` holds `a^m` as `h + l`, and each product's exact error
 /// is `fma(h, a, -h*a)`. In the range it reports this is within 1 ulp of
-/// `powf` (measured on 2e6 points per exponent). `a` is an `f64` or an
-/// `f64x2`, and `constant` builds a constant of its type.
-pub(crate) fn compensated(
+/// `powf` (measured on 2e6 points per exponent).
+fn compensated(
     b: &mut FunctionBuilder<'_>,
     a: Value,
     k: i32,

@@ -24,6 +24,7 @@ Peers missing from the environment are skipped (pip install casadi jax).
 import argparse
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -167,7 +168,7 @@ def setup(rounds=5):
         for _ in range(rounds):
             seconds, x0 = dstar_setup(text)
             times.append(seconds)
-        ours = sorted(times)[rounds // 2]
+        ours = statistics.median(times)
         line = f"   {name:<13} dstar {ours * 1e3:7.1f} ms ({times[0] * 1e3:.1f})"
         if ca is not None:
             start = time.perf_counter()
