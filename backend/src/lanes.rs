@@ -14,7 +14,7 @@ use crate::power::{self, inline_power, Compensated, Inline};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, BlockArg, Constant, ConstantData, Endianness, FuncRef, Function, InstBuilder,
+    types, AbiParam, BlockArg, Constant, ConstantData, Endianness, FuncRef, Function, Immediate, InstBuilder,
     MemFlagsData, Signature, StackSlot, StackSlotData, StackSlotKind, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -49,6 +49,8 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let params = b.block_params(entry).to_vec();
+    let lane_masks =
+        [LOW_LANES, HIGH_LANES].map(|mask| b.func.dfg.immediates.push(ConstantData::from(mask.as_slice())));
     let mut lowering = LanesLowering {
         b,
         module,
@@ -64,6 +66,7 @@ pub(crate) fn lower_lanes_chunk<M: Module>(
         waiting: HashMap::new(),
         position: 0,
         constants: HashMap::new(),
+        lane_masks,
     };
     lowering.run();
     lowering.b.ins().return_(&[]);
@@ -93,6 +96,10 @@ struct LanesLowering<'f, 'c, M: Module> {
     position: usize,
     /// Each constant's vector and the position of its latest use.
     constants: HashMap<NodeId, (Value, usize)>,
+    /// The shuffle masks of [`LOW_LANES`] and [`HIGH_LANES`], one immediate
+    /// each: shuffles of the same vectors are then the same instruction,
+    /// which Cranelift merges (an output pair stored at several places).
+    lane_masks: [Immediate; 2],
 }
 
 impl<M: Module> LanesLowering<'_, '_, M> {
@@ -173,9 +180,7 @@ impl<M: Module> LanesLowering<'_, '_, M> {
         let bytes = MemFlagsData::new().with_endianness(Endianness::Little);
         let (v_bytes, w_bytes) =
             (self.b.ins().bitcast(types::I8X16, bytes, v), self.b.ins().bitcast(types::I8X16, bytes, w));
-        let mask = [LOW_LANES, HIGH_LANES][lane];
-        let mask = self.b.func.dfg.immediates.push(ConstantData::from(mask.as_slice()));
-        let both = self.b.ins().shuffle(v_bytes, w_bytes, mask);
+        let both = self.b.ins().shuffle(v_bytes, w_bytes, self.lane_masks[lane]);
         self.b.ins().bitcast(types::F64X2, bytes, both)
     }
 
