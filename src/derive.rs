@@ -2,6 +2,7 @@
 
 use crate::Error;
 use factor::higher::Budget;
+use frontend::shown::Shown;
 use frontend::{parse_expr, parse_program, print_expr, print_program, Output, Program};
 
 /// The derivative of the expression `expr` with respect to the variable
@@ -50,7 +51,7 @@ fn check_variable(var: &str) -> Result<(), Error> {
     if valid {
         Ok(())
     } else {
-        Err(Error::Usage(format!("'{var}' is not a variable name")))
+        Err(Error::Usage(format!("'{}' is not a variable name", Shown(var))))
     }
 }
 

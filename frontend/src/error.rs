@@ -1,5 +1,6 @@
 //! Parse errors: a kind, a span, and a renderer that points at the source.
 
+use crate::shown::{excerpt, Shown, ShownChar};
 use crate::span::Span;
 use std::fmt;
 
@@ -18,7 +19,7 @@ pub struct ParseError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ParseErrorKind {
     /// A character that starts no token.
-    #[error("unexpected character '{0}'")]
+    #[error("unexpected character '{}'", ShownChar(*.0))]
     UnexpectedChar(char),
     /// A token where another was expected.
     #[error("expected {expected}, found {found}")]
@@ -29,10 +30,14 @@ pub enum ParseErrorKind {
         found: String,
     },
     /// A number that does not parse.
-    #[error("malformed number '{0}'")]
+    #[error("malformed number '{}'", Shown(.0))]
     BadNumber(String),
+    /// A number too large for double precision (`1e400`): it would read as
+    /// infinity, which is never what a literal means.
+    #[error("the number '{}' is too large for double precision (the largest is about 1.8e308)", Shown(.0))]
+    NumberOutOfRange(String),
     /// No function has this name.
-    #[error("unknown function '{name}'{hint}")]
+    #[error("unknown function '{}'{hint}", Shown(.name))]
     UnknownFunction {
         /// The name used.
         name: String,
@@ -40,7 +45,7 @@ pub enum ParseErrorKind {
         hint: DidYouMean,
     },
     /// A name that is not bound anywhere.
-    #[error("unknown name '{name}'{hint}")]
+    #[error("unknown name '{}'{hint}", Shown(.name))]
     UnknownName {
         /// The name used.
         name: String,
@@ -48,7 +53,7 @@ pub enum ParseErrorKind {
         hint: DidYouMean,
     },
     /// A name used on a line before the line that binds it.
-    #[error("'{name}' is used before it is bound (on line {line})")]
+    #[error("'{}' is used before it is bound (on line {line})", Shown(.name))]
     UsedBeforeBound {
         /// The name used.
         name: String,
@@ -56,7 +61,7 @@ pub enum ParseErrorKind {
         line: u32,
     },
     /// A name bound twice.
-    #[error("'{name}' is already bound (at {first})")]
+    #[error("'{}' is already bound (at {first})", Shown(.name))]
     DuplicateBinding {
         /// The name.
         name: String,
@@ -64,13 +69,13 @@ pub enum ParseErrorKind {
         first: Span,
     },
     /// An assignment to an input.
-    #[error("'{name}' is an input and cannot be assigned")]
+    #[error("'{}' is an input and cannot be assigned", Shown(.name))]
     AssignToInput {
         /// The input's name.
         name: String,
     },
     /// A name that is reserved: a function, a constant or a keyword.
-    #[error("'{name}' is {what} and cannot be used as a name")]
+    #[error("'{}' is {what} and cannot be used as a name", Shown(.name))]
     ReservedName {
         /// The name.
         name: String,
@@ -78,7 +83,7 @@ pub enum ParseErrorKind {
         what: &'static str,
     },
     /// A call with the wrong number of arguments.
-    #[error("'{name}' takes {expected} argument{}, found {found}", if *.expected == 1 { "" } else { "s" })]
+    #[error("'{}' takes {expected} argument{}, found {found}", Shown(.name), if *.expected == 1 { "" } else { "s" })]
     WrongArity {
         /// The function.
         name: String,
@@ -109,7 +114,7 @@ pub enum ParseErrorKind {
     #[error("inputs must be declared before the first assignment or output")]
     LateInput,
     /// Expression mode: a given variable list that lacks a used name.
-    #[error("'{name}' is not one of the given variables")]
+    #[error("'{}' is not one of the given variables", Shown(.name))]
     NotAVariable {
         /// The name used.
         name: String,
@@ -130,7 +135,7 @@ pub enum ParseErrorKind {
     },
     /// Two outputs of the same name, one of them named by its position
     /// (`out x` is `out1`).
-    #[error("two outputs are named '{name}': output {other} is named so by its position")]
+    #[error("two outputs are named '{}': output {other} is named so by its position", Shown(.name))]
     DuplicateOutput {
         /// The name.
         name: String,
@@ -155,7 +160,7 @@ pub struct DidYouMean(pub Option<String>);
 impl fmt::Display for DidYouMean {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Some(s) => write!(f, "; did you mean '{s}'?"),
+            Some(s) => write!(f, "; did you mean '{}'?", Shown(s)),
             None => Ok(()),
         }
     }
@@ -237,18 +242,21 @@ impl ParseError {
     /// 3 | out y = sine(x)
     ///   |         ^^^^
     /// ```
+    ///
+    /// A long line is shown as a window around the span, and control
+    /// characters escaped ([`excerpt`]).
     pub fn render(&self, source: &str) -> String {
         let line_no = self.span.start.line as usize;
         let text = crate::source::source_lines(source).nth(line_no.saturating_sub(1)).unwrap_or("");
         let gutter = " ".repeat(line_no.to_string().len());
-        let col = self.span.start.column.max(1) as usize;
-        let width = if self.span.end.line == self.span.start.line {
-            (self.span.end.column as usize).saturating_sub(col).max(1)
+        let start = self.span.start.column.max(1) as usize - 1;
+        let end = if self.span.end.line == self.span.start.line {
+            (self.span.end.column as usize).saturating_sub(1)
         } else {
-            text.chars().count().saturating_sub(col - 1).max(1)
+            usize::MAX
         };
-        let pad: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-        format!("{self}\n{gutter} |\n{line_no} | {text}\n{gutter} | {pad}{}\n", "^".repeat(width))
+        let (shown, carets) = excerpt(text, start, end);
+        format!("{self}\n{gutter} |\n{line_no} | {shown}\n{gutter} | {carets}\n")
     }
 }
 

@@ -47,7 +47,7 @@ impl Token<'_> {
     /// How the token reads in an error message.
     pub fn describe(&self) -> String {
         match self {
-            Token::Ident(s) => format!("'{s}'"),
+            Token::Ident(s) => format!("'{}'", crate::shown::Shown(s)),
             Token::Number(_) => "a number".into(),
             Token::Plus => "'+'".into(),
             Token::Minus => "'-'".into(),
@@ -234,6 +234,9 @@ impl<'s> Lexer<'s> {
         let text = &self.src[start.offset as usize..self.pos.offset as usize];
         let span = Span { start, end: self.pos };
         match text.parse::<f64>() {
+            Ok(v) if v.is_infinite() => {
+                Err(ParseError { kind: ParseErrorKind::NumberOutOfRange(text.to_string()), span })
+            }
             Ok(v) if text != "." => Ok((Token::Number(v), span)),
             _ => Err(ParseError { kind: ParseErrorKind::BadNumber(text.to_string()), span }),
         }

@@ -24,6 +24,7 @@ pub mod parser;
 pub mod portable;
 pub mod print;
 pub mod program;
+pub mod shown;
 pub mod source;
 pub mod span;
 

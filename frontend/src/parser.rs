@@ -469,7 +469,10 @@ impl<'s> Parser<'s> {
             let (token, span) = Lexer::new(name).next_token()?;
             if token != Token::Ident(name) {
                 return err(
-                    ParseErrorKind::Expected { expected: "a variable name", found: format!("'{name}'") },
+                    ParseErrorKind::Expected {
+                        expected: "a variable name",
+                        found: format!("'{}'", crate::shown::Shown(name)),
+                    },
                     span,
                 );
             }

@@ -3,6 +3,7 @@
 //! equal subexpressions are one node however they were written.
 
 use crate::function::Function;
+use dstar::frontend::shown::Shown;
 use dstar::frontend::{Cmp, Output};
 use dstar::{ExprDag, NodeId, Op, Program};
 use pyo3::basic::CompareOp;
@@ -231,11 +232,15 @@ fn new_symbols(names: &[String]) -> PyResult<Vec<Expr>> {
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(PyValueError::new_err(format!(
-                "'{name}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)"
+                "'{}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)",
+                Shown(name)
             )));
         }
         if let Some(what) = dstar::frontend::reserved(name) {
-            return Err(PyValueError::new_err(format!("'{name}' is {what} and cannot name a symbol")));
+            return Err(PyValueError::new_err(format!(
+                "'{}' is {what} and cannot name a symbol",
+                Shown(name)
+            )));
         }
     }
     let mut g = graph();
@@ -254,7 +259,8 @@ fn expand(word: &str) -> PyResult<Vec<String>> {
     let Some((head, end)) = word.split_once(':') else { return Ok(vec![word.to_string()]) };
     let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     let (stem, start) = head.split_at(head.len() - digits);
-    let bad = || PyValueError::new_err(format!("'{word}': a range is written like x0:3 (x0, x1, x2)"));
+    let bad =
+        || PyValueError::new_err(format!("'{}': a range is written like x0:3 (x0, x1, x2)", Shown(word)));
     let start: usize = if start.is_empty() { 0 } else { start.parse().map_err(|_| bad())? };
     let end: usize = end.parse().map_err(|_| bad())?;
     if stem.is_empty() || end < start {
@@ -305,7 +311,7 @@ pub fn vector<'py>(py: Python<'py>, name: &str, n: usize) -> PyResult<Bound<'py,
 #[pyo3(signature = (name, *args))]
 pub fn apply_function(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Expr> {
     let op = Op::from_function_name(name)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown function '{name}'")))?;
+        .ok_or_else(|| PyValueError::new_err(format!("unknown function '{}'", Shown(name))))?;
     if args.len() != op.arity() {
         return Err(PyTypeError::new_err(format!(
             "{name}() takes {} argument{}, got {}",
@@ -411,7 +417,7 @@ pub(crate) fn program(
     drop(g);
     for name in &names {
         if dstar::frontend::reserved(name).is_some() || seen_names.contains(name) {
-            return Err(PyValueError::new_err(format!("'{name}' cannot name an output")));
+            return Err(PyValueError::new_err(format!("'{}' cannot name an output", Shown(name))));
         }
     }
     let outputs = names.into_iter().zip(roots).map(|(name, node)| Output { name, node }).collect();

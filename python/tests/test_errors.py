@@ -23,6 +23,23 @@ def test_parse_error_in_an_expression():
     assert info.value.line == 1 and info.value.col == 7
 
 
+def test_parse_errors_stay_short_plain_text():
+    # A 100,000-character line, a long unknown name, a terminal escape
+    # sequence: the message shows a window of the line and escapes.
+    for source in [
+        "in x\nout " + "x+" * 50_000,
+        "in x\nout x + " + "y" * 100_000,
+        "in x\nout x + \x1b[31mred",
+        "in x\nout x * 1e400",
+    ]:
+        with pytest.raises(dstar.ParseError) as info:
+            dstar.compile(source)
+        text = str(info.value)
+        assert len(text) < 1000, len(text)
+        assert not any(c < " " and c not in "\n\t" for c in text), repr(text)
+    assert "too large for double precision" in info.value.message
+
+
 def test_derivative_errors():
     with pytest.raises(dstar.ParseError):
         dstar.derivative("sin(", "x")

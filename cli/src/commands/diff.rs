@@ -4,6 +4,7 @@
 
 use super::Failure;
 use clap::Args;
+use dstar::frontend::shown::Shown;
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -25,7 +26,7 @@ pub fn run(args: &DiffArgs) -> Result<(), Failure> {
         match program.inputs.iter().position(|i| *i == var) {
             Some(col) => columns.push((col, order)),
             None if dstar::parse_expr_with_inputs("0", &[var.as_str()]).is_err() => {
-                return Err(Failure::input(format!("error: '{var}' is not a variable name\n")));
+                return Err(Failure::input(format!("error: '{}' is not a variable name\n", Shown(&var))));
             }
             // A variable the expression does not use: the derivative is 0.
             None if order > 0 => {
@@ -47,9 +48,9 @@ fn variables(words: &[String]) -> Result<Vec<(String, u64)>, Failure> {
     for word in words {
         // A number is an order (`2.5` a wrong one); `2x` is a wrong name.
         if word.parse::<f64>().is_ok() {
-            let order = word
-                .parse()
-                .map_err(|_| Failure::input(format!("error: the order '{word}' must be a whole number\n")))?;
+            let order = word.parse().map_err(|_| {
+                Failure::input(format!("error: the order '{}' must be a whole number\n", Shown(word)))
+            })?;
             match by.last_mut() {
                 Some((_, o @ None)) => *o = Some(order),
                 _ => return Err(Failure::input(format!("error: the order {word} must follow a variable\n"))),

@@ -5,6 +5,7 @@ use super::form::internal;
 use super::statement::{self, Line};
 use super::{file, show, Scope, Session, SessionError};
 use dstar::backend::JitCompiler;
+use dstar::frontend::shown::Shown;
 use dstar::frontend::{DidYouMean, Pos, Program, Span};
 use std::fmt::Write;
 use std::sync::Arc;
@@ -138,7 +139,7 @@ impl Session {
                     end: statement::pos_at(text, offset + word.len()),
                 };
                 let hint = DidYouMean::closest(word, self.defs.keys().map(String::as_str));
-                return Err(SessionError::at_span(format!("'{word}' is not defined{hint}"), span));
+                return Err(SessionError::at_span(format!("'{}' is not defined{hint}", Shown(word)), span));
             }
             names.push(word.to_string());
         }

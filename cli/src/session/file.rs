@@ -8,6 +8,7 @@
 use super::statement::FORMS;
 use super::SessionError;
 use dstar::frontend::lexer::{Lexer, Token};
+use dstar::frontend::shown::Shown;
 use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Op, Output, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -223,18 +224,22 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
     for d in &lines {
         let at = |message: String| SessionError::new(format!("{path}:{}: {message}", d.line));
         if defs.iter().any(|(n, _)| n == d.name) {
-            return Err(at(format!("'{}' is defined twice", d.name)));
+            return Err(at(format!("'{}' is defined twice", Shown(d.name))));
         }
         let output = program
             .outputs
             .iter()
             .find(|o| o.name == d.output)
-            .ok_or_else(|| at(format!("the file has no output '{}'", d.output)))?;
+            .ok_or_else(|| at(format!("the file has no output '{}'", Shown(d.output))))?;
         if let Some(p) = d.params.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
-            return Err(at(format!("the parameter '{p}' is not an input of the file")));
+            return Err(at(format!("the parameter '{}' is not an input of the file", Shown(p))));
         }
         let mut f = function(&program, output.node, &d.params).map_err(|input| {
-            at(format!("'{}' reads the input '{input}', which is not one of its parameters", d.output))
+            at(format!(
+                "'{}' reads the input '{}', which is not one of its parameters",
+                Shown(d.output),
+                Shown(&input)
+            ))
         })?;
         // As `:save` writes it, a definition's lines (up to the next '# @def')
         // parse on their own, over its parameters: read so, it is what it was
@@ -278,13 +283,13 @@ fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
         return Err(usage());
     };
     if let Some(what) = dstar::frontend::reserved(name) {
-        return Err(format!("'{name}' is {what} and cannot be defined"));
+        return Err(format!("'{}' is {what} and cannot be defined", Shown(name)));
     }
     if FORMS.contains(name) {
-        return Err(format!("'{name}' is a derivative form and cannot be defined"));
+        return Err(format!("'{}' is a derivative form and cannot be defined", Shown(name)));
     }
     if let Some(p) = params.iter().enumerate().find_map(|(i, p)| params[..i].contains(p).then_some(p)) {
-        return Err(format!("the parameter '{p}' is listed twice"));
+        return Err(format!("the parameter '{}' is listed twice", Shown(p)));
     }
     Ok(DefLine { name, params, output, line })
 }

@@ -16,6 +16,7 @@ mod statement;
 use cache::{KernelCache, KernelKey};
 use command::COMMANDS;
 use dstar::backend::JitCompiler;
+use dstar::frontend::shown::Shown;
 use dstar::frontend::{ParseError, ParseErrorKind, Program, Span};
 use indexmap::IndexMap;
 use scope::Scope;
@@ -70,9 +71,8 @@ impl SessionError {
     pub fn render(&self, line: &str) -> String {
         let mut s = self.printed.clone();
         if let Some((start, end)) = self.span {
-            // Tabs stay tabs so that the caret lines up under them.
-            let pad: String = line.chars().take(start).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
-            let _ = write!(s, "  {line}\n  {pad}{}\n", "^".repeat(end - start));
+            let (shown, carets) = dstar::frontend::shown::excerpt(line, start, end);
+            let _ = write!(s, "  {shown}\n  {carets}\n");
         }
         let _ = writeln!(s, "error: {}", self.message);
         s
@@ -179,7 +179,7 @@ impl Session {
                     check_definable(*p, "be a parameter")?;
                     if params[..i].iter().any(|q| q.text == p.text) {
                         return Err(SessionError::at_span(
-                            format!("'{}' is already a parameter", p.text),
+                            format!("'{}' is already a parameter", Shown(p.text)),
                             p.span,
                         ));
                     }
@@ -351,7 +351,7 @@ fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
         None if FORMS.contains(&name.text) => "a derivative form",
         None => return Ok(()),
     };
-    Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", name.text), name.span))
+    Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", Shown(name.text)), name.span))
 }
 
 #[cfg(test)]

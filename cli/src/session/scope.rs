@@ -5,6 +5,7 @@
 use super::form::{self, Derived, Shape};
 use super::statement::{Form, FormName, Line, Name, Part};
 use super::{Session, SessionError};
+use dstar::frontend::shown::Shown;
 use dstar::frontend::{parse_expr_at, DidYouMean, Functions, Node, Op, Program};
 use std::collections::{BTreeMap, HashSet};
 
@@ -109,7 +110,7 @@ impl<'a> Scope<'a> {
             let node = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
             let span = node.and_then(|n| program.spans.get(n)).unwrap_or_else(|| self.line.span(part));
             return Err(SessionError::at_span(
-                format!("'{name}' is neither a definition nor a parameter of one{hint}"),
+                format!("'{}' is neither a definition nor a parameter of one{hint}", Shown(name)),
                 span,
             ));
         }
@@ -187,7 +188,7 @@ impl<'a> Scope<'a> {
         let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
         let vars = if f.inputs.is_empty() { "none".to_string() } else { f.inputs.join(", ") };
         Err(SessionError::at_span(
-            format!("'{}' is not a variable of the function (its variables: {vars}){hint}", var.text),
+            format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var.text)),
             var.span,
         ))
     }
@@ -201,7 +202,7 @@ impl<'a> Scope<'a> {
         SessionError::at_span(
             format!(
                 "expected a variable of the function (its variables: {vars}) or a whole-number order, found '{}'{hint}",
-                var.text
+                Shown(var.text)
             ),
             var.span,
         )

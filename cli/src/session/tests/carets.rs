@@ -1,6 +1,6 @@
 //! The REPL reads a line with the frontend's lexer and parser: on any
 //! expression, shown or defined, it fails exactly where and as the frontend
-//! fails on the same text.
+//! fails on the same text; and its printed errors stay short plain text.
 
 use super::*;
 use proptest::prelude::*;
@@ -39,6 +39,38 @@ proptest! {
                 prop_assert_eq!(e.span.map(|s| s.0), Some(start), "{:?}", line);
             }
             (repl, frontend) => prop_assert!(false, "{:?}: REPL {:?}, frontend {:?}", line, repl, frontend),
+        }
+    }
+}
+
+/// Pieces of adversarial lines: long runs, control characters, a terminal
+/// escape sequence.
+fn adversarial_pieces() -> Vec<String> {
+    let mut pieces: Vec<String> = PIECES.iter().map(|p| p.to_string()).collect();
+    pieces.extend(["\u{1b}[31m", "\u{7}", "\u{85}", "\u{7f}"].map(String::from));
+    pieces.extend(["(".repeat(3000), "y".repeat(3000), "x+".repeat(2000), " ".repeat(500)]);
+    pieces
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(testkit::cases(300, 10_000) as u32))]
+
+    /// However long the line and whatever it holds, the printed error is
+    /// the line (a window of it), the carets and the message: three lines
+    /// of bounded length, no control character but tabs.
+    #[test]
+    fn a_printed_error_is_three_short_plain_lines(
+        pieces in prop::collection::vec(prop::sample::select(adversarial_pieces()), 1..8),
+        prefix in prop::sample::select(vec!["", "g = ", "g(x, y) = "]),
+    ) {
+        let line = format!("{prefix}{}", pieces.concat());
+        if let Err(e) = Session::new().execute(&line) {
+            let printed = e.render(&line);
+            prop_assert!(printed.lines().count() <= 3, "{}", printed);
+            for l in printed.lines() {
+                prop_assert!(l.chars().count() <= 1000, "{} characters", l.chars().count());
+                prop_assert!(!l.chars().any(|c| c.is_control() && c != '\t'), "{:?}", l);
+            }
         }
     }
 }
