@@ -48,7 +48,7 @@ fn bad_orders_and_directions_are_refused_clearly() {
         stderr
     };
     let e = refused(&["--order", "2", "--direction", "1"]);
-    assert!(e.contains("--direction has 1 values but the function has 2 inputs (x, y)"), "{e}");
+    assert!(e.contains("--direction has 1 value but the function has 2 inputs (x, y)"), "{e}");
     let e = refused(&["--order", "18446744073709551615", "--direction", "1,0"]);
     assert!(e.contains("ask for order 170 or lower"), "{e}");
     assert!(refused(&["--order", "2"]).contains("--direction"));

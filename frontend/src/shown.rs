@@ -41,6 +41,27 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
+/// Names listed in a message, `x, y, z`: at most [`MAX_LISTED`] of them
+/// (the first ones, `…` and the last), each as [`Shown`], so that a list of
+/// a 10,000-input function's inputs stays short.
+///
+/// ```
+/// let names: Vec<String> = (0..100).map(|i| format!("x{i}")).collect();
+/// assert_eq!(frontend::shown::list(&names[..2]), "x0, x1");
+/// assert_eq!(frontend::shown::list(&names), "x0, x1, x2, x3, x4, x5, x6, …, x99");
+/// ```
+pub fn list(names: &[String]) -> String {
+    let shown = |name: &String| Shown(name).to_string();
+    if names.len() <= MAX_LISTED {
+        return names.iter().map(shown).collect::<Vec<_>>().join(", ");
+    }
+    let first: Vec<String> = names[..MAX_LISTED - 1].iter().map(shown).collect();
+    format!("{}, …, {}", first.join(", "), shown(&names[names.len() - 1]))
+}
+
+/// Names a list in a message shows at most.
+pub const MAX_LISTED: usize = 8;
+
 /// One character in a message: itself, or escaped if it is a control
 /// character (a tab too: in a quotation it would read as spaces).
 #[derive(Debug, Clone, Copy)]

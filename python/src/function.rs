@@ -550,8 +550,8 @@ impl Function {
     fn __repr__(&self) -> String {
         format!(
             "<dstar.Function ({}) -> ({}), {} ops>",
-            self.program.inputs.join(", "),
-            self.program.output_names().join(", "),
+            dstar::frontend::shown::list(&self.program.inputs),
+            dstar::frontend::shown::list(&self.program.output_names()),
             self.program.count_ops()
         )
     }

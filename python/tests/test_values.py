@@ -125,3 +125,11 @@ def test_derivative_text():
     assert dstar.derivative("x^2", "y") == "0"
     assert "d_f_d_y = x" in dstar.jacobian_source("in x, y\nout f = x*y")
     assert "d2_f_d_x_d_x" in dstar.hessian_source("in x, y\nout f = x*x*y")
+
+
+def test_repr_lists_few_names():
+    f = dstar.compile("in x, y\nout s = x + y")
+    assert repr(f) == "<dstar.Function (x, y) -> (s), 1 ops>"
+    names = [f"x{i}" for i in range(10_000)]
+    wide = dstar.compile("in " + ", ".join(names) + "\nout y = x0 * x9999")
+    assert repr(wide) == "<dstar.Function (x0, x1, x2, x3, x4, x5, x6, …, x9999) -> (y), 1 ops>"

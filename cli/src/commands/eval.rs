@@ -1,7 +1,7 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{json, load, point, Failure, PipelineArgs};
+use super::{counted, json, listed, load, point, Failure, PipelineArgs};
 use clap::Args;
 use dstar::frontend::Program;
 use serde_json::{Map, Value};
@@ -62,10 +62,9 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let weights = match &args.weights {
         Some(w) if w.len() != program.outputs.len() => {
             return Err(Failure::input(format!(
-                "error: --weights has {} values but the function has {} outputs ({})\n",
-                w.len(),
-                program.outputs.len(),
-                program.output_names().join(", ")
+                "error: --weights has {} but the function has {}\n",
+                counted(w.len(), "value"),
+                listed(&program.output_names(), "output")
             )))
         }
         other => other.as_deref(),
@@ -314,9 +313,9 @@ fn eval_series(program: &Program, x: &[f64], order: u64, v: &[f64], interp: bool
     let n = program.inputs.len();
     if v.len() != n {
         return Err(Failure::input(format!(
-            "error: --direction has {} values but the function has {n} inputs ({})\n",
-            v.len(),
-            program.inputs.join(", ")
+            "error: --direction has {} but the function has {}\n",
+            counted(v.len(), "value"),
+            listed(&program.inputs, "input")
         )));
     }
     let refused = |e: dstar::Error| Failure::input(format!("error: --order {order}: {e}\n"));

@@ -127,10 +127,9 @@ fn point(at: Option<&[f64]>, program: &dstar::frontend::Program, path: &Path) ->
     };
     if x.len() != program.inputs.len() {
         return Err(Failure::input(format!(
-            "error: the point has {} values but the function has {} inputs ({})\n",
-            x.len(),
-            program.inputs.len(),
-            program.inputs.join(", ")
+            "error: the point has {} but the function has {}\n",
+            counted(x.len(), "value"),
+            listed(&program.inputs, "input")
         )));
     }
     Ok(x)
@@ -155,4 +154,15 @@ pub fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// `"1 value"`, `"3 values"`.
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `"2 inputs (x, y)"`: the count and the names, a long list shortened
+/// ([`dstar::frontend::shown::list`]).
+pub(crate) fn listed(names: &[String], noun: &str) -> String {
+    format!("{} ({})", counted(names.len(), noun), dstar::frontend::shown::list(names))
 }
