@@ -102,19 +102,34 @@ fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> Stri
 ///
 /// Printing and parsing again can change a DAG (the parser folds constants
 /// that inlining left, and orders the operands of `x * y` by creation), so
-/// the text is printed and parsed until it no longer changes: the session
-/// then holds exactly what its file holds, and `:load` of that text, parsed
-/// the same way ([`parse_definition`]), gives it back.
+/// the text is printed and parsed until it comes round again: usually the
+/// same text at once, but some DAGs alternate between two texts (or more)
+/// for ever. Of the texts of that cycle the least (shortest, then first in
+/// order) is the one kept, whichever text the cycle was entered by: the
+/// session then holds exactly what its file holds, and `:load` of that
+/// text, parsed the same way ([`parse_definition`]), gives it back.
 pub fn canonical(program: &Program, name: &str) -> Program {
     let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
     let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
-    let mut last = String::new();
-    // Each round can only fold or reorder; a few rounds settle any program
-    // the printer's round-trip tests cover.
-    for _ in 0..8 {
+    // The texts printed so far, in order; a cycle closes within a few
+    // rounds on every program the printer's round-trip tests cover.
+    let mut texts: Vec<String> = Vec::new();
+    let mut keep: Option<String> = None;
+    for _ in 0..MAX_ROUNDS {
         let (text, value) = standalone(&dag, root, &params);
-        if text == last {
-            break;
+        match &keep {
+            Some(kept) if *kept == text => break,
+            Some(_) => {}
+            None => {
+                if let Some(first) = texts.iter().position(|t| *t == text) {
+                    let least = texts[first..].iter().min_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+                    let least = least.expect("a cycle has a text").clone();
+                    if least == text {
+                        break;
+                    }
+                    keep = Some(least);
+                }
+            }
         }
         match parse_definition(&text, &params, &value) {
             Some((d, r)) => (dag, root) = (d, r),
@@ -123,10 +138,13 @@ pub fn canonical(program: &Program, name: &str) -> Program {
                 break;
             }
         }
-        last = text;
+        texts.push(text);
     }
     Program::new(dag, program.inputs.clone(), vec![Output { name: name.to_string(), node: root }])
 }
+
+/// Rounds of printing and parsing [`canonical`] makes at most.
+const MAX_ROUNDS: usize = 32;
 
 /// One definition as a problem file of its own: `in` its parameters, its
 /// temporaries, and `out` the name of its value (also returned).
