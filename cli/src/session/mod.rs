@@ -276,7 +276,7 @@ impl Session {
                     "expected {} argument{} ({}), found {}",
                     vars.len(),
                     if vars.len() == 1 { "" } else { "s" },
-                    vars.join(", "),
+                    dstar::frontend::shown::list(vars),
                     x.len()
                 );
                 return Err(SessionError::at_span(message, point.span));

@@ -186,7 +186,8 @@ impl<'a> Scope<'a> {
             return Ok(None);
         }
         let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
-        let vars = if f.inputs.is_empty() { "none".to_string() } else { f.inputs.join(", ") };
+        let vars =
+            if f.inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(&f.inputs) };
         Err(SessionError::at_span(
             format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var.text)),
             var.span,
@@ -198,7 +199,8 @@ impl<'a> Scope<'a> {
     /// and what was found.
     fn not_variable_nor_order(&self, f: &Program, var: Name<'_>) -> SessionError {
         let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
-        let vars = if f.inputs.is_empty() { "none".to_string() } else { f.inputs.join(", ") };
+        let vars =
+            if f.inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(&f.inputs) };
         SessionError::at_span(
             format!(
                 "expected a variable of the function (its variables: {vars}) or a whole-number order, found '{}'{hint}",
