@@ -3,8 +3,10 @@
 //! expected shape, batches evaluated in parallel without the GIL.
 
 use crate::errors::to_py_plain;
-use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rayon::prelude::*;
@@ -43,6 +45,15 @@ fn read<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Data<'py>, Vec<usize>)> {
     }
     // Anything else (lists, other dtypes, strided or unaligned arrays, such
     // as buffers Dask deserialized): NumPy makes a fresh C-ordered copy.
+    // NumPy would drop a complex array's imaginary parts with a warning (a
+    // wrong result); complex Python numbers it refuses itself.
+    if let Ok(array) = obj.cast::<PyUntypedArray>() {
+        if array.dtype().kind() == b'c' {
+            return Err(PyTypeError::new_err(
+                "complex values: dstar's functions are of real numbers (pass x.real if the imaginary parts are zero)",
+            ));
+        }
+    }
     let py = obj.py();
     let kwargs = PyDict::new(py);
     kwargs.set_item("dtype", "float64")?;

@@ -109,3 +109,18 @@ def test_shape_errors(call, message):
     g = dstar.compile("in x, y\nout x*y\nout x + y")
     with pytest.raises(ValueError, match=message):
         call(g)
+
+
+def test_complex_values_are_refused():
+    # NumPy's cast would drop a complex array's imaginary parts (a warning,
+    # then f(0)); complex Python numbers NumPy refuses itself.
+    g = dstar.compile("in x, y\nout x*y")
+    for call in [
+        lambda: g(np.array([1j, 2.0])),
+        lambda: g.jacobian([[1 + 2j, 3.0]]),
+        lambda: g.jvp([1.0, 2.0], np.array([1j, 0])),
+        lambda: g.vjp([1.0, 2.0], [1j]),
+    ]:
+        with pytest.raises(TypeError, match="complex"):
+            call()
+    assert np.array_equal(g(np.array([2 + 0j, 3]).real), [6.0])
