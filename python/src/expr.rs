@@ -266,7 +266,22 @@ fn expand(word: &str) -> PyResult<Vec<String>> {
     if stem.is_empty() || end < start {
         return Err(bad());
     }
+    check_count(end - start)?;
     Ok((start..end).map(|k| format!("{stem}{k}")).collect())
+}
+
+/// Symbols one call creates at most: a range or vector past it is
+/// surely a slip, which would otherwise run the machine out of memory.
+const MAX_SYMBOLS: usize = 10_000_000;
+
+/// An error unless `n` symbols are at most [`MAX_SYMBOLS`].
+fn check_count(n: usize) -> PyResult<()> {
+    if n > MAX_SYMBOLS {
+        return Err(PyValueError::new_err(format!(
+            "{n} symbols at once; at most {MAX_SYMBOLS} (call again for more)"
+        )));
+    }
+    Ok(())
 }
 
 /// Creates symbols from names separated by spaces or commas, with ranges
@@ -286,6 +301,7 @@ pub fn symbols(py: Python<'_>, names: &str) -> PyResult<Py<PyAny>> {
     let mut all = vec![];
     for w in &words {
         all.extend(expand(w)?);
+        check_count(all.len())?;
     }
     let exprs = new_symbols(&all)?;
     if words.len() == 1 && !words[0].contains(':') {
@@ -301,6 +317,7 @@ pub fn symbols(py: Python<'_>, names: &str) -> PyResult<Py<PyAny>> {
 /// 'x_0 + x_2'
 #[pyfunction]
 pub fn vector<'py>(py: Python<'py>, name: &str, n: usize) -> PyResult<Bound<'py, PyList>> {
+    check_count(n)?;
     let names: Vec<String> = (0..n).map(|k| format!("{name}_{k}")).collect();
     PyList::new(py, new_symbols(&names)?)
 }

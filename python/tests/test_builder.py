@@ -113,3 +113,15 @@ def test_symbols_forms():
     assert [str(s) for s in dstar.symbols("u, v w")] == ["u", "v", "w"]
     assert [str(s) for s in dstar.vector("z", 2)] == ["z_0", "z_1"]
     assert (dstar.sin(0.0) + 1).value == 1.0
+
+
+def test_symbol_counts_are_guarded():
+    # A slip such as x0:100000000000 is an error at once, not hours of
+    # allocation until the machine runs out of memory.
+    with pytest.raises(ValueError, match="100000000000 symbols at once"):
+        dstar.symbols("x0:100000000000")
+    with pytest.raises(ValueError, match="symbols at once"):
+        dstar.vector("v", 10**12)
+    with pytest.raises(ValueError, match="symbols at once"):
+        dstar.symbols("a0:6000000 b0:6000000")
+    assert len(dstar.symbols("q0:1000")) == 1000
