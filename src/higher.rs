@@ -96,7 +96,8 @@ pub fn taylor_polynomial(
     // tidied alone, so the sum keeps that order.
     let mut terms = vec![];
     for (k, value) in values.into_iter().enumerate().rev() {
-        let Some(value) = value.filter(|&v| !dag.is_const(v, 0.0)) else { continue };
+        // A zero coefficient, of either sign, is no term.
+        let Some(value) = value.filter(|&v| dag.as_const(v) != Some(0.0)) else { continue };
         let term = if k == 0 {
             value
         } else {

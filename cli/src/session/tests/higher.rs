@@ -49,6 +49,15 @@ fn taylor_polynomials() {
     // The point is any constant expression; the polynomial is a function.
     run(&mut s, "p(x) = taylor(sin(x), x, pi/2, 2)");
     assert_eq!(run(&mut s, "p(pi/2)"), "1");
+    // Zero coefficients are no terms, whatever their sign (sin's even
+    // derivatives at 0 are -0 as often as 0).
+    assert_eq!(run(&mut s, "taylor(sin(x), x, 0, 5)"), "x^5 / 120 + (-0.16666666666666666 * x^3) + x");
+    for f in ["sin(x)", "cos(x)", "-sin(x)", "-cos(x)", "sin(x)*cos(x)", "sin(-x)", "x*cos(x)"] {
+        for order in 1..12 {
+            let p = run(&mut s, &format!("taylor({f}, x, 0, {order})"));
+            assert!(!p.contains("0 *") && !p.contains("(0)") && !p.contains("-0 "), "{f} order {order}: {p}");
+        }
+    }
     let e = rendered(&mut s, "taylor(sin(x), x, 0)");
     assert!(e.contains("usage: taylor(f, x, a, order)"), "{e}");
 }
