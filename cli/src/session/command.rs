@@ -4,6 +4,7 @@
 use super::form::internal;
 use super::statement::{self, Line};
 use super::{file, show, Scope, Session, SessionError};
+use crate::commands::counted;
 use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{DidYouMean, Pos, Program, Span};
@@ -87,7 +88,7 @@ impl Session {
                 let n = self.defs.len();
                 *self =
                     Session { interrupt: Arc::clone(&self.interrupt), budget: self.budget, ..Session::new() };
-                Ok(format!("forgot {n} definition{}", if n == 1 { "" } else { "s" }))
+                Ok(format!("forgot {}", counted(n, "definition")))
             }
             _ => Err(SessionError::at_span(
                 format!("unknown command ':{name}'; :help lists the commands"),
@@ -148,7 +149,7 @@ impl Session {
         }
         let n = names.len();
         self.redefine([], names);
-        Ok(format!("forgot {n} definition{}", if n == 1 { "" } else { "s" }))
+        Ok(format!("forgot {}", counted(n, "definition")))
     }
 }
 

@@ -273,9 +273,8 @@ impl Session {
             Some(x) if x.len() == vars.len() => x,
             Some(x) => {
                 let message = format!(
-                    "expected {} argument{} ({}), found {}",
-                    vars.len(),
-                    if vars.len() == 1 { "" } else { "s" },
+                    "expected {} ({}), found {}",
+                    crate::commands::counted(vars.len(), "argument"),
                     dstar::frontend::shown::list(vars),
                     x.len()
                 );
