@@ -72,6 +72,8 @@ impl ChunkPairs {
             if l == k + 1
                 && op_uses[u.index()] == 0
                 && op_uses[v.index()] == 0
+                && plan.slot(u).is_none()
+                && plan.slot(v).is_none()
                 && finder.is_worth_pairing(u, v)
             {
                 finder.pair(u, v);
@@ -151,6 +153,7 @@ impl Finder<'_> {
             self.op_uses[id.index()] == 1
                 && self.plan.chunk_of(id) == Some(self.chunk)
                 && self.plan.stores_of(self.chunk, id).is_empty()
+                && self.plan.slot(id).is_none()
         };
         let op = self.dag.op(p);
         let grows = p != q && is_vector_op(op) && self.dag.op(q) == op && once(p) && once(q) && {
