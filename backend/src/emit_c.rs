@@ -8,8 +8,9 @@ use frontend::{CSpelling, ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
 /// The helpers whose semantics C lacks, identical to `Op::eval`: IEEE
-/// 754-2019 `minimum`/`maximum` (NaN-propagating, `-0 < +0`) and `sign`
-/// (which returns ±0 and NaN unchanged).
+/// 754-2019 `minimum`/`maximum` (NaN-propagating, `-0 < +0`), `sign`
+/// (which returns ±0 and NaN unchanged) and the power
+/// ([`frontend::portable::pow`], step for step).
 const HELPERS: &str = r"static inline double dstar_min(double a, double b)
 {
     if (isnan(a) || isnan(b)) return NAN;
@@ -30,18 +31,58 @@ static inline double dstar_sign(double a)
 {
     return a > 0.0 ? 1.0 : a < 0.0 ? -1.0 : a;
 }
+
+/* a^b as dstar computes it: whole exponents |b| <= 16 from products in
+   double-double arithmetic (exact steps for 0, 1, 2, -1), pow otherwise. */
+static inline double dstar_pow(double a, double b)
+{
+    if (b != trunc(b) || fabs(b) > 16.0) return pow(a, b);
+    int k = (int)b;
+    if (k == 0) return 1.0;
+    if (k == 1) return a;
+    if (k == 2) return a * a;
+    if (k == -1) return 1.0 / a;
+    unsigned n = (unsigned)(k < 0 ? -k : k);
+    int top = 31;
+    while (!((n >> top) & 1u)) top--;
+    double h = a, l = 0.0;
+    for (int bit = top - 1; bit >= 0; bit--) {
+        double p = h * h;
+        double err = fma(h, h, -p);
+        l = bit == top - 1 ? err : fma(h + h, l, err);
+        h = p;
+        if ((n >> bit) & 1u) {
+            p = h * a;
+            err = fma(h, a, -p);
+            l = fma(l, a, err);
+            h = p;
+        }
+    }
+    double value, high;
+    if (k > 0) {
+        value = h + l;
+        high = DBL_MAX;
+    } else {
+        double q = 1.0 / h;
+        double r = fma(-q, h, 1.0) - q * l;
+        value = fma(q, r, q);
+        high = 0x1p1000;
+    }
+    double m = fabs(h);
+    return m >= 0x1p-968 && m <= high ? value : pow(a, b);
+}
 ";
 
 /// Writes `void fn_name(const double *x, double *out)` computing the
 /// kernel's outputs (in order) from `x[0..num_inputs]`, as a self-contained
-/// C99 file that includes only `<math.h>` (link with `-lm`).
+/// C99 file that includes only `<float.h>` and `<math.h>` (link with `-lm`).
 ///
 /// # Errors
 /// [`CodegenError::InvalidName`] unless `fn_name` is a C identifier that is
 /// not a keyword.
 ///
-/// Arithmetic, `sqrt`, `abs`, `floor`, `ceil`, `min`,
-/// `max`, `sign` and `ifelse` give the interpreter's results bit for bit when
+/// Arithmetic, `sqrt`, `abs`, `floor`, `ceil`, `min`, `max`, `sign`,
+/// integer powers and `ifelse` give the interpreter's results bit for bit when
 /// compiled in a standard mode (`-std=c99`: no contraction of `a*b + c` into
 /// an `fma`); other functions are the C library's, within an ulp or so.
 ///
@@ -66,7 +107,7 @@ pub fn emit_c(kernel: &Kernel, fn_name: &str) -> Result<String, CodegenError> {
          * a*b + c into an fma would change results. Link with -lm. */",
         outputs.len()
     );
-    c.push_str("#include <math.h>\n\n");
+    c.push_str("#include <float.h>\n#include <math.h>\n\n");
     c.push_str(HELPERS);
     let _ = writeln!(c, "\nvoid {fn_name}(const double *x, double *out)\n{{");
     for id in dag.ids().filter(|id| reach[id.index()]) {
@@ -137,7 +178,7 @@ mod tests {
         let c = emit_c(&program.kernel().unwrap(), "kernel").unwrap();
         assert!(c.contains("void kernel(const double *x, double *out)"), "{c}");
         assert!(c.contains("= v0 < v1 ? "), "{c}");
-        assert!(c.contains("pow(v1, 2e0)"), "{c}");
+        assert!(c.contains("dstar_pow(v1, 2e0)"), "{c}");
         assert!(c.contains("out[1] = 3e0;"), "{c}");
     }
 }

@@ -7,8 +7,9 @@
 //! be shared across threads. Large kernels are split into chunks of
 //! operations, each its own Cranelift function, so compile time stays linear.
 //! Elementary functions call the exact functions the interpreter
-//! ([`frontend::eval()`]) calls, so results agree bit for bit, except integer
-//! powers `x^k`, `|k| <= 16`, which are inlined within 1 ulp of `powf`;
+//! ([`frontend::eval()`]) calls, so results agree bit for bit; integer
+//! powers `x^k`, `|k| <= 16`, are inlined as the very steps of the
+//! interpreter's power ([`frontend::portable::pow`]);
 //! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`,
 //! and like operations stored side by side run two at a time in `f64x2`.
 //! [`emit_c()`] writes the kernel as a self-contained C99 file.

@@ -1,9 +1,12 @@
-//! Integer powers `x^k` with `2 <= |k| <= 16`, lowered inline as
-//! multiplications in double-double arithmetic (each product's rounding
-//! error recovered with an `fma`), which stays within 1 ulp of `powf`; a
-//! plain multiplication chain does not (`x*x*x*x` is up to 2 ulp off, `x^16`
-//! up to 12). Where an intermediate could overflow or lose its error term to
-//! underflow, the kernel calls `pow` instead, in a cold block.
+//! Integer powers `x^k` with `|k| <= 16`, lowered inline as the steps of
+//! the language's power ([`frontend::portable::pow`]): one instruction for
+//! `k` = 0, 1, 2, -1, else multiplications in double-double arithmetic (each
+//! product's rounding error recovered with an `fma`), within 1 ulp of the
+//! true power; a plain multiplication chain is not (`x*x*x*x` is up to 2 ulp
+//! off, `x^16` up to 12). Where an intermediate could overflow or lose its
+//! error term to underflow, the kernel calls the reference instead, in a
+//! cold block, as the reference itself calls `powf` there: interpreter and
+//! kernels agree bit for bit.
 //!
 //! The one-point kernel ([`crate::lower`]) and the two-point kernel
 //! ([`crate::lanes`]) build the same steps here, on `f64` and on `f64x2`, so
@@ -12,22 +15,13 @@
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 use cranelift_frontend::FunctionBuilder;
+use frontend::portable::{POWER_MAX_INLINE, POWER_MIN, RECIPROCAL_POWER_MAX};
 use frontend::{ExprDag, NodeId};
-
-/// Largest `|k|` for which `x^k` is inlined.
-const MAX_INLINE_POWER: i32 = 16;
-
-/// Below this magnitude of `|x|^|k|` the error terms of the products may
-/// underflow: 2^-968 = 2^(emin + 54).
-const POWER_MIN: f64 = f64::from_bits(((1023 - 968) as u64) << 52);
-/// Above this magnitude of `|x|^|k|`, with `k < 0`, the reciprocal's
-/// correction may underflow: 2^1000.
-const RECIPROCAL_POWER_MAX: f64 = f64::from_bits(((1023 + 1000) as u64) << 52);
 
 /// The exponent `k` of `x^k` when it is a small integer lowered inline.
 pub(crate) fn inline_power(dag: &ExprDag, exponent: NodeId) -> Option<i32> {
     let k = dag.as_const(exponent)?;
-    (k.fract() == 0.0 && k.abs() <= MAX_INLINE_POWER as f64).then_some(k as i32)
+    (k.fract() == 0.0 && k.abs() <= POWER_MAX_INLINE).then_some(k as i32)
 }
 
 /// `a^k` for an exponent [`inline_power`] accepts, as [`inline`] built it.
@@ -50,7 +44,7 @@ pub(crate) fn inline(
         // pow(x, ±0) = 1 and pow(x, 1) = x for every x, NaN included.
         0 => constant(b, 1.0),
         1 => a,
-        // One correctly rounded operation: at most 1 ulp from powf.
+        // One correctly rounded operation.
         2 => b.ins().fmul(a, a),
         -1 => {
             let one = constant(b, 1.0);
@@ -62,7 +56,7 @@ pub(crate) fn inline(
 
 /// `a^k` for `2 <= |k| <= 16` by compensated powering, and where it holds.
 pub(crate) struct Compensated {
-    /// The power, within 1 ulp of `powf` where `in_range` is true.
+    /// The power, within 1 ulp of the true power where `in_range` is true.
     pub(crate) value: Value,
     /// True (per lane) where `value` may be used; false for NaN, zero,
     /// infinities and magnitudes near the limits, where `pow` must be called.
@@ -71,8 +65,8 @@ pub(crate) struct Compensated {
 
 /// Builds `a^k` in double-double arithmetic by left-to-right binary
 /// powering: `(h, l)` holds `a^m` as `h + l`, and each product's exact error
-/// is `fma(h, a, -h*a)`. In the range it reports this is within 1 ulp of
-/// `powf` (measured on 2e6 points per exponent).
+/// is `fma(h, a, -h*a)`: the steps of `frontend::portable::pow`, which
+/// `tests/power.rs` checks bit for bit.
 fn compensated(
     b: &mut FunctionBuilder<'_>,
     a: Value,
@@ -80,7 +74,7 @@ fn compensated(
     constant: impl Fn(&mut FunctionBuilder<'_>, f64) -> Value,
 ) -> Compensated {
     let n = k.unsigned_abs();
-    debug_assert!((2..=MAX_INLINE_POWER.unsigned_abs()).contains(&n), "x^{k} is not compensated");
+    debug_assert!((2..=POWER_MAX_INLINE as u32).contains(&n), "x^{k} is not compensated");
     let (mut h, mut l): (Value, Option<Value>) = (a, None);
     for bit in (0..31 - n.leading_zeros()).rev() {
         // (h + l)^2 = h*h + (2*h*l + err(h*h))

@@ -88,7 +88,7 @@ fn degenerate_kernels_work() {
 
 #[test]
 fn threads_share_one_kernel() {
-    let case = with_seed(1, &Shape::every(4, 120, false));
+    let case = with_seed(1, &Shape::every(4, 120));
     let kernel = JitCompiler::new()
         .unwrap()
         .with_chunk_size(16)
@@ -113,7 +113,7 @@ fn threads_share_one_kernel() {
 
 #[test]
 fn eval_batch_equals_eval_per_point() {
-    let case = with_seed(2, &Shape::every(3, 100, true));
+    let case = with_seed(2, &Shape::every(3, 100));
     let m = case.outputs.len();
     for chunk_size in [5, 1000] {
         let kernel = JitCompiler::new()
@@ -138,7 +138,7 @@ fn eval_batch_equals_eval_per_point() {
 #[test]
 fn chunked_kernels_equal_unchunked_ones() {
     let mut rng = Rng::new(4);
-    let mut cases: Vec<_> = (20..30).map(|seed| with_seed(seed, &Shape::every(4, 150, true))).collect();
+    let mut cases: Vec<_> = (20..30).map(|seed| with_seed(seed, &Shape::every(4, 150))).collect();
     for problem in
         testkit::corpus().into_iter().filter(|p| p.name.starts_with("nbody_pot_5") || p.name == "pollu")
     {

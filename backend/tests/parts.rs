@@ -11,7 +11,7 @@ fn parts_read_in_place_match_the_concatenated_input() {
     let mut rng = Rng::new(14);
     for seed in 0..40 {
         let num_inputs = 1 + rng.below(9);
-        let case = with_seed(seed, &Shape::every(num_inputs, 30 + rng.below(60), true));
+        let case = with_seed(seed, &Shape::every(num_inputs, 30 + rng.below(60)));
         let kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.clone(), num_inputs).unwrap();
         // Random cuts into up to MAX_PARTS arrays, empty ones included.
         let mut lengths = vec![0; 1 + rng.below(MAX_PARTS)];

@@ -40,7 +40,7 @@ fn two_points_match_one_point_on_generated_programs() {
     let mut rng = Rng::new(2);
     for seed in 0..if long { 2000 } else { 60 } {
         let num_inputs = 1 + rng.below(6);
-        let case = with_seed(1000 + seed, &Shape::every(num_inputs, 20 + rng.below(80), true));
+        let case = with_seed(1000 + seed, &Shape::every(num_inputs, 20 + rng.below(80)));
         let kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.clone(), num_inputs).unwrap();
         // Specials and random points, and an odd count so one point is left for the one-point kernel.
         let mut points = case.probe_points(&mut rng);
@@ -63,8 +63,7 @@ fn two_points_store_outputs_of_every_layout() {
     let mut rng = Rng::new(3);
     for seed in 0..if long { 1000 } else { 40 } {
         let num_inputs = 1 + rng.below(5);
-        let shape =
-            Shape { outputs: 1 + rng.below(60), ..Shape::every(num_inputs, 10 + rng.below(60), true) };
+        let shape = Shape { outputs: 1 + rng.below(60), ..Shape::every(num_inputs, 10 + rng.below(60)) };
         let mut case = with_seed(5000 + seed, &shape);
         for _ in 0..rng.below(12) {
             let node = match rng.below(4) {

@@ -112,7 +112,7 @@ macro_rules! for_each_op {
         Sub   "-"     -        [binary |a, b| a - b]              native infix "-"         infix "-";
         Mul   "*"     -        [binary |a, b| a * b]              native infix "*"         infix "*";
         Div   "/"     -        [binary |a, b| a / b]              native infix "/"         infix "/";
-        Pow   "^"     "pow"    [binary f64::powf]                 call   call "pow"        method "powf";
+        Pow   "^"     "pow"    [binary $crate::portable::pow]     call   call "dstar_pow"  portable "pow";
         Sin   "sin"   "sin"    [unary f64::sin]                   call   call "sin"        method "sin";
         Cos   "cos"   "cos"    [unary f64::cos]                   call   call "cos"        method "cos";
         Tan   "tan"   "tan"    [unary f64::tan]                   call   call "tan"        method "tan";

@@ -53,12 +53,8 @@ pub enum Domain {
     /// Operations take the operands drawn. A node is drawn again (up to 8
     /// times) until its value at the case's point is finite and below 1e6,
     /// so the point is meaningful while other points reach NaN and
-    /// infinities. With `inline_powers` false no node is `x^k` for a
-    /// constant integer `|k| <= 16` (see [`crate::is_inline_power`]).
-    Raw {
-        /// Whether `x^k` with a small constant integer `k` may appear.
-        inline_powers: bool,
-    },
+    /// infinities.
+    Raw,
 }
 
 /// The shape of a generated program.
@@ -157,7 +153,7 @@ impl Shape {
     /// Programs for the back ends: [`Mix::Every`] on raw operands (NaN and
     /// infinities away from the point), half the operands among the 12
     /// newest nodes, 8 outputs, the point in `[-2, 2)`.
-    pub fn every(inputs: usize, ops: usize, inline_powers: bool) -> Shape {
+    pub fn every(inputs: usize, ops: usize) -> Shape {
         Shape {
             inputs,
             outputs: 8,
@@ -166,7 +162,7 @@ impl Shape {
             window: 12,
             repeat: 0.0,
             mix: Mix::Every,
-            domain: Domain::Raw { inline_powers },
+            domain: Domain::Raw,
             range: (-2.0, 2.0),
         }
     }
@@ -385,14 +381,11 @@ impl<'a> Builder<'a> {
 
     /// The next node, or `None` when no draw gave an acceptable one.
     fn node(&mut self, rng: &mut Rng, step: usize) -> Option<NodeId> {
-        let Domain::Raw { inline_powers } = self.shape.domain else {
+        if self.shape.domain != Domain::Raw {
             return Some(self.draw(rng, step));
-        };
+        }
         for attempt in 0..8 {
             let node = self.draw(rng, step);
-            if !inline_powers && crate::is_inline_power(&self.dag, node) {
-                continue;
-            }
             let value = self.value(node);
             if (value.is_finite() && value.abs() < 1e6) || attempt == 7 {
                 return Some(node);
@@ -771,7 +764,7 @@ mod tests {
             Shape::calculus(3, 4, 40, 0.5),
             Shape::elimination(2, 2, 30),
             Shape::algebra(3, 3, 40),
-            Shape::every(3, 60, true),
+            Shape::every(3, 60),
         ] {
             let a = generate(&mut Rng::new(5), &shape);
             let b = generate(&mut Rng::new(5), &shape);
@@ -797,9 +790,7 @@ mod tests {
 
     #[test]
     fn large_programs_do_not_fold_away() {
-        for shape in
-            [Shape::algebra(2, 3, 5_000), Shape::elimination(2, 3, 5_000), Shape::every(2, 5_000, true)]
-        {
+        for shape in [Shape::algebra(2, 3, 5_000), Shape::elimination(2, 3, 5_000), Shape::every(2, 5_000)] {
             let case = generate(&mut Rng::new(1), &shape);
             assert!(case.dag.count_ops(&case.outputs) > 100, "{shape:?}");
         }
@@ -809,20 +800,11 @@ mod tests {
     fn every_mix_reaches_every_operation() {
         let mut seen = std::collections::HashSet::new();
         for seed in 0..20 {
-            let case = generate(&mut Rng::new(seed), &Shape::every(3, 80, true));
+            let case = generate(&mut Rng::new(seed), &Shape::every(3, 80));
             seen.extend(reached_ops(&case));
         }
         for op in Op::ALL {
             assert!(seen.contains(&op), "{op:?} never reached");
-        }
-    }
-
-    #[test]
-    fn raw_programs_without_inline_powers_have_none() {
-        for seed in 0..20 {
-            let case = generate(&mut Rng::new(seed), &Shape::every(4, 80, false));
-            let reach = case.dag.reachable(&case.outputs);
-            assert!(case.dag.ids().all(|id| !reach[id.index()] || !crate::is_inline_power(&case.dag, id)));
         }
     }
 

@@ -56,7 +56,7 @@ pub use golden::{check_golden, check_golden_bytes};
 pub use harmonics::spherical_harmonics;
 pub use hyper::{eval_hyper, hessian_oracle, HyperDual, HyperEval};
 pub use jet::{eval_jets, Jet};
-pub use parity::{assert_nodewise_parity, has_inline_power, is_inline_power};
+pub use parity::assert_nodewise_parity;
 pub use rng::Rng;
 pub use tol::{all_close, close, rows_close, same, same_bits, ulps, well_conditioned, Tol};
 

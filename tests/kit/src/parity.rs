@@ -1,27 +1,13 @@
 //! The back ends against the interpreter, node by node.
 
-use crate::tol::{same, ulps};
+use crate::tol::same;
 use frontend::{ExprDag, Kernel, NodeId, Op};
-
-/// Whether `node` is `x^k` for a constant integer `|k| <= 16`, which the
-/// JIT lowers inline (products in double-double arithmetic): the one place
-/// it may differ from the interpreter's `powf`, by at most 1 ulp.
-pub fn is_inline_power(dag: &ExprDag, node: NodeId) -> bool {
-    dag.op(node) == Op::Pow
-        && dag.as_const(dag.args(node)[1]).is_some_and(|k| k.fract() == 0.0 && k.abs() <= 16.0)
-}
-
-/// Whether `roots` reach an inline power.
-pub fn has_inline_power(dag: &ExprDag, roots: &[NodeId]) -> bool {
-    let reach = dag.reachable(roots);
-    dag.ids().any(|id| reach[id.index()] && is_inline_power(dag, id))
-}
 
 /// Node-wise parity: `evaluate` computes, at `x`, a kernel whose roots are
 /// every node `outputs` reach (in id order); each node's value must be what
-/// `Op::eval` gives on the evaluated values of its arguments, bit for bit,
-/// except inline integer powers (at most 1 ulp). Per node, so an ulp never
-/// gets amplified downstream. Panics naming `what` and the node.
+/// `Op::eval` gives on the evaluated values of its arguments, bit for bit.
+/// Per node, so that the report names the first node that differs. Panics
+/// naming `what` and the node.
 pub fn assert_nodewise_parity(
     dag: &ExprDag,
     outputs: &[NodeId],
@@ -47,9 +33,8 @@ pub fn assert_nodewise_parity(
             _ => op.eval(&args),
         };
         let got = evaluated[id.index()];
-        let ok = if is_inline_power(dag, id) { ulps(got, want) <= 1 } else { same(got, want) };
         assert!(
-            ok,
+            same(got, want),
             "{what}: {id:?} = {op:?}{args:?}: compiled {got:e} ({:#x}), interpreter {want:e} ({:#x})",
             got.to_bits(),
             want.to_bits()
