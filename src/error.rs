@@ -20,10 +20,16 @@ pub enum Error {
     InvalidKernel(#[from] frontend::InvalidKernel),
     /// Code generation failed.
     #[error(transparent)]
-    Codegen(#[from] backend::CodegenError),
+    Codegen(backend::CodegenError),
+    /// A compiled kernel disagreed with the interpreter when it checked
+    /// itself ([`Options::self_check`](crate::Options::self_check)): a bug
+    /// of dstar, reported instead of a wrong number. It names the first
+    /// output that differs and both values.
+    #[error(transparent)]
+    SelfCheck(backend::SelfCheckFailure),
     /// A kernel was called with buffers of the wrong length.
     #[error(transparent)]
-    Kernel(#[from] backend::KernelError),
+    Kernel(backend::KernelError),
     /// A higher derivative needs more than its budget, or was stopped.
     #[error(transparent)]
     Derivative(#[from] factor::higher::HigherError),
@@ -40,6 +46,24 @@ impl Error {
         match self {
             Error::Parse(e) => e.render(source),
             other => format!("{other}\n"),
+        }
+    }
+}
+
+impl From<backend::CodegenError> for Error {
+    fn from(error: backend::CodegenError) -> Error {
+        match error {
+            backend::CodegenError::SelfCheck(failure) => Error::SelfCheck(failure),
+            other => Error::Codegen(other),
+        }
+    }
+}
+
+impl From<backend::KernelError> for Error {
+    fn from(error: backend::KernelError) -> Error {
+        match error {
+            backend::KernelError::SelfCheck(failure) => Error::SelfCheck(failure),
+            other => Error::Kernel(other),
         }
     }
 }

@@ -34,7 +34,7 @@ pub use factor;
 /// The stages, for what the facade does not wrap: parsing and the DAG.
 pub use frontend;
 
-pub use backend::{emit_c, emit_rust, JitCompiler, JitKernel};
+pub use backend::{check_point, emit_c, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use directions::{DirectionsKernel, DirectionsPlan};
 pub use dot::derivative_graph_dot;
@@ -63,7 +63,7 @@ pub fn compile(source: &str, options: &Options) -> Result<JacobianKernel, Error>
 /// [`compile`] for a parsed program. The function's part of the kernel
 /// compiles while the Jacobian is simplified ([`JitCompiler::compile_function`]).
 pub fn compile_program(program: &Program, options: &Options) -> Result<JacobianKernel, Error> {
-    let compiler = JitCompiler::new()?;
+    let compiler = options.compiler()?;
     let (differentiated, function) = pipeline::differentiate_alongside(program, options, |jacobian| {
         compiler.compile_function(jacobian.kernel(), jacobian.pattern().num_rows())
     })?;

@@ -3,6 +3,7 @@
 //! (`simplify`) within a work budget proportional to the kernel.
 
 use crate::Error;
+use backend::JitCompiler;
 use factor::Jacobian;
 use factor::SimplifyReport;
 use frontend::Program;
@@ -13,11 +14,26 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Extract common subchains after accumulation (on by default).
     pub simplify: bool,
+    /// Every compiled kernel checks itself against the interpreter before
+    /// it is returned, at a fixed point, bit for bit (on by default;
+    /// [`JitCompiler::with_self_check`]): a disagreement is
+    /// [`Error::SelfCheck`], never a wrong number.
+    pub self_check: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { simplify: true }
+        Options { simplify: true, self_check: true }
+    }
+}
+
+impl Options {
+    /// The compiler these options ask for.
+    ///
+    /// # Errors
+    /// [`Error::Codegen`] if Cranelift cannot target this machine.
+    pub fn compiler(&self) -> Result<JitCompiler, Error> {
+        Ok(JitCompiler::new()?.with_self_check(self.self_check))
     }
 }
 

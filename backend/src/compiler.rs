@@ -10,6 +10,7 @@ use crate::libm::Libm;
 use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
 use crate::pairs;
 use crate::parts::{InputParts, MAX_PARTS};
+use crate::self_check;
 use crate::sincos;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{Function, Signature, UserFuncName};
@@ -55,6 +56,7 @@ impl Regalloc {
 pub struct JitCompiler {
     regalloc: Regalloc,
     chunk_size: usize,
+    self_check: bool,
 }
 
 impl JitCompiler {
@@ -70,7 +72,11 @@ impl JitCompiler {
     /// [`CodegenError::UnsupportedHost`] if Cranelift cannot target this machine.
     pub fn new() -> Result<JitCompiler, CodegenError> {
         host()?;
-        Ok(JitCompiler { regalloc: Regalloc::default(), chunk_size: JitCompiler::DEFAULT_CHUNK_SIZE })
+        Ok(JitCompiler {
+            regalloc: Regalloc::default(),
+            chunk_size: JitCompiler::DEFAULT_CHUNK_SIZE,
+            self_check: true,
+        })
     }
 
     /// Uses `regalloc` for the kernels compiled from now on.
@@ -85,11 +91,28 @@ impl JitCompiler {
         self
     }
 
+    /// Whether every kernel compiled from now on checks itself (on by
+    /// default): evaluated once at a fixed point ([`check_point`](crate::check_point))
+    /// by the JIT and by the interpreter, it must agree bit for bit, or
+    /// compiling fails with [`CodegenError::SelfCheck`] (and a batch whose
+    /// two-point variant fails with [`KernelError::SelfCheck`](crate::KernelError::SelfCheck)).
+    /// Off, a back-end bug would go unnoticed: switch it off only to measure.
+    pub fn with_self_check(mut self, on: bool) -> JitCompiler {
+        self.self_check = on;
+        self
+    }
+
+    /// Whether kernels check themselves ([`with_self_check`](Self::with_self_check)).
+    pub fn self_check(&self) -> bool {
+        self.self_check
+    }
+
     /// Compiles `kernel` into native code computing its outputs (in order)
     /// from its inputs; node `Op::Input(k)` reads `x[k]`.
     ///
     /// # Errors
-    /// Cranelift's own failures.
+    /// Cranelift's own failures; [`CodegenError::SelfCheck`] if the kernel
+    /// disagrees with the interpreter ([`with_self_check`](Self::with_self_check)).
     pub fn compile(&self, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
         self.compile_parts(kernel, &[kernel.num_inputs()])
     }
@@ -100,7 +123,8 @@ impl JitCompiler {
     /// `k`-th value of their concatenation.
     ///
     /// # Errors
-    /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's own failures.
+    /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's
+    /// own failures; [`CodegenError::SelfCheck`].
     pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
         if lengths.is_empty()
             || lengths.len() > MAX_PARTS
@@ -118,15 +142,27 @@ impl JitCompiler {
         // 76% paired: 1.2x the per-point throughput, once the two-point
         // variant stored and loaded two values at a time).
         let source = (lengths.len() == 1).then(|| (kernel.clone(), self.clone()));
-        Ok(JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+    }
+
+    /// `jit`, compiled from `kernel`, once it passed the self-check (if on).
+    fn checked(&self, kernel: &Kernel, jit: JitKernel) -> Result<JitKernel, CodegenError> {
+        if self.self_check {
+            self_check::one_point(kernel, |x, out| jit.eval(x, out).expect("lengths of the kernel"))?;
+        }
+        Ok(jit)
     }
 
     /// The two-point variant of `kernel` (one input array), for
-    /// [`JitKernel::eval_batch`].
+    /// [`JitKernel::eval_batch`], self-checked like the one-point kernel.
     pub(crate) fn compile_two_points(&self, kernel: &Kernel) -> Result<TwoPoints, CodegenError> {
         let parts = InputParts::new(&[kernel.num_inputs()]);
         let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::TwoPoints, None)?;
-        Ok(TwoPoints::new(code, &chunks, scratch_len))
+        let two = TwoPoints::new(code, &chunks, scratch_len);
+        if self.self_check {
+            self_check::two_points(kernel, |x0, x1, out0, out1| two.eval(x0, x1, out0, out1))?;
+        }
+        Ok(two)
     }
 
     /// The machine code [`compile`](Self::compile) generates for `kernel`,
@@ -180,7 +216,7 @@ impl JitCompiler {
     /// the function's chunks do not store, this is `compile`.
     ///
     /// # Errors
-    /// Cranelift's own failures.
+    /// Cranelift's own failures; [`CodegenError::SelfCheck`].
     pub fn compile_rest(&self, function: FunctionChunks, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let Some((function, mut session)) = function.compiled.filter(|(f, _)| f.fits(dag, outputs)) else {
@@ -191,7 +227,7 @@ impl JitCompiler {
         session.compile_chunks(dag, outputs, &plan, &parts, None)?;
         let Built { code, chunks, scratch_len } = session.finish(&plan)?;
         let source = Some((kernel.clone(), self.clone()));
-        Ok(JitKernel::new(code, &chunks, scratch_len, parts, outputs.len(), source))
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, outputs.len(), source))
     }
 
     /// Compiles and finalizes the chunks of `kernel` as `variant`.

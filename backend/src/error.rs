@@ -1,5 +1,6 @@
 //! Errors of compiling a kernel ([`CodegenError`]) and of calling one ([`KernelError`]).
 
+use crate::self_check::SelfCheckFailure;
 use cranelift_codegen::settings::SetError;
 use cranelift_module::ModuleError;
 
@@ -36,6 +37,9 @@ pub enum CodegenError {
     /// Cranelift failed to compile, link or map a function.
     #[error("cranelift failed: {0}")]
     Module(Box<ModuleError>),
+    /// The compiled kernel disagreed with the interpreter at the check point.
+    #[error(transparent)]
+    SelfCheck(#[from] SelfCheckFailure),
 }
 
 impl From<ModuleError> for CodegenError {
@@ -46,7 +50,7 @@ impl From<ModuleError> for CodegenError {
 
 /// Why a kernel call was refused. A refused call writes nothing.
 #[non_exhaustive]
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum KernelError {
     /// `x` does not hold one value per input.
     #[error("the kernel takes {expected} inputs, got {found}")]
@@ -97,4 +101,8 @@ pub enum KernelError {
         /// `outs.len()`.
         outputs_len: usize,
     },
+    /// The two-point variant of a batch, compiled on the first batch,
+    /// disagreed with the interpreter at the check point.
+    #[error(transparent)]
+    SelfCheck(SelfCheckFailure),
 }

@@ -3,10 +3,12 @@
 //! freeing it.
 
 use crate::compiler::JitCompiler;
+use crate::error::CodegenError;
 use crate::error::KernelError;
 use crate::lanes::lanes_signature;
 use crate::lower::chunk_signature;
 use crate::parts::{InputParts, MAX_PARTS};
+use crate::self_check::SelfCheckFailure;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 use frontend::Kernel;
@@ -70,7 +72,9 @@ pub struct JitKernel {
     num_outputs: usize,
     /// What the two-point variant is compiled from, on the first batch.
     source: Option<Box<(Kernel, JitCompiler)>>,
-    two_points: OnceLock<Option<TwoPoints>>,
+    /// The two-point variant: `Ok(None)` where there is none, `Err` where
+    /// it failed its self-check.
+    two_points: OnceLock<Result<Option<TwoPoints>, SelfCheckFailure>>,
     // Declared last: dropped after everything that points into its code.
     _code: OwnedModule,
 }
@@ -102,7 +106,7 @@ impl TwoPoints {
     /// caller checked `x0.len() == x1.len() == num_inputs` and
     /// `out0.len() == out1.len() == num_outputs` of the kernel it belongs to.
     #[inline]
-    fn eval(&self, x0: &[f64], x1: &[f64], out0: &mut [f64], out1: &mut [f64]) {
+    pub(crate) fn eval(&self, x0: &[f64], x1: &[f64], out0: &mut [f64], out1: &mut [f64]) {
         if let [only] = self.chunks[..] {
             debug_assert_eq!(self.scratch_len, 0, "a single chunk hands no value on");
             // SAFETY: as below; a single chunk touches no scratch.
@@ -288,13 +292,15 @@ impl JitKernel {
     ///
     /// # Errors
     /// [`KernelError::BatchShape`] unless both buffers hold the same number of
-    /// whole rows; `outs` is then left untouched.
+    /// whole rows; [`KernelError::SelfCheck`] if the two-point variant failed
+    /// its self-check; `outs` is then left untouched.
     pub fn eval_batch(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
         self.check_batch(xs, outs)?;
         let (n, m) = (self.num_inputs, self.num_outputs);
         if m == 0 {
             return Ok(());
         }
+        self.two_points()?;
         // Pieces of an even number of rows, so that points pair up within a piece.
         const ROWS: usize = 64;
         outs.par_chunks_mut(ROWS * m).enumerate().for_each(|(i, outs)| {
@@ -310,11 +316,11 @@ impl JitKernel {
     /// [`eval`](Self::eval) gives.
     ///
     /// # Errors
-    /// [`KernelError::BatchShape`] unless both buffers hold the same number of
-    /// whole rows; `outs` is then left untouched.
+    /// As [`eval_batch`](Self::eval_batch).
     pub fn eval_points(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
         self.check_batch(xs, outs)?;
         if self.num_outputs > 0 {
+            self.two_points()?;
             self.points(xs, outs);
         }
         Ok(())
@@ -339,11 +345,12 @@ impl JitKernel {
         Ok(points)
     }
 
-    /// [`eval_points`](Self::eval_points) on checked shapes, `num_outputs > 0`.
+    /// [`eval_points`](Self::eval_points) on checked shapes, `num_outputs > 0`,
+    /// once the two-point variant passed its self-check.
     fn points(&self, xs: &[f64], outs: &mut [f64]) {
         let (n, m) = (self.num_inputs, self.num_outputs);
         let mut row = 0;
-        let rest = match self.two_points() {
+        let rest = match self.two_points().expect("checked by the caller") {
             Some(two) => {
                 let mut pairs = outs.chunks_exact_mut(2 * m);
                 for pair in &mut pairs {
@@ -365,19 +372,27 @@ impl JitKernel {
     /// [`eval_batch`](Self::eval_batch) run: 2 with the two-point variant
     /// (compiled by this call if not yet), 1 without.
     pub fn points_per_call(&self) -> usize {
-        if self.two_points().is_some() {
+        if matches!(self.two_points(), Ok(Some(_))) {
             2
         } else {
             1
         }
     }
 
-    /// The two-point variant, compiled on first use; `None` for kernels of
-    /// several input arrays (or if Cranelift failed, which the one-point
-    /// kernel then covers).
-    fn two_points(&self) -> Option<&TwoPoints> {
-        let source = self.source.as_deref()?;
-        self.two_points.get_or_init(|| source.1.compile_two_points(&source.0).ok()).as_ref()
+    /// The two-point variant, compiled (and self-checked) on first use;
+    /// `None` for kernels of several input arrays (or if Cranelift failed,
+    /// which the one-point kernel then covers).
+    fn two_points(&self) -> Result<Option<&TwoPoints>, KernelError> {
+        let Some(source) = self.source.as_deref() else { return Ok(None) };
+        let compiled = self.two_points.get_or_init(|| match source.1.compile_two_points(&source.0) {
+            Ok(two) => Ok(Some(two)),
+            Err(CodegenError::SelfCheck(failure)) => Err(failure),
+            Err(_) => Ok(None),
+        });
+        match compiled {
+            Ok(two) => Ok(two.as_ref()),
+            Err(failure) => Err(KernelError::SelfCheck(failure.clone())),
+        }
     }
 }
 

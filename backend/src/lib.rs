@@ -38,6 +38,7 @@ mod name;
 mod pairs;
 mod parts;
 mod power;
+pub mod self_check;
 mod sincos;
 
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
@@ -46,3 +47,4 @@ pub use emit_rust::emit_rust;
 pub use error::{CodegenError, KernelError};
 pub use kernel::JitKernel;
 pub use parts::MAX_PARTS;
+pub use self_check::{check_point, SelfCheckFailure};

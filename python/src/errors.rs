@@ -27,6 +27,7 @@ pub(crate) fn to_py(py: Python<'_>, error: dstar::Error, source: &str) -> PyErr 
             err
         }
         dstar::Error::Codegen(e) => PyRuntimeError::new_err(e.to_string()),
+        dstar::Error::SelfCheck(e) => PyRuntimeError::new_err(e.to_string()),
         other => PyValueError::new_err(other.to_string()),
     }
 }

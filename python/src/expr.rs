@@ -446,7 +446,7 @@ pub(crate) fn function<'py>(
     inputs: &Bound<'py, PyAny>,
     outputs: &Bound<'py, PyAny>,
     output_names: Option<Vec<String>>,
-    simplify: bool,
+    options: dstar::Options,
 ) -> PyResult<Function> {
     let as_list = |v: &Bound<'py, PyAny>| -> PyResult<Vec<Bound<'py, PyAny>>> {
         if v.cast::<Expr>().is_ok() || v.extract::<f64>().is_ok() {
@@ -456,5 +456,5 @@ pub(crate) fn function<'py>(
         }
     };
     let program = program(&as_list(inputs)?, &as_list(outputs)?, output_names)?;
-    Ok(Function::new(program, simplify))
+    Ok(Function::new(program, options))
 }

@@ -5,8 +5,8 @@ use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data, Dire
 use crate::errors::to_py_plain;
 use crate::widths::{ByWidth, Plan, WIDEST_JVP, WIDEST_SWEEPS};
 use dstar::{
-    DirectionsKernel, DirectionsPlan, HessianKernel, HvpKernel, JacobianKernel, JitCompiler, JitKernel,
-    Options, Program, SparsityPattern, VjpKernel,
+    DirectionsKernel, DirectionsPlan, HessianKernel, HvpKernel, JacobianKernel, JitKernel, Options, Program,
+    SparsityPattern, VjpKernel,
 };
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -60,15 +60,15 @@ impl Default for Kernels {
 #[pyclass(module = "dstar._dstar", frozen)]
 pub struct Function {
     program: Program,
-    simplify: bool,
+    options: Options,
     source: OnceLock<String>,
     kernels: Kernels,
 }
 
 impl Function {
     /// A function for `program`, nothing compiled yet.
-    pub(crate) fn new(program: Program, simplify: bool) -> Function {
-        Function { program, simplify, source: OnceLock::new(), kernels: Kernels::default() }
+    pub(crate) fn new(program: Program, options: Options) -> Function {
+        Function { program, options, source: OnceLock::new(), kernels: Kernels::default() }
     }
 
     fn n(&self) -> usize {
@@ -79,33 +79,33 @@ impl Function {
         self.program.outputs.len()
     }
 
-    fn options(&self) -> Options {
-        Options { simplify: self.simplify }
-    }
-
     fn values_kernel(&self, py: Python<'_>) -> PyResult<&JitKernel> {
-        compiled(py, &self.kernels.values, || Ok(JitCompiler::new()?.compile(&self.program.kernel()?)?))
+        compiled(py, &self.kernels.values, || {
+            Ok(self.options.compiler()?.compile(&self.program.kernel()?)?)
+        })
     }
 
     fn jacobian_kernel(&self, py: Python<'_>) -> PyResult<&JacobianKernel> {
-        compiled(py, &self.kernels.jacobian, || dstar::compile_program(&self.program, &self.options()))
+        compiled(py, &self.kernels.jacobian, || dstar::compile_program(&self.program, &self.options))
     }
 
     fn hessian_kernel(&self, py: Python<'_>) -> PyResult<&HessianKernel> {
-        compiled(py, &self.kernels.hessian, || HessianKernel::compile(&self.program, &JitCompiler::new()?))
+        compiled(py, &self.kernels.hessian, || {
+            HessianKernel::compile(&self.program, &self.options.compiler()?)
+        })
     }
 
     fn jvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, DirectionsKernel>> {
         let directions = compiled(py, &self.kernels.directions, || DirectionsPlan::new(&self.program))?;
-        self.kernels.jvp.plan(py, k, |w| directions.compile(w, &JitCompiler::new()?))
+        self.kernels.jvp.plan(py, k, |w| directions.compile(w, &self.options.compiler()?))
     }
 
     fn vjp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, VjpKernel>> {
-        self.kernels.vjp.plan(py, k, |w| VjpKernel::compile(&self.program, w, &JitCompiler::new()?))
+        self.kernels.vjp.plan(py, k, |w| VjpKernel::compile(&self.program, w, &self.options.compiler()?))
     }
 
     fn hvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, HvpKernel>> {
-        self.kernels.hvp.plan(py, k, |w| HvpKernel::compile(&self.program, w, &JitCompiler::new()?))
+        self.kernels.hvp.plan(py, k, |w| HvpKernel::compile(&self.program, w, &self.options.compiler()?))
     }
 
     /// The weights of the Lagrangian: given, or `[1]` for a scalar function.
@@ -181,18 +181,20 @@ fn sparse_result<'py>(
 
 #[pymethods]
 impl Function {
-    /// ``Function(inputs, outputs, output_names=None, simplify=True)``: the
-    /// function from the symbols ``inputs`` (in that order) to the
-    /// expressions ``outputs`` (an expression, a number or a list of them).
+    /// ``Function(inputs, outputs, output_names=None, simplify=True,
+    /// self_check=True)``: the function from the symbols ``inputs`` (in that
+    /// order) to the expressions ``outputs`` (an expression, a number or a
+    /// list of them). See :func:`dstar.compile` for the options.
     #[new]
-    #[pyo3(signature = (inputs, outputs, output_names = None, simplify = true))]
+    #[pyo3(signature = (inputs, outputs, output_names = None, simplify = true, self_check = true))]
     fn py_new(
         inputs: &Bound<'_, PyAny>,
         outputs: &Bound<'_, PyAny>,
         output_names: Option<Vec<String>>,
         simplify: bool,
+        self_check: bool,
     ) -> PyResult<Function> {
-        crate::expr::function(inputs, outputs, output_names, simplify)
+        crate::expr::function(inputs, outputs, output_names, Options { simplify, self_check })
     }
 
     /// Number of inputs ``n``.
@@ -222,7 +224,13 @@ impl Function {
     /// Whether Jacobians are simplified (common subchains) after accumulation.
     #[getter]
     fn simplify(&self) -> bool {
-        self.simplify
+        self.options.simplify
+    }
+
+    /// Whether each kernel checks itself against the interpreter when compiled.
+    #[getter]
+    fn self_check(&self) -> bool {
+        self.options.self_check
     }
 
     /// The function as problem-format text (shared subexpressions bound to
@@ -542,9 +550,9 @@ impl Function {
     }
 
     /// Pickles to the source text and options; unpickling compiles again.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool, bool))> {
         let rebuild = py.import("dstar._dstar")?.getattr("_function_from_source")?;
-        Ok((rebuild, (self.source(), self.simplify)))
+        Ok((rebuild, (self.source(), self.options.simplify, self.options.self_check)))
     }
 
     fn __repr__(&self) -> String {

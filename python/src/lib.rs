@@ -39,7 +39,11 @@ fn is_program(text: &str) -> bool {
 /// statements, see the problem format) or a single expression, whose
 /// variables become the inputs in order of first appearance, or in the
 /// order of ``inputs``. ``simplify`` extracts common subchains from
-/// Jacobians. Raises :class:`ParseError` with the line and column.
+/// Jacobians. ``self_check`` (on by default) has every kernel, when it is
+/// compiled, evaluated once at a fixed point and compared bit for bit with
+/// the interpreter: a disagreement raises ``RuntimeError`` instead of
+/// returning a wrong number. Raises :class:`ParseError` with the line and
+/// column.
 ///
 /// >>> f = dstar.compile("sin(x*y) + x^2")
 /// >>> f.input_names
@@ -47,8 +51,14 @@ fn is_program(text: &str) -> bool {
 /// >>> dstar.compile("x*y", inputs=["y", "x"]).jacobian([2.0, 3.0])
 /// array([[3., 2.]])
 #[pyfunction]
-#[pyo3(signature = (text, inputs = None, simplify = true))]
-fn compile(py: Python<'_>, text: &str, inputs: Option<Vec<String>>, simplify: bool) -> PyResult<Function> {
+#[pyo3(signature = (text, inputs = None, simplify = true, self_check = true))]
+fn compile(
+    py: Python<'_>,
+    text: &str,
+    inputs: Option<Vec<String>>,
+    simplify: bool,
+    self_check: bool,
+) -> PyResult<Function> {
     let program = if is_program(text) {
         if inputs.is_some() {
             return Err(PyValueError::new_err(
@@ -66,14 +76,20 @@ fn compile(py: Python<'_>, text: &str, inputs: Option<Vec<String>>, simplify: bo
         }
     };
     let program = program.map_err(|e| to_py(py, e.into(), text))?;
-    Ok(Function::new(program, simplify))
+    Ok(Function::new(program, dstar::Options { simplify, self_check }))
 }
 
 /// Rebuilds a pickled :class:`Function` from its source text.
 #[pyfunction]
-fn _function_from_source(py: Python<'_>, source: &str, simplify: bool) -> PyResult<Function> {
+#[pyo3(signature = (source, simplify, self_check = true))]
+fn _function_from_source(
+    py: Python<'_>,
+    source: &str,
+    simplify: bool,
+    self_check: bool,
+) -> PyResult<Function> {
     let program = dstar::parse_program(source).map_err(|e| to_py(py, e.into(), source))?;
-    Ok(Function::new(program, simplify))
+    Ok(Function::new(program, dstar::Options { simplify, self_check }))
 }
 
 /// The ``order``-th derivative of the expression ``expr`` with respect to

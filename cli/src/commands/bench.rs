@@ -38,9 +38,10 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         (at, _) => point(at.as_deref(), &program, &args.file)?,
     };
     progress.stage("compiling");
-    let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
-    let function =
-        compiler.compile(&program.kernel().map_err(Failure::internal)?).map_err(Failure::internal)?;
+    let compiler = args.pipeline.compiler()?;
+    let function = compiler
+        .compile(&program.kernel().map_err(Failure::internal)?)
+        .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
     let start = Instant::now();
     let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;

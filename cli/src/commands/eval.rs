@@ -57,7 +57,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         let (v, j) = eval_jacobian(&program, &x, args.interp, &args.pipeline.options())?;
         (v, Some(j))
     } else {
-        (eval_function(&program, &x, args.interp)?, None)
+        (eval_function(&program, &x, args.interp, &args.pipeline)?, None)
     };
     let weights = match &args.weights {
         Some(w) if w.len() != program.outputs.len() => {
@@ -79,12 +79,12 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
                 program.outputs.len()
             )));
         }
-        Some(eval_hessians(&program, &x, weights, args.interp)?)
+        Some(eval_hessians(&program, &x, weights, args.interp, &args.pipeline)?)
     } else {
         None
     };
     let series = match (args.order, &args.direction) {
-        (Some(order), Some(v)) => Some(eval_series(&program, &x, order, v, args.interp)?),
+        (Some(order), Some(v)) => Some(eval_series(&program, &x, order, v, args.interp, &args.pipeline)?),
         _ => None,
     };
     drop(progress);
@@ -170,13 +170,18 @@ fn row_text(row: &[f64]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-fn eval_function(program: &Program, x: &[f64], interp: bool) -> Result<Vec<f64>, Failure> {
+fn eval_function(
+    program: &Program,
+    x: &[f64],
+    interp: bool,
+    pipeline: &PipelineArgs,
+) -> Result<Vec<f64>, Failure> {
     if interp {
         return Ok(dstar::frontend::eval_program(program, x));
     }
     let function = program.kernel().map_err(Failure::internal)?;
     let kernel =
-        dstar::backend::JitCompiler::new().and_then(|c| c.compile(&function)).map_err(Failure::internal)?;
+        pipeline.compiler()?.compile(&function).map_err(|e| Failure::internal(dstar::Error::from(e)))?;
     let mut out = vec![0.0; program.outputs.len()];
     kernel.eval(x, &mut out).map_err(Failure::internal)?;
     Ok(out)
@@ -252,6 +257,7 @@ fn eval_hessians(
     x: &[f64],
     weights: Option<&[f64]>,
     interp: bool,
+    pipeline: &PipelineArgs,
 ) -> Result<Hessians, Failure> {
     let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
     let m = program.outputs.len();
@@ -259,8 +265,8 @@ fn eval_hessians(
         let lower = hessian.lower_kernel();
         Box::new(move |w: &[f64]| Ok(lower.eval(&[x, w].concat())))
     } else {
-        let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
-        let kernel = dstar::HessianKernel::from_hessian(&hessian, &compiler).map_err(Failure::internal)?;
+        let kernel =
+            dstar::HessianKernel::from_hessian(&hessian, &pipeline.compiler()?).map_err(Failure::internal)?;
         Box::new(move |w: &[f64]| {
             let mut out = vec![0.0; kernel.nnz()];
             kernel.eval(x, w, &mut out).map_err(Failure::internal)?;
@@ -309,7 +315,14 @@ impl Series {
     }
 }
 
-fn eval_series(program: &Program, x: &[f64], order: u64, v: &[f64], interp: bool) -> Result<Series, Failure> {
+fn eval_series(
+    program: &Program,
+    x: &[f64],
+    order: u64,
+    v: &[f64],
+    interp: bool,
+    pipeline: &PipelineArgs,
+) -> Result<Series, Failure> {
     let n = program.inputs.len();
     if v.len() != n {
         return Err(Failure::input(format!(
@@ -318,7 +331,10 @@ fn eval_series(program: &Program, x: &[f64], order: u64, v: &[f64], interp: bool
             listed(&program.inputs, "input")
         )));
     }
-    let refused = |e: dstar::Error| Failure::input(format!("error: --order {order}: {e}\n"));
+    let refused = |e: dstar::Error| match e {
+        dstar::Error::Derivative(_) => Failure::input(format!("error: --order {order}: {e}\n")),
+        other => Failure::internal(other),
+    };
     let m = program.outputs.len();
     let flat = if interp {
         let budget = dstar::Budget::default();
@@ -326,8 +342,7 @@ fn eval_series(program: &Program, x: &[f64], order: u64, v: &[f64], interp: bool
         let series = dstar::factor::taylor_series(function, order, &budget).map_err(|e| refused(e.into()))?;
         dstar::frontend::eval(series.dag(), series.roots(), &[x, v].concat())
     } else {
-        let compiler = dstar::backend::JitCompiler::new().map_err(Failure::internal)?;
-        let kernel = dstar::TaylorKernel::compile(program, order, &compiler).map_err(refused)?;
+        let kernel = dstar::TaylorKernel::compile(program, order, &pipeline.compiler()?).map_err(refused)?;
         let mut out = vec![0.0; kernel.out_len()];
         kernel.eval(x, v, &mut out).map_err(Failure::internal)?;
         out

@@ -65,12 +65,22 @@ pub struct PipelineArgs {
     /// Skip the common-subchain pass (e-graph rewriting) after D*.
     #[arg(long)]
     no_simplify: bool,
+    /// Do not check each compiled kernel against the interpreter at a fixed
+    /// point before using it (the check costs a small part of compiling;
+    /// without it a compiler bug could print a wrong number).
+    #[arg(long)]
+    no_self_check: bool,
 }
 
 impl PipelineArgs {
     /// The library options these flags ask for.
     pub fn options(&self) -> dstar::Options {
-        dstar::Options { simplify: !self.no_simplify }
+        dstar::Options { simplify: !self.no_simplify, self_check: !self.no_self_check }
+    }
+
+    /// The compiler these flags ask for.
+    fn compiler(&self) -> Result<dstar::JitCompiler, Failure> {
+        self.options().compiler().map_err(Failure::internal)
     }
 }
 
