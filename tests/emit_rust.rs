@@ -229,6 +229,28 @@ fn check_against_jit(name: &str, cases: &[Case]) {
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// A Jacobian of every shape of `testkit::shapes`, about 800 operations
+/// each, at its point and a perturbation of it.
+fn shape_cases() -> Vec<Case> {
+    let mut rng = testkit::Rng::new(25);
+    testkit::shapes::Family::ALL
+        .into_iter()
+        .map(|family| {
+            let source = family.generate(family.size_for(800), &mut rng);
+            let program = frontend::parse_program(&source).expect("parses");
+            let x = program.point.clone().expect("a point");
+            let moved: Vec<f64> = x.iter().map(|v| v * 1.01 + 1e-3).collect();
+            Case::new(family.name(), &program, vec![x, moved])
+        })
+        .collect()
+}
+
+/// Issue 25: the shapes of real problems.
+#[test]
+fn emitted_rust_matches_the_jit_on_real_shapes() {
+    check_against_jit("shapes", &shape_cases());
+}
+
 #[test]
 fn emitted_rust_matches_the_jit() {
     let mut cases = corpus_cases();

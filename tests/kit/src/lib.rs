@@ -39,6 +39,7 @@ pub mod jet;
 pub mod native;
 pub mod parity;
 pub mod rng;
+pub mod shapes;
 pub mod timing;
 pub mod tol;
 

@@ -1,0 +1,319 @@
+//! Issue 25: every kind of compiled kernel against the interpreter, bit for
+//! bit, on the shapes real problems have ([`testkit::shapes`]: banded
+//! constraints over a shared intermediate, multiple and single shooting,
+//! grids, fits, collocation, partial sums, the NLP families), at sizes on
+//! both sides of the chunk size (1,000 operations), of the split that
+//! compiles a Jacobian's function ahead of its entries (two chunks of
+//! function operations) and of the limit under which eliminations compete
+//! with D* (16,384 edges).
+//!
+//! Each kernel is compiled every way the library compiles one: whole, in
+//! its parts (the Hessian's `x, w`, the products' directions), with the
+//! function first (`compile_program`), in small chunks, and two points per
+//! call in batches; the self-check is off so that a wrong kernel shows
+//! here. Independent oracles (dual and hyper-dual numbers, central
+//! differences) check the derivatives themselves on the same shapes.
+//!
+//! The short run covers every family at two of the three sizes;
+//! `DSTAR_LONG=1` draws 240 instances from 1e3 to 5e4 operations, and adds
+//! a fit of 10,000 residuals over four inputs and a sum over 10,000 inputs.
+
+use dstar::factor;
+use dstar::frontend::{Kernel, Program};
+use dstar::{compile_program, differentiate, JitCompiler, Options};
+use std::collections::BTreeMap;
+use testkit::shapes::Family;
+use testkit::{same, Rng};
+
+/// Kernels compared, by kind.
+#[derive(Default)]
+struct Tally(BTreeMap<&'static str, usize>);
+
+impl Tally {
+    fn count(&mut self, kind: &'static str) {
+        *self.0.entry(kind).or_default() += 1;
+    }
+
+    fn report(&self, what: &str) {
+        let total: usize = self.0.values().sum();
+        let kinds: Vec<String> = self.0.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        eprintln!("{what}: {total} kernel evaluations compared with the interpreter ({})", kinds.join(", "));
+    }
+}
+
+/// A kernel of the program and how the library hands it its inputs.
+struct KernelKind {
+    name: &'static str,
+    kernel: Kernel,
+    parts: Vec<usize>,
+}
+
+/// Every kind of kernel of `program`, but the Jacobian (compiled apart).
+/// `second_order` adds the Hessians and H·v, `directions` the scarcity
+/// J·V, `taylor` the Taylor series: the costly ones to build.
+fn kinds(program: &Program, second_order: bool, directions: bool, taylor: bool) -> Vec<KernelKind> {
+    let f = program.kernel().expect("a kernel");
+    let (n, m) = (f.num_inputs(), f.num_outputs());
+    let mut kinds = vec![
+        KernelKind { name: "function", kernel: f.clone(), parts: vec![n] },
+        KernelKind { name: "gradient", kernel: factor::gradient(f.clone()), parts: vec![n] },
+        KernelKind { name: "vjp", kernel: factor::vjp(f.clone(), 3), parts: vec![n, 3 * m] },
+        KernelKind { name: "jvp", kernel: factor::jvp(f.clone(), 2), parts: vec![n, 2 * n] },
+    ];
+    if second_order {
+        let hessian = factor::lagrangian_hessian(f.clone());
+        kinds.push(KernelKind { name: "hessian", kernel: hessian.kernel().clone(), parts: vec![n, m] });
+        kinds.push(KernelKind { name: "hessian_lower", kernel: hessian.lower_kernel(), parts: vec![n, m] });
+        kinds.push(KernelKind { name: "hvp", kernel: factor::hvp(f.clone(), 2), parts: vec![n, m, 2 * n] });
+    }
+    if directions {
+        let remainder = eliminate::scarcity_remainder(&f, eliminate::Elimination::ScarcityHybrid)
+            .expect("a partial elimination");
+        kinds.push(KernelKind {
+            name: "directions",
+            kernel: remainder.directions_kernel(4),
+            parts: vec![n + 4 * n],
+        });
+    }
+    if taylor {
+        let budget = dstar::Budget::default();
+        if let Ok(series) = factor::taylor_series(f, 3, &budget) {
+            kinds.push(KernelKind { name: "taylor", kernel: series, parts: vec![n, n] });
+        }
+    }
+    kinds
+}
+
+/// Inputs of `kernel` near the program's point `x`: `x` moved by up to
+/// 1%, then the other blocks (weights, directions) in [-1, 1].
+fn input(rng: &mut Rng, x: &[f64], kernel: &Kernel) -> Vec<f64> {
+    let mut input: Vec<f64> =
+        x.iter().map(|v| v * rng.uniform(0.99, 1.01) + rng.uniform(-1e-3, 1e-3)).collect();
+    input.extend((x.len()..kernel.num_inputs()).map(|_| rng.uniform(-1.0, 1.0)));
+    input
+}
+
+/// Panics unless `compiled` is the interpreter's value of `kernel` at `x`, bit for bit.
+fn assert_same(kernel: &Kernel, x: &[f64], compiled: &[f64], what: &str) {
+    let interpreted = kernel.eval(x);
+    if let Some(k) = compiled.iter().zip(&interpreted).position(|(a, b)| !same(*a, *b)) {
+        panic!(
+            "{what}: output {k} of {}: compiled {:e}, interpreter {:e}",
+            compiled.len(),
+            compiled[k],
+            interpreted[k]
+        );
+    }
+}
+
+/// Compiles `kind` whole, in small chunks and in its parts, and compares
+/// each with the interpreter at two points, and in a batch of five.
+fn check_kind(
+    compiler: &JitCompiler,
+    kind: &KernelKind,
+    x: &[f64],
+    rng: &mut Rng,
+    what: &str,
+    tally: &mut Tally,
+) {
+    let kernel = &kind.kernel;
+    let m = kernel.num_outputs();
+    for chunk_size in [JitCompiler::DEFAULT_CHUNK_SIZE, 97] {
+        let compiler = compiler.clone().with_chunk_size(chunk_size);
+        let whole = compiler.compile(kernel).expect("compiles");
+        for _ in 0..2 {
+            let input = input(rng, x, kernel);
+            let mut out = vec![0.0; m];
+            whole.eval(&input, &mut out).expect("lengths");
+            assert_same(kernel, &input, &out, &format!("{what} {} (chunks of {chunk_size})", kind.name));
+            tally.count(kind.name);
+        }
+        // Five points: two pairs in the two-point kernel, and one alone.
+        let points: Vec<Vec<f64>> = (0..5).map(|_| input(rng, x, kernel)).collect();
+        let mut outs = vec![0.0; 5 * m];
+        whole.eval_batch(&points.concat(), &mut outs).expect("shapes");
+        for (p, point) in points.iter().enumerate() {
+            let name = format!("{what} {} in a batch, point {p} (chunks of {chunk_size})", kind.name);
+            assert_same(kernel, point, &outs[p * m..(p + 1) * m], &name);
+        }
+        tally.count("batch");
+    }
+    if kind.parts.len() > 1 {
+        let parted = compiler.compile_parts(kernel, &kind.parts).expect("compiles");
+        let input = input(rng, x, kernel);
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for &len in &kind.parts {
+            parts.push(&input[start..start + len]);
+            start += len;
+        }
+        let mut out = vec![0.0; m];
+        parted.eval_parts(&parts, &mut out).expect("lengths");
+        assert_same(kernel, &input, &out, &format!("{what} {} in parts", kind.name));
+        tally.count(kind.name);
+    }
+}
+
+/// The Jacobian compiled as the library does (`compile_program`: the
+/// function's chunks ahead of the entries, while they are simplified), and
+/// whole, and function first in small chunks, against the interpreter.
+fn check_jacobian(
+    compiler: &JitCompiler,
+    program: &Program,
+    x: &[f64],
+    rng: &mut Rng,
+    what: &str,
+    tally: &mut Tally,
+) {
+    let options = Options { self_check: false, ..Options::default() };
+    let jacobian = differentiate(program, &options).expect("differentiates").jacobian;
+    let kernel = jacobian.kernel();
+    let library = compile_program(program, &options).expect("compiles");
+    let small = compiler.clone().with_chunk_size(97);
+    let ahead = small.compile_function(kernel, program.outputs.len()).expect("compiles");
+    let ahead = small.compile_rest(ahead, kernel).expect("compiles");
+    for _ in 0..2 {
+        let input = input(rng, x, kernel);
+        let mut out = vec![0.0; library.out_len()];
+        library.eval(&input, &mut out).expect("lengths");
+        assert_same(kernel, &input, &out, &format!("{what} Jacobian (compile_program)"));
+        ahead.eval(&input, &mut out).expect("lengths");
+        assert_same(kernel, &input, &out, &format!("{what} Jacobian (function first, chunks of 97)"));
+        tally.count("jacobian");
+    }
+    let kind = KernelKind { name: "jacobian", kernel: kernel.clone(), parts: vec![kernel.num_inputs()] };
+    check_kind(compiler, &kind, x, rng, what, tally);
+}
+
+/// Every kernel of one instance of `family` of about `ops` operations.
+fn check_instance(family: Family, ops: usize, seed: u64, all_kinds: bool, tally: &mut Tally) {
+    let compiler = JitCompiler::new().expect("a supported host").with_self_check(false);
+    let mut rng = Rng::new(seed);
+    let size = family.size_for(ops);
+    let source = family.generate(size, &mut rng);
+    let program = dstar::parse_program(&source).expect("parses");
+    let x = program.point.clone().expect("a point");
+    let what = format!("{} of size {size} ({} ops, seed {seed})", family.name(), program.count_ops());
+    check_jacobian(&compiler, &program, &x, &mut rng, &what, tally);
+    let big = program.count_ops() > 3_000;
+    for kind in kinds(&program, all_kinds, all_kinds && !big, all_kinds && !big) {
+        check_kind(&compiler, &kind, &x, &mut rng, &what, tally);
+    }
+}
+
+#[test]
+fn every_kernel_matches_the_interpreter_on_real_shapes() {
+    let mut tally = Tally::default();
+    if testkit::long_run() {
+        // Sizes log-uniform from 1e3 to 5e4 operations, every family in turn.
+        let mut rng = Rng::new(2025);
+        for seed in 0..240 {
+            let family = Family::ALL[seed % Family::ALL.len()];
+            let ops = (1e3 * 50f64.powf(rng.unit())) as usize;
+            check_instance(family, ops, seed as u64, ops <= 20_000, &mut tally);
+        }
+        // Ten thousand outputs over four inputs, and the reverse.
+        check_instance(Family::FitResiduals, 80_000, 7, false, &mut tally);
+        check_instance(Family::PartialSums, 80_000, 8, false, &mut tally);
+    } else {
+        // Below one chunk, past the function-first split, past the
+        // elimination limit (the Jacobian and first-order products only):
+        // two of the three sizes per family, in turn.
+        for (i, family) in Family::ALL.into_iter().enumerate() {
+            let sizes = if i % 2 == 0 { [700, 2_600] } else { [2_600, 9_000] };
+            for (j, ops) in sizes.into_iter().enumerate() {
+                check_instance(family, ops, (10 * i + j) as u64, ops < 5_000, &mut tally);
+            }
+        }
+    }
+    tally.report("real shapes");
+}
+
+/// The derivatives themselves on the same shapes, against independent
+/// oracles: the compiled Jacobian against dual numbers and central
+/// differences (`testkit::compare`), the Lagrangian Hessian against
+/// hyper-dual numbers at sampled entries (its structural zeros included),
+/// and J·v, wᵀJ and H·v against the Jacobian and Hessian they must equal.
+/// A bug in a building block that the interpreter and the JIT share would
+/// pass the parity test above; not this one.
+#[test]
+fn derivatives_on_real_shapes_match_the_oracles() {
+    let instances = testkit::cases(2, 8);
+    let compiler = JitCompiler::new().expect("a supported host");
+    let (mut checked, mut agreed) = (0, 0);
+    for family in Family::ALL {
+        for seed in 0..instances as u64 {
+            let mut rng = Rng::new(100 + seed);
+            let size = family.size_for(if seed % 2 == 0 { 600 } else { 2_500 });
+            let source = family.generate(size, &mut rng);
+            let program = dstar::parse_program(&source).expect("parses");
+            let what = format!("{} of size {size}, seed {seed}", family.name());
+            let (dag, outputs) = (&program.dag, program.output_nodes());
+            let x = program.point.clone().expect("a point");
+            let (n, m) = (x.len(), outputs.len());
+
+            let kernel = compile_program(&program, &Options::default()).expect("compiles");
+            let (values, jacobian) = kernel.eval_dense(&x).expect("lengths");
+            match testkit::compare(dag, &outputs, &x, &values, &jacobian) {
+                testkit::Verdict::Wrong(e) | testkit::Verdict::NonFinite(e) => panic!("{what}: {e}"),
+                testkit::Verdict::Agrees => agreed += 1,
+                testkit::Verdict::Skipped(reason) => {
+                    eprintln!("{what}: central differences skipped, {reason}")
+                }
+            }
+
+            let w: Vec<f64> = (0..m).map(|_| rng.uniform(-1.0, 1.0)).collect();
+            let hessian = dstar::HessianKernel::compile(&program, &compiler).expect("compiles");
+            let dense = hessian.eval_dense(&x, &w).expect("lengths");
+            for _ in 0..40 {
+                let (i, j) = (rng.below(n), rng.below(n));
+                let hyper = testkit::eval_hyper(dag, &outputs, &x, i, j);
+                let (exact, magnitude) = hyper
+                    .outputs
+                    .iter()
+                    .zip(&w)
+                    .fold((0.0, 0.0), |(e, s), (h, w)| (e + w * h.d12, s + w.abs() * h.m12));
+                let tolerance = 1e-9 * exact.abs() + 1e-11 * magnitude + 1e-13;
+                assert!(
+                    (dense[i][j] - exact).abs() <= tolerance,
+                    "{what}: Hessian ({i}, {j}) is {:e}, hyper-dual {exact:e}",
+                    dense[i][j]
+                );
+            }
+
+            let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
+            let jv: Vec<f64> = jacobian.iter().map(|row| dot(row, &v)).collect();
+            let jt_w: Vec<f64> = (0..n).map(|j| (0..m).map(|i| w[i] * jacobian[i][j]).sum()).collect();
+            let hv: Vec<f64> = dense.iter().map(|row| dot(row, &v)).collect();
+            let plan = dstar::DirectionsPlan::new(&program).expect("a plan");
+            let mut out = vec![0.0; m];
+            plan.compile(1, &compiler)
+                .expect("compiles")
+                .eval(&[x.clone(), v.clone()].concat(), &mut out)
+                .unwrap();
+            assert_close(&out, &jv, &format!("{what}: J·v"));
+            let mut out = vec![0.0; n];
+            dstar::VjpKernel::compile(&program, 1, &compiler).unwrap().eval(&x, &w, &mut out).unwrap();
+            assert_close(&out, &jt_w, &format!("{what}: wᵀJ"));
+            dstar::HvpKernel::compile(&program, 1, &compiler).unwrap().eval(&x, &w, &v, &mut out).unwrap();
+            assert_close(&out, &hv, &format!("{what}: H·v"));
+            checked += 1;
+        }
+    }
+    eprintln!("oracles: {checked} instances, {agreed} with every central difference too");
+    // Dual numbers check every entry; central differences skip the
+    // ill-conditioned ones, but not most instances.
+    assert!(agreed * 2 > checked, "central differences skipped {} of {checked}", checked - agreed);
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+/// Products summed in another order than the kernel's: close, not equal.
+fn assert_close(got: &[f64], want: &[f64], what: &str) {
+    let scale = want.iter().fold(1.0f64, |s, v| s.max(v.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!((a - b).abs() <= 1e-10 * scale, "{what}: component {k} is {a:e}, expected {b:e}");
+    }
+}
