@@ -116,3 +116,52 @@ fn hessians_are_symmetric_matrices_per_output() {
     assert!(close(h1[1][1], -0.7 * s, 1e-12));
     assert_eq!(h1[0][1], h1[1][0]);
 }
+
+/// Issue 26: with --weights the user asked for the Lagrangian's Hessian
+/// (n×n), not every output's; `--each` adds those. Each output's Hessian
+/// is its own: `sqrt`'s infinite second derivative at 0 does not turn
+/// `x^2`'s into NaN.
+#[test]
+fn weights_ask_for_the_lagrangian_and_each_output_stands_alone() {
+    let dir = std::env::temp_dir().join(format!("dstar-cli-each-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two.dstar");
+    std::fs::write(&file, "in x\nout x^2\nout sqrt(x)\n").unwrap();
+    let file = file.to_str().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let (status, stdout, stderr) = dstar(&[&["eval", file, "--at", "0", "--json"], args].concat());
+        assert_eq!(status, 0, "{stderr}");
+        serde_json::from_str(&stdout).unwrap()
+    };
+    let each = json(&["--hessian"]);
+    assert_eq!(each["hessian"], serde_json::json!([[[2.0]], [["-inf"]]]));
+    assert!(each.get("lagrangian_hessian").is_none());
+    let weighted = json(&["--hessian", "--weights", "1,0.5"]);
+    assert!(weighted.get("hessian").is_none(), "{weighted}");
+    assert_eq!(weighted["lagrangian_hessian"], serde_json::json!([["-inf"]]));
+    let both = json(&["--hessian", "--weights", "2,0", "--each", "--sparse"]);
+    assert_eq!(both["hessian_sparse"][0]["values"], serde_json::json!([2.0]));
+    assert_eq!(
+        both["lagrangian_hessian_sparse"]["values"],
+        serde_json::json!(["nan"]),
+        "0 · -inf, as IEEE says"
+    );
+    // A Lagrangian over many outputs is n×n, not outputs × n × n.
+    let wide = dir.join("wide.dstar");
+    let m = 3_000;
+    let lines: Vec<String> = (0..m).map(|i| format!("out g{i} = x{} * x{}", i % 60, (i + 1) % 60)).collect();
+    let inputs: Vec<String> = (0..60).map(|i| format!("x{i}")).collect();
+    std::fs::write(&wide, format!("in {}\n{}\n", inputs.join(", "), lines.join("\n"))).unwrap();
+    let wide = wide.to_str().unwrap();
+    let at = vec!["1"; 60].join(",");
+    let weights = vec!["1"; m].join(",");
+    let (status, _, stderr) = dstar(&["eval", wide, "--at", &at, "--hessian", "--json"]);
+    assert_eq!(status, 2, "10.8 million numbers for every output: refused");
+    assert!(stderr.contains("add --sparse"), "{stderr}");
+    let (status, stdout, stderr) =
+        dstar(&["eval", wide, "--at", &at, "--hessian", "--weights", &weights, "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(got["lagrangian_hessian"].as_array().unwrap().len(), 60);
+    let _ = std::fs::remove_dir_all(&dir);
+}

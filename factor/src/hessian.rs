@@ -322,42 +322,6 @@ impl Hessian {
         &self.lower
     }
 
-    /// For each output `i`, the positions (in the lower triangle's CSR order)
-    /// of the entries its own Hessian contributes to: those whose node reads
-    /// the weight `w_i`. Their total is the sum of the outputs' nonzeros, not
-    /// outputs times the union. Empty lists for [`Weights::Unit`] kernels.
-    pub fn output_patterns(&self) -> Vec<Vec<usize>> {
-        let (n, m) = (self.num_variables(), self.num_outputs);
-        let mut patterns = vec![Vec::new(); m];
-        if self.kernel.num_inputs() != n + m {
-            return patterns;
-        }
-        let dag = self.dag();
-        let roots = self.lower_nodes();
-        let reach = dag.reachable(roots);
-        let mut mask = vec![0u64; dag.len()];
-        for batch in (0..m).step_by(64) {
-            // Which of weights batch..batch+64 each node reads.
-            for id in dag.ids().filter(|id| reach[id.index()]) {
-                mask[id.index()] = match dag.op(id) {
-                    frontend::Op::Input(k) if (n + batch..n + m.min(batch + 64)).contains(&(k as usize)) => {
-                        1 << (k as usize - n - batch)
-                    }
-                    _ => dag.args(id).iter().fold(0, |acc, a| acc | mask[a.index()]),
-                };
-            }
-            for (position, root) in roots.iter().enumerate() {
-                let mut bits = mask[root.index()];
-                while bits != 0 {
-                    let i = batch + bits.trailing_zeros() as usize;
-                    patterns[i].push(position);
-                    bits &= bits - 1;
-                }
-            }
-        }
-        patterns
-    }
-
     /// Number of structurally nonzero entries of the full symmetric matrix.
     pub fn nnz(&self) -> usize {
         self.lower.positions().map(|(row, col)| if row == col { 1 } else { 2 }).sum()

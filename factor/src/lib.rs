@@ -17,6 +17,7 @@ pub mod hessian;
 pub mod higher;
 pub mod jacobian;
 pub mod method;
+pub mod output_hessians;
 pub mod plan;
 pub mod report;
 pub mod series;
@@ -30,6 +31,7 @@ pub use jacobian::{
     cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,
 };
 pub use method::Method;
+pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
 pub use series::taylor_series;
 pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};

@@ -32,3 +32,18 @@ def test_multiprocessing_ships_functions(rng):
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         got = pool.map(_jacobian, [(f, x) for x in xs])
     assert np.array_equal(np.stack(got), f.jacobian(xs))
+
+
+def test_self_check_is_on_by_default_and_kept_by_pickling():
+    f = dstar.compile("in x, y\nout x^3*y + sin(x*y)")
+    assert f.self_check is True
+    g = dstar.compile("in x, y\nout x^3*y + sin(x*y)", self_check=False)
+    assert g.self_check is False
+    h = pickle.loads(pickle.dumps(g))
+    assert h.self_check is False and h.simplify is True
+    x = np.array([0.7, 1.3])
+    # The check never changes a result: the same numbers either way.
+    assert np.array_equal(f.jacobian(x), g.jacobian(x))
+    assert np.array_equal(f.hessian(x), h.hessian(x))
+    x0, y0 = dstar.symbols("x0 y0")
+    assert dstar.Function([x0, y0], x0 * y0, self_check=False).self_check is False

@@ -18,13 +18,18 @@ pub struct EvalArgs {
     /// Also print the Jacobian (dense, one row per output).
     #[arg(long)]
     jacobian: bool,
-    /// Also print the Hessian of every output (one n×n matrix each).
+    /// Also print the Hessian of every output (one n×n matrix each), or
+    /// with --weights the Lagrangian's alone.
     #[arg(long)]
     hessian: bool,
-    /// With --hessian, also print the Hessian of the Lagrangian Σ w_i f_i
-    /// with these weights, one per output. Example: --weights 1,0.5,0.5
+    /// With --hessian, print the Hessian of the Lagrangian Σ w_i f_i with
+    /// these weights, one per output, instead of every output's (--each
+    /// adds those). Example: --weights 1,0.5,0.5
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "hessian")]
     weights: Option<Vec<f64>>,
+    /// With --weights, also print every output's own Hessian.
+    #[arg(long, requires = "weights")]
+    each: bool,
     /// With --hessian, print Hessians as the nonzeros of their lower
     /// triangle (a pattern of rows and cols, then values) instead of dense
     /// matrices: the way for thousands of inputs.
@@ -71,15 +76,23 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     };
     let hessians = if args.hessian {
         let n = program.inputs.len();
-        let numbers = (program.outputs.len() + 1).saturating_mul(n).saturating_mul(n);
+        // Each output's own Hessian without weights, or with --each.
+        let each = weights.is_none() || args.each;
+        let matrices = usize::from(weights.is_some()) + if each { program.outputs.len() } else { 0 };
+        let numbers = matrices.saturating_mul(n).saturating_mul(n);
         if !args.sparse && numbers > DENSE_LIMIT {
+            let what = match (each, weights.is_some()) {
+                (false, _) => "a dense Lagrangian Hessian".to_string(),
+                (true, false) => format!("dense Hessians of {} outputs", program.outputs.len()),
+                (true, true) => {
+                    format!("dense Hessians of {} outputs and the Lagrangian", program.outputs.len())
+                }
+            };
             return Err(Failure::input(format!(
-                "error: dense Hessians of {} outputs over {n} inputs would hold {numbers} numbers; \
-                 add --sparse to print their nonzeros\n",
-                program.outputs.len()
+                "error: {what} over {n} inputs would hold {numbers} numbers; add --sparse to print their nonzeros\n"
             )));
         }
-        Some(eval_hessians(&program, &x, weights, args.interp, &args.pipeline)?)
+        Some(eval_hessians(&program, &x, weights, each, args.interp, &args.pipeline)?)
     } else {
         None
     };
@@ -98,18 +111,17 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
             obj.insert("jacobian".into(), json::matrix(j));
         }
         if let Some(h) = &hessians {
-            if args.sparse {
-                let per_output = (0..h.per_output.len()).map(|i| h.sparse(i)).collect();
-                obj.insert("hessian_sparse".into(), Value::Array(per_output));
-                if let Some(l) = &h.lagrangian {
-                    obj.insert("lagrangian_hessian_sparse".into(), h.sparse_all(l));
-                }
+            let (each, lagrangian) = if args.sparse {
+                ("hessian_sparse", "lagrangian_hessian_sparse")
             } else {
-                let dense = (0..h.per_output.len()).map(|i| json::matrix(&h.dense_output(i))).collect();
-                obj.insert("hessian".into(), Value::Array(dense));
-                if let Some(l) = &h.lagrangian {
-                    obj.insert("lagrangian_hessian".into(), json::matrix(&h.dense(l)));
-                }
+                ("hessian", "lagrangian_hessian")
+            };
+            if let Some(blocks) = &h.each {
+                let matrices = blocks.iter().map(|b| b.json(args.sparse)).collect();
+                obj.insert(each.into(), Value::Array(matrices));
+            }
+            if let Some(b) = &h.lagrangian {
+                obj.insert(lagrangian.into(), b.json(args.sparse));
             }
         }
         if let Some(series) = &series {
@@ -124,46 +136,22 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         if let Some(j) = &jacobian {
             println!("  gradient: {}", row_text(&j[i]));
         }
-        if let Some(h) = &hessians {
-            print_hessian("  hessian", h, Some(i), args.sparse, &program.inputs);
+        if let Some(blocks) = hessians.as_ref().and_then(|h| h.each.as_ref()) {
+            blocks[i].print("  hessian", args.sparse, &program.inputs);
         }
         if let Some(series) = &series {
             println!("  taylor coefficients along v: {}", row_text(&series.coefficients[i]));
             println!("  derivatives along v: {}", row_text(&series.derivatives()[i]));
         }
     }
-    if let Some(h) = hessians.as_ref().filter(|h| h.lagrangian.is_some()) {
-        print_hessian("lagrangian hessian", h, None, args.sparse, &program.inputs);
+    if let Some(b) = hessians.as_ref().and_then(|h| h.lagrangian.as_ref()) {
+        b.print("lagrangian hessian", args.sparse, &program.inputs);
     }
     Ok(())
 }
 
 /// Above this many numbers, dense Hessians are refused (use --sparse).
 const DENSE_LIMIT: usize = 10_000_000;
-
-/// Output `output`'s Hessian, or the Lagrangian's.
-fn print_hessian(title: &str, h: &Hessians, output: Option<usize>, sparse: bool, inputs: &[String]) {
-    println!("{title}:");
-    let positions: Vec<(usize, usize)> = h.pattern.positions().collect();
-    let (entries, values): (Vec<usize>, &[f64]) = match output {
-        Some(i) => (h.per_output_positions[i].clone(), &h.per_output[i]),
-        None => ((0..positions.len()).collect(), h.lagrangian.as_deref().unwrap_or_default()),
-    };
-    if sparse {
-        for (&k, v) in entries.iter().zip(values) {
-            let (row, col) = positions[k];
-            println!("    d2/d{} d{} = {v}", inputs[row], inputs[col]);
-        }
-    } else {
-        let dense = match output {
-            Some(i) => h.dense_output(i),
-            None => h.dense(values),
-        };
-        for row in dense {
-            println!("    {}", row_text(&row));
-        }
-    }
-}
 
 fn row_text(row: &[f64]) -> String {
     let items: Vec<String> = row.iter().map(|v| v.to_string()).collect();
@@ -205,92 +193,90 @@ fn eval_jacobian(
     kernel.eval_dense(x).map_err(Failure::internal)
 }
 
-/// Hessians from one Lagrangian kernel: each output's (its weight 1, the
-/// others 0) and, with weights, the Lagrangian's; the nonzeros of their
-/// lower triangles in one pattern.
+/// The Hessians asked for: each output's own (from one kernel of every
+/// output's lower triangle, so that no output's Hessian reads another's
+/// derivatives), the Lagrangian's for the weights, or both.
 struct Hessians {
+    each: Option<Vec<Symmetric>>,
+    lagrangian: Option<Symmetric>,
+}
+
+/// A symmetric matrix's lower-triangle nonzeros and their pattern.
+struct Symmetric {
     pattern: dstar::SparsityPattern,
-    /// The positions of each output's own nonzeros in `pattern`.
-    per_output_positions: Vec<Vec<usize>>,
-    /// Each output's own nonzeros, at those positions.
-    per_output: Vec<Vec<f64>>,
-    lagrangian: Option<Vec<f64>>,
+    values: Vec<f64>,
 }
 
-impl Hessians {
-    /// The dense symmetric matrix of the Lagrangian's `values`.
-    fn dense(&self, values: &[f64]) -> Matrix {
-        dstar::Block::Lower(self.pattern.clone()).to_dense(values)
+impl Symmetric {
+    fn dense(&self) -> Matrix {
+        dstar::Block::Lower(self.pattern.clone()).to_dense(&self.values)
     }
 
-    /// The dense symmetric matrix of output `i`'s own nonzeros.
-    fn dense_output(&self, i: usize) -> Matrix {
-        let mut values = vec![0.0; self.pattern.nnz()];
-        for (&k, &v) in self.per_output_positions[i].iter().zip(&self.per_output[i]) {
-            values[k] = v;
+    /// Dense, or `{"rows": [..], "cols": [..], "values": [..]}` of the nonzeros.
+    fn json(&self, sparse: bool) -> Value {
+        if sparse {
+            let (rows, cols): (Vec<usize>, Vec<usize>) = self.pattern.positions().unzip();
+            serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(&self.values)})
+        } else {
+            json::matrix(&self.dense())
         }
-        self.dense(&values)
     }
 
-    /// `{"rows": [..], "cols": [..], "values": [..]}` of output `i`'s own
-    /// nonzeros on or below the diagonal.
-    fn sparse(&self, i: usize) -> Value {
-        let positions: Vec<(usize, usize)> = self.pattern.positions().collect();
-        let own = &self.per_output_positions[i];
-        let rows: Vec<usize> = own.iter().map(|&k| positions[k].0).collect();
-        let cols: Vec<usize> = own.iter().map(|&k| positions[k].1).collect();
-        serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(&self.per_output[i])})
-    }
-
-    /// The same for every nonzero of the pattern.
-    fn sparse_all(&self, values: &[f64]) -> Value {
-        let (rows, cols): (Vec<usize>, Vec<usize>) = self.pattern.positions().unzip();
-        serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(values)})
+    fn print(&self, title: &str, sparse: bool, inputs: &[String]) {
+        println!("{title}:");
+        if sparse {
+            for ((row, col), v) in self.pattern.positions().zip(&self.values) {
+                println!("    d2/d{} d{} = {v}", inputs[row], inputs[col]);
+            }
+        } else {
+            for row in self.dense() {
+                println!("    {}", row_text(&row));
+            }
+        }
     }
 }
-
-/// The lower triangle of the Lagrangian's Hessian for the given weights.
-type WeightedHessian<'a> = dyn Fn(&[f64]) -> Result<Vec<f64>, Failure> + 'a;
 
 fn eval_hessians(
     program: &Program,
     x: &[f64],
     weights: Option<&[f64]>,
+    each: bool,
     interp: bool,
     pipeline: &PipelineArgs,
 ) -> Result<Hessians, Failure> {
-    let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
-    let m = program.outputs.len();
-    let evaluate: Box<WeightedHessian> = if interp {
-        let lower = hessian.lower_kernel();
-        Box::new(move |w: &[f64]| Ok(lower.eval(&[x, w].concat())))
-    } else {
-        let kernel =
-            dstar::HessianKernel::from_hessian(&hessian, &pipeline.compiler()?).map_err(Failure::internal)?;
-        Box::new(move |w: &[f64]| {
-            let mut out = vec![0.0; kernel.nnz()];
-            kernel.eval(x, w, &mut out).map_err(Failure::internal)?;
-            Ok(out)
-        })
+    let function = program.kernel().map_err(Failure::internal)?;
+    let evaluate = |kernel: &dstar::Kernel, input: &[f64]| -> Result<Vec<f64>, Failure> {
+        if interp {
+            return Ok(kernel.eval(input));
+        }
+        let compiled =
+            pipeline.compiler()?.compile(kernel).map_err(|e| Failure::internal(dstar::Error::from(e)))?;
+        let mut out = vec![0.0; kernel.num_outputs()];
+        compiled.eval(input, &mut out).map_err(Failure::internal)?;
+        Ok(out)
     };
-    // Each output's own nonzeros only: all of them would be outputs times
-    // the union, gigabytes for thousands of outputs.
-    let positions = hessian.output_patterns();
-    let mut unit = vec![0.0; m];
-    let mut per_output = Vec::with_capacity(m);
-    for (i, own) in positions.iter().enumerate() {
-        unit[i] = 1.0;
-        let values = evaluate(&unit)?;
-        per_output.push(own.iter().map(|&k| values[k]).collect());
-        unit[i] = 0.0;
-    }
-    let lagrangian = weights.map(&evaluate).transpose()?;
-    Ok(Hessians {
-        pattern: hessian.lower_pattern().clone(),
-        per_output_positions: positions,
-        per_output,
-        lagrangian,
-    })
+    let each = if each {
+        let hessians = dstar::factor::output_hessians(function.clone());
+        let out = evaluate(hessians.kernel(), x)?;
+        let layout = hessians.layout();
+        let blocks = layout.split(&out).into_iter().enumerate();
+        Some(
+            blocks
+                .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let lagrangian = match weights {
+        Some(w) => {
+            let hessian = dstar::factor::lagrangian_hessian(function);
+            let values = evaluate(&hessian.lower_kernel(), &[x, w].concat())?;
+            Some(Symmetric { pattern: hessian.lower_pattern().clone(), values })
+        }
+        None => None,
+    };
+    Ok(Hessians { each, lagrangian })
 }
 
 /// The Taylor coefficients of every output along a direction.
