@@ -5,11 +5,12 @@ use crate::chunk::ChunkPlan;
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
 use crate::kernel::{JitKernel, OwnedModule, TwoPoints};
-use crate::lanes::{lanes_signature, lower_lanes_chunk};
+use crate::lanes::Lanes;
 use crate::libm::Libm;
-use crate::lower::{chunk_signature, libm_signature, lower_chunk, LowerInput, ValueCache};
+use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache, Width};
 use crate::pairs;
 use crate::parts::{InputParts, MAX_PARTS};
+use crate::scalar::Scalar;
 use crate::self_check;
 use crate::sincos;
 use cranelift_codegen::control::ControlPlane;
@@ -267,8 +268,8 @@ impl JitCompiler {
             None
         };
         let signature = match variant {
-            Variant::OnePoint => chunk_signature(module),
-            Variant::TwoPoints => lanes_signature(module),
+            Variant::OnePoint => Scalar::signature(module),
+            Variant::TwoPoints => Lanes::signature(module),
         };
         Ok(Session { code, isa, libm, sincos, signature, variant, chunks: Vec::new() })
     }
@@ -331,8 +332,12 @@ impl Session {
             let id = module.declare_anonymous_function(&self.signature)?;
             let mut func = Function::with_name_signature(UserFuncName::default(), self.signature.clone());
             match self.variant {
-                Variant::OnePoint => lower_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
-                Variant::TwoPoints => lower_lanes_chunk(module, &mut func, &mut fctx, &input, &mut cache, c),
+                Variant::OnePoint => {
+                    lower_chunk::<_, Scalar>(module, &mut func, &mut fctx, &input, &mut cache, c)
+                }
+                Variant::TwoPoints => {
+                    lower_chunk::<_, Lanes>(module, &mut func, &mut fctx, &input, &mut cache, c)
+                }
             }
             lowered.push((id, func));
             self.chunks.push(id);
@@ -439,9 +444,9 @@ impl Compiled {
 /// What a kernel's chunks compute per call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Variant {
-    /// One point: [`lower_chunk`].
+    /// One point: [`Scalar`].
     OnePoint,
-    /// Two points in the lanes of `f64x2`: [`lower_lanes_chunk`].
+    /// Two points in the lanes of `f64x2`: [`Lanes`].
     TwoPoints,
 }
 

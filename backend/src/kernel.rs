@@ -5,9 +5,10 @@
 use crate::compiler::JitCompiler;
 use crate::error::CodegenError;
 use crate::error::KernelError;
-use crate::lanes::lanes_signature;
-use crate::lower::chunk_signature;
+use crate::lanes::Lanes;
+use crate::lower::Width;
 use crate::parts::{InputParts, MAX_PARTS};
+use crate::scalar::Scalar;
 use crate::self_check::SelfCheckFailure;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
@@ -88,10 +89,10 @@ pub(crate) struct TwoPoints {
 }
 
 impl TwoPoints {
-    /// Wraps the finalized `chunks` of `code` (with [`lanes_signature`]).
+    /// Wraps the finalized `chunks` of `code` (with [`Lanes::signature`]).
     pub(crate) fn new(mut code: OwnedModule, chunks: &[FuncId], scratch_len: usize) -> TwoPoints {
         let module = code.module_mut();
-        let signature = lanes_signature(module);
+        let signature = Lanes::signature(module);
         let chunks = finalized(module, chunks, &signature)
             .into_iter()
             // SAFETY: `ptr` is the entry of a finalized function of `module` whose
@@ -164,7 +165,7 @@ const _: () = {
 impl JitKernel {
     /// Wraps the finalized `chunks` of `code`, to be called in order with a
     /// scratch of `scratch_len` values. Panics if a chunk is not a finalized
-    /// function of `code` with [`chunk_signature`]: the calls below rely on it.
+    /// function of `code` with [`Scalar::signature`]: the calls below rely on it.
     pub(crate) fn new(
         mut code: OwnedModule,
         chunks: &[FuncId],
@@ -175,7 +176,7 @@ impl JitKernel {
     ) -> JitKernel {
         assert!(chunks.len() > 1 || scratch_len == 0, "a single chunk hands no value on");
         let module = code.module_mut();
-        let signature = chunk_signature(module);
+        let signature = Scalar::signature(module);
         let chunks = finalized(module, chunks, &signature)
             .into_iter()
             // SAFETY: `ptr` is the entry of a finalized function of `module` whose

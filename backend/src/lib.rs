@@ -38,6 +38,7 @@ mod name;
 mod pairs;
 mod parts;
 mod power;
+mod scalar;
 pub mod self_check;
 mod sincos;
 

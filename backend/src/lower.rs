@@ -1,33 +1,28 @@
-//! Lowers one chunk of a kernel to a Cranelift function
-//! `fn(x0, x1, x2, x3: *const f64, out: *mut f64, scratch: *mut f64)` (the
-//! input's parts, see [`InputParts`]): the one place that
-//! decides, per [`Op`], between native instructions and a call of the
+//! Lowers one chunk of a kernel to a Cranelift function, once for every
+//! width: one point per call ([`Scalar`](crate::scalar::Scalar)) or two,
+//! one per lane of `f64x2` ([`Lanes`](crate::lanes::Lanes)). This is the one
+//! place that decides, per [`Op`], between instructions and a call of the
 //! reference implementation, which the JIT imports for the table's `call`
-//! rows ([`frontend::for_each_op!`]). Small integer powers are inlined
-//! ([`crate::power`]).
+//! rows ([`frontend::for_each_op!`]); the table's `native` rows arrive as
+//! [`Native`] and are matched exhaustively, so a new one cannot be left
+//! out. Operand caching, `sin`/`cos` pairs sharing one `sincos` call, and
+//! integer powers inlined with a cold `pow` branch ([`crate::power`]) are
+//! written here once; a width supplies only what differs: how values are
+//! loaded, stored and built, and the few instructions it spells its own way.
+//! Each lane computes what the one-point kernel computes, bit for bit.
 
 use crate::chunk::ChunkPlan;
-use crate::pairs::{ChunkPairs, Lanes};
-use crate::parts::{InputParts, MAX_PARTS};
+use crate::parts::InputParts;
 use crate::power::{self, inline_power, Compensated, Inline};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
     types, AbiParam, BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, Value,
+    StackSlotData, StackSlotKind, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
-use frontend::{Cmp, ExprDag, NodeId, Op};
-
-/// The signature of every chunk: `(x0, x1, x2, x3, out, scratch)`, all
-/// pointers; the parts a kernel does not have are null.
-pub(crate) fn chunk_signature<M: Module>(module: &M) -> Signature {
-    let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
-    sig.params.extend([AbiParam::new(ptr); MAX_PARTS + 2]);
-    sig
-}
+use frontend::{Cmp, ExprDag, Native, NodeId, Op};
 
 /// The signature of an imported libm function of `arity` `f64` arguments.
 pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
@@ -62,72 +57,10 @@ pub(crate) struct LowerInput<'a> {
     pub libm: &'a [Option<FuncId>],
     /// The declaration of [`sincos`], if kernels call it.
     pub sincos: Option<FuncId>,
-    /// How many operations read each node, for [`ChunkPairs::find`].
+    /// How many operations read each node (for the scalar kernel's pairs).
     pub op_uses: &'a [u32],
     /// The arrays the input comes in.
     pub parts: &'a InputParts,
-}
-
-/// Lowers chunk `chunk` into `func`, whose signature is [`chunk_signature`].
-pub(crate) fn lower_chunk<M: Module>(
-    module: &mut M,
-    func: &mut Function,
-    fctx: &mut FunctionBuilderContext,
-    input: &LowerInput<'_>,
-    cache: &mut ValueCache,
-    chunk: usize,
-) {
-    let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    let params = b.block_params(entry);
-    let x: [Value; MAX_PARTS] = std::array::from_fn(|p| params[p]);
-    let (out, scratch) = (params[MAX_PARTS], params[MAX_PARTS + 1]);
-    let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
-    let mut lowering = ChunkLowering {
-        vectors: vec![None; pairs.len()],
-        packed: std::collections::HashMap::new(),
-        pairs,
-        b,
-        module,
-        input,
-        imported: [None; Op::ALL.len()],
-        sincos: None,
-        cache,
-        chunk,
-        x,
-        out,
-        scratch,
-    };
-    lowering.run(chunk);
-    lowering.b.ins().return_(&[]);
-    lowering.b.seal_all_blocks();
-    let config = lowering.module.target_config();
-    lowering.b.finalize(config);
-}
-
-/// The state of lowering one chunk.
-struct ChunkLowering<'f, 'c, M: Module> {
-    b: FunctionBuilder<'f>,
-    module: &'c mut M,
-    input: &'c LowerInput<'c>,
-    /// The imported functions declared in this function so far, by [`Op::index`].
-    imported: [Option<FuncRef>; Op::ALL.len()],
-    /// `sincos` and the 16 bytes it writes to, once a call needs them.
-    sincos: Option<(FuncRef, StackSlot)>,
-    cache: &'c mut ValueCache,
-    /// Operations computed two at a time, and each pair's vector once computed.
-    pairs: ChunkPairs,
-    vectors: Vec<Option<Value>>,
-    /// Vectors of two scalars built so far: a product's operands shared by
-    /// several pairs (a matrix row) are packed once.
-    packed: std::collections::HashMap<(NodeId, NodeId), Value>,
-    chunk: usize,
-    /// The input's parts.
-    x: [Value; MAX_PARTS],
-    out: Value,
-    scratch: Value,
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.
@@ -141,24 +74,140 @@ pub(crate) const VECTOR_LOAD: MemFlagsData =
     MemFlagsData::new().with_notrap().with_readonly().with_can_move();
 pub(crate) const VECTOR_STORE: MemFlagsData = MemFlagsData::new().with_notrap();
 
-impl<M: Module> ChunkLowering<'_, '_, M> {
-    fn run(&mut self, chunk: usize) {
+/// What a width of kernel supplies to the lowering: its values' type, its
+/// state, and the steps it spells its own way.
+pub(crate) trait Width: Sized {
+    /// The type of a value: `F64`, or `F64X2`.
+    const TYPE: Type;
+    /// Points per call: the lanes of a value.
+    const LANES: u8;
+
+    /// The signature of every chunk of this width.
+    fn signature<M: Module>(module: &M) -> Signature;
+
+    /// The width's state for `chunk`, from the function's parameters, and
+    /// the scratch pointer among them.
+    fn new(
+        b: &mut FunctionBuilder<'_>,
+        params: &[Value],
+        input: &LowerInput<'_>,
+        chunk: usize,
+    ) -> (Self, Value);
+
+    /// Lowers operation `id` itself where it computes it otherwise than one
+    /// value at a time (the scalar kernel's pairs); `true` if it did.
+    fn claims<M: Module>(l: &mut Lowering<'_, '_, M, Self>, id: NodeId) -> bool;
+
+    /// Stores node `id` (computed in this chunk, or a leaf) as output `k`.
+    fn store_output<M: Module>(l: &mut Lowering<'_, '_, M, Self>, k: usize, id: NodeId);
+
+    /// Checks, in debug builds, that every output of the chunk was stored.
+    fn finish<M: Module>(l: &mut Lowering<'_, '_, M, Self>);
+
+    /// Input `k`.
+    fn input<M: Module>(l: &mut Lowering<'_, '_, M, Self>, k: usize) -> Value;
+
+    /// Constant node `id`, of value `c`.
+    fn constant<M: Module>(l: &mut Lowering<'_, '_, M, Self>, id: NodeId, c: f64) -> Value;
+
+    /// `c` as a value of this width, built where it is used.
+    fn splat(b: &mut FunctionBuilder<'_>, c: f64) -> Value;
+
+    /// Scratch slot `slot`'s value.
+    fn load_scratch(b: &mut FunctionBuilder<'_>, scratch: Value, slot: usize) -> Value;
+
+    /// `v` into scratch slot `slot`.
+    fn store_scratch(b: &mut FunctionBuilder<'_>, scratch: Value, slot: usize, v: Value);
+
+    /// `-a`.
+    fn neg<M: Module>(l: &mut Lowering<'_, '_, M, Self>, a: Value) -> Value;
+
+    /// `sign(a)`: 1 if positive, -1 if negative, `a` itself for ±0 and NaN.
+    fn sign<M: Module>(l: &mut Lowering<'_, '_, M, Self>, a: Value) -> Value;
+
+    /// `floor(a)` or `ceil(a)`.
+    fn round<M: Module>(l: &mut Lowering<'_, '_, M, Self>, floor: bool, a: Value) -> Value;
+
+    /// `ifelse(a cc b, x, y)`.
+    fn select<M: Module>(l: &mut Lowering<'_, '_, M, Self>, cc: FloatCC, args: [Value; 4]) -> Value;
+
+    /// Lane `lane` of `v`, as an `f64` (the value itself for one lane).
+    fn lane(b: &mut FunctionBuilder<'_>, v: Value, lane: u8) -> Value;
+
+    /// The value of `lanes` (one `f64` per lane).
+    fn join(b: &mut FunctionBuilder<'_>, lanes: &[Value]) -> Value;
+
+    /// Whether every lane of the comparison `mask` holds.
+    fn all_true(b: &mut FunctionBuilder<'_>, mask: Value) -> Value;
+
+    /// Per lane, `fast` where `mask` holds, else `exact`.
+    fn merge(b: &mut FunctionBuilder<'_>, mask: Value, fast: Value, exact: Value) -> Value;
+}
+
+/// Lowers chunk `chunk` into `func`, whose signature is [`Width::signature`].
+pub(crate) fn lower_chunk<M: Module, W: Width>(
+    module: &mut M,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    input: &LowerInput<'_>,
+    cache: &mut ValueCache,
+    chunk: usize,
+) {
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (width, scratch) = W::new(&mut b, &params, input, chunk);
+    let mut lowering = Lowering {
+        b,
+        module,
+        input,
+        imported: [None; Op::ALL.len()],
+        sincos: None,
+        cache,
+        chunk,
+        scratch,
+        position: 0,
+        width,
+    };
+    lowering.run();
+    lowering.b.ins().return_(&[]);
+    lowering.b.seal_all_blocks();
+    let config = lowering.module.target_config();
+    lowering.b.finalize(config);
+}
+
+/// The state of lowering one chunk at width `W`.
+pub(crate) struct Lowering<'f, 'c, M: Module, W: Width> {
+    pub(crate) b: FunctionBuilder<'f>,
+    pub(crate) module: &'c mut M,
+    pub(crate) input: &'c LowerInput<'c>,
+    /// The imported functions declared in this function so far, by [`Op::index`].
+    imported: [Option<FuncRef>; Op::ALL.len()],
+    /// `sincos` and the bytes it writes to (per lane, a sine and a cosine),
+    /// once a call needs them.
+    sincos: Option<(FuncRef, StackSlot)>,
+    cache: &'c mut ValueCache,
+    pub(crate) chunk: usize,
+    pub(crate) scratch: Value,
+    /// The position in the chunk of the operation being lowered.
+    pub(crate) position: usize,
+    /// What the width keeps.
+    pub(crate) width: W,
+}
+
+impl<M: Module, W: Width> Lowering<'_, '_, M, W> {
+    fn run(&mut self) {
         let plan = self.input.plan;
-        let stores = plan.stores(chunk);
-        let mut stored = 0;
+        let chunk = self.chunk;
         // Leaf outputs come first in the list.
-        for &(id, k) in stores.iter().take_while(|(id, _)| plan.chunk_of(*id) != Some(chunk)) {
-            let v = self.operand(id);
-            self.store(self.out, k, v);
-            stored += 1;
+        for &(id, k) in plan.stores(chunk).iter().take_while(|(id, _)| plan.chunk_of(*id) != Some(chunk)) {
+            W::store_output(self, k, id);
         }
-        for &id in plan.ops(chunk) {
-            if let Some((p, _)) = self.pairs.lane_of(id) {
-                // A pair runs where its later operation would, once both lanes' operands exist.
-                let [u, v] = self.pairs.pair(p).nodes;
-                if id == plan.later(u, v) {
-                    stored += self.lower_pair(p);
-                }
+        for (position, &id) in plan.ops(chunk).iter().enumerate() {
+            self.position = position;
+            if W::claims(self, id) {
                 continue;
             }
             // Computed already if it is the second of a sin/cos pair.
@@ -166,95 +215,36 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 Some(v) => v,
                 None => self.lower(id),
             };
-            self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+            self.cache.entries[id.index()] = Some((chunk as u32, v));
             if let Some(slot) = plan.slot(id) {
-                self.store(self.scratch, slot, v);
+                W::store_scratch(&mut self.b, self.scratch, slot, v);
             }
             for &(_, k) in plan.stores_of(chunk, id) {
-                self.store(self.out, k, v);
-                stored += 1;
+                W::store_output(self, k, id);
             }
         }
-        debug_assert_eq!(stored, stores.len(), "every output of chunk {chunk} is stored");
-    }
-
-    /// Computes pair `p` and stores its lanes' outputs; returns how many.
-    fn lower_pair(&mut self, p: usize) -> usize {
-        let pair = self.pairs.pair(p);
-        let a = self.vector(pair.args[0]);
-        let b = self.vector(pair.args[1]);
-        let v = match pair.op {
-            Op::Add => self.b.ins().fadd(a, b),
-            Op::Sub => self.b.ins().fsub(a, b),
-            Op::Mul => self.b.ins().fmul(a, b),
-            Op::Div => self.b.ins().fdiv(a, b),
-            op => unreachable!("{op:?} is not paired"),
-        };
-        self.vectors[p] = Some(v);
-        let plan = self.input.plan;
-        let [u, w] = pair.nodes;
-        debug_assert!(plan.slot(u).is_none() && plan.slot(w).is_none(), "paired values stay in their chunk");
-        let (first, second) = (plan.stores_of(self.chunk, u), plan.stores_of(self.chunk, w));
-        let mut together = Vec::new();
-        for &(_, k) in first {
-            if second.iter().any(|&(_, l)| l == k + 1) {
-                self.vector_store(k, v);
-                together.push(k + 1);
-            } else {
-                let lane = self.b.ins().extractlane(v, 0);
-                self.store(self.out, k, lane);
-            }
-        }
-        for &(_, k) in second.iter().filter(|(_, k)| !together.contains(k)) {
-            let lane = self.b.ins().extractlane(v, 1);
-            self.store(self.out, k, lane);
-        }
-        first.len() + second.len()
-    }
-
-    /// An operand vector of a pair.
-    fn vector(&mut self, lanes: Lanes) -> Value {
-        match lanes {
-            Lanes::Splat(id) => {
-                let s = self.operand(id);
-                self.b.ins().splat(types::F64X2, s)
-            }
-            Lanes::Inputs(i) => {
-                let (part, index) = self.input.parts.locate(i as usize);
-                let (addr, offset) = self.address(self.x[part], index);
-                self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
-            }
-            Lanes::Pair(p) => self.vectors[p].expect("a pair's operand pairs come before it"),
-            Lanes::Scalars(p, q) => {
-                if let Some(&v) = self.packed.get(&(p, q)) {
-                    return v;
-                }
-                // A splat, not `scalar_to_vector`, which would zero a register first.
-                let (lo, hi) = (self.operand(p), self.operand(q));
-                let v = self.b.ins().splat(types::F64X2, lo);
-                let v = self.b.ins().insertlane(v, hi, 1);
-                self.packed.insert((p, q), v);
-                v
-            }
-        }
-    }
-
-    fn vector_store(&mut self, index: usize, v: Value) {
-        let (addr, offset) = self.address(self.out, index);
-        self.b.ins().store(VECTOR_STORE, v, addr, offset);
+        W::finish(self);
     }
 
     /// The value of `id` if this chunk has computed it.
-    fn cached(&self, id: NodeId) -> Option<Value> {
+    pub(crate) fn cached(&self, id: NodeId) -> Option<Value> {
         match self.cache.entries[id.index()] {
             Some((stamp, v)) if stamp == self.chunk as u32 => Some(v),
             _ => None,
         }
     }
 
-    /// The value of an argument: computed in this chunk, a leaf, or loaded
-    /// from the scratch slot an earlier chunk stored it in.
-    fn operand(&mut self, id: NodeId) -> Value {
+    /// Records `v` as the value of `id` in this chunk.
+    pub(crate) fn cache(&mut self, id: NodeId, v: Value) {
+        self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+    }
+
+    /// The value of an argument: a constant, computed in this chunk, a
+    /// leaf, or loaded from the scratch slot an earlier chunk stored it in.
+    pub(crate) fn operand(&mut self, id: NodeId) -> Value {
+        if let Some(c) = self.input.dag.as_const(id) {
+            return W::constant(self, id, c);
+        }
         if let Some(v) = self.cached(id) {
             return v;
         }
@@ -262,43 +252,62 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
             self.lower(id)
         } else {
             let slot = self.input.plan.slot(id).expect("a value from an earlier chunk has a scratch slot");
-            self.load(self.scratch, slot)
+            W::load_scratch(&mut self.b, self.scratch, slot)
         };
-        self.cache.entries[id.index()] = Some((self.chunk as u32, v));
+        self.cache(id, v);
         v
     }
 
-    /// `base[index]` as an address and a 32-bit offset.
-    fn address(&mut self, base: Value, index: usize) -> (Value, i32) {
-        let bytes = index.checked_mul(8).expect("an f64 index times 8 fits in usize");
-        match i32::try_from(bytes) {
-            Ok(offset) => (base, offset),
-            Err(_) => {
-                let bytes = i64::try_from(bytes).expect("an offset fits in i64");
-                (self.b.ins().iadd_imm_s(base, bytes), 0)
-            }
+    /// The value of node `id`, computed from its operands.
+    fn lower(&mut self, id: NodeId) -> Value {
+        let dag = self.input.dag;
+        let mut args = [self.scratch; 4];
+        for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
+            *slot = self.operand(a);
+        }
+        let [a, b, ..] = args;
+        match dag.op(id) {
+            Op::Const(c) => W::constant(self, id, c.get()),
+            Op::Input(k) => W::input(self, k as usize),
+            Op::Select(cmp) => W::select(self, float_cc(cmp), args),
+            op => match op.native() {
+                Some(native) => self.native(native, a, b),
+                None => match op {
+                    Op::Pow => match inline_power(dag, dag.args(id)[1]) {
+                        Some(k) => self.power(a, b, k),
+                        None => self.call(Op::Pow, &[a, b]),
+                    },
+                    Op::Sin | Op::Cos => self.sin_or_cos(id, op, a),
+                    // Every other operation is a `call` row: the reference the JIT imports.
+                    _ => self.call(op, &args[..op.arity()]),
+                },
+            },
         }
     }
 
-    fn load(&mut self, base: Value, index: usize) -> Value {
-        let (addr, offset) = self.address(base, index);
-        self.b.ins().load(types::F64, LOAD, addr, offset)
+    /// A native operation on its operands `a` (and `b`).
+    fn native(&mut self, native: Native, a: Value, b: Value) -> Value {
+        match native {
+            Native::Neg => W::neg(self, a),
+            Native::Add => self.b.ins().fadd(a, b),
+            Native::Sub => self.b.ins().fsub(a, b),
+            Native::Mul => self.b.ins().fmul(a, b),
+            Native::Div => self.b.ins().fdiv(a, b),
+            Native::Sqrt => self.b.ins().sqrt(a),
+            Native::Abs => self.b.ins().fabs(a),
+            Native::Sign => W::sign(self, a),
+            Native::Floor => W::round(self, true, a),
+            Native::Ceil => W::round(self, false, a),
+            // Cranelift's fmin/fmax are IEEE 754-2019 minimum/maximum, as `Op::eval`.
+            Native::Min => self.b.ins().fmin(a, b),
+            Native::Max => self.b.ins().fmax(a, b),
+        }
     }
 
-    fn store(&mut self, base: Value, index: usize, v: Value) {
-        let (addr, offset) = self.address(base, index);
-        self.b.ins().store(STORE, v, addr, offset);
-    }
-
-    fn constant(&mut self, c: f64) -> Value {
-        self.b.ins().f64const(c)
-    }
-
-    /// A call of the reference implementation of `op`, which the JIT imports.
-    fn call(&mut self, op: Op, args: &[Value]) -> Value {
-        debug_assert_eq!(args.len(), op.arity(), "{op:?}");
+    /// The imported reference of `op`, declared in this function on first use.
+    fn import(&mut self, op: Op) -> FuncRef {
         let i = op.index().expect("a leaf is never called");
-        let func_ref = match self.imported[i] {
+        match self.imported[i] {
             Some(r) => r,
             None => {
                 let declared = self.input.libm[i].unwrap_or_else(|| panic!("the table imports {op:?}"));
@@ -306,115 +315,97 @@ impl<M: Module> ChunkLowering<'_, '_, M> {
                 self.imported[i] = Some(r);
                 r
             }
-        };
-        let call = self.b.ins().call(func_ref, args);
-        self.b.inst_results(call)[0]
+        }
     }
 
-    /// The value of node `id`, computed from its operands.
-    fn lower(&mut self, id: NodeId) -> Value {
-        let dag = self.input.dag;
-        let mut args = [self.out; 4];
-        for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
-            *slot = self.operand(a);
-        }
-        let [a, b, x, y] = args;
-        match dag.op(id) {
-            Op::Const(c) => self.constant(c.get()),
-            Op::Input(k) => {
-                let (part, index) = self.input.parts.locate(k as usize);
-                self.load(self.x[part], index)
-            }
-            Op::Neg => self.b.ins().fneg(a),
-            Op::Add => self.b.ins().fadd(a, b),
-            Op::Sub => self.b.ins().fsub(a, b),
-            Op::Mul => self.b.ins().fmul(a, b),
-            Op::Div => self.b.ins().fdiv(a, b),
-            Op::Pow => match inline_power(dag, dag.args(id)[1]) {
-                Some(k) => self.power(a, b, k),
-                None => self.call(Op::Pow, &[a, b]),
-            },
-            op @ (Op::Sin | Op::Cos) => self.sin_or_cos(id, op, a),
-            Op::Sqrt => self.b.ins().sqrt(a),
-            Op::Abs => self.b.ins().fabs(a),
-            Op::Sign => self.sign(a),
-            Op::Floor => self.b.ins().floor(a),
-            Op::Ceil => self.b.ins().ceil(a),
-            // Cranelift's fmin/fmax are IEEE 754-2019 minimum/maximum, as `Op::eval`.
-            Op::Min => self.b.ins().fmin(a, b),
-            Op::Max => self.b.ins().fmax(a, b),
-            Op::Select(cmp) => {
-                let cond = self.b.ins().fcmp(float_cc(cmp), a, b);
-                self.b.ins().select(cond, x, y)
-            }
-            // No instruction: a call of the reference the table imports (its
-            // `call` rows, `Op::libm_symbol`).
-            op if op.libm_symbol().is_some() => self.call(op, &args[..op.arity()]),
-            op => unreachable!("{op:?} is a native row of the table, lowered above"),
-        }
+    /// The reference implementation of `op`, called once per lane.
+    fn call(&mut self, op: Op, args: &[Value]) -> Value {
+        debug_assert_eq!(args.len(), op.arity(), "{op:?}");
+        let f = self.import(op);
+        let lanes: Vec<Vec<Value>> =
+            args.iter().map(|&a| (0..W::LANES).map(|lane| W::lane(&mut self.b, a, lane)).collect()).collect();
+        let results: Vec<Value> = (0..W::LANES as usize)
+            .map(|lane| {
+                let scalars: Vec<Value> = lanes.iter().map(|l| l[lane]).collect();
+                let call = self.b.ins().call(f, &scalars);
+                self.b.inst_results(call)[0]
+            })
+            .collect();
+        W::join(&mut self.b, &results)
     }
 
     /// `f(a)` for `f` sine or cosine. If the other of the two is an
-    /// operation of this chunk too, one `sincos` call computes both, and the
-    /// other is cached for when the chunk reaches it (right after `id`).
+    /// operation of this chunk too, one `sincos` call per lane computes
+    /// both, and the other is cached for when the chunk reaches it (right
+    /// after `id`).
     fn sin_or_cos(&mut self, id: NodeId, f: Op, a: Value) -> Value {
         let plan = self.input.plan;
         let partner = sincos::partner(self.input.dag, id).filter(|&p| plan.chunk_of(p) == Some(self.chunk));
         let (Some(partner), Some(declared)) = (partner, self.input.sincos) else {
             return self.call(f, &[a]);
         };
+        let lanes = i32::from(W::LANES);
         let (func_ref, slot) = match self.sincos {
             Some(imported) => imported,
             None => {
                 let func_ref = self.module.declare_func_in_func(declared, &mut *self.b.func);
-                let slot =
-                    self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 16, 3));
+                // Sines first, then cosines, a lane each; aligned for one load of each.
+                let bytes = 16 * u32::from(W::LANES);
+                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 2 + W::LANES);
+                let slot = self.b.create_sized_stack_slot(data);
                 *self.sincos.insert((func_ref, slot))
             }
         };
         let ptr = self.module.target_config().pointer_type();
-        let sin_addr = self.b.ins().stack_addr(ptr, slot, 0);
-        let cos_addr = self.b.ins().stack_addr(ptr, slot, 8);
-        self.b.ins().call(func_ref, &[a, sin_addr, cos_addr]);
-        let sin = self.b.ins().stack_load(ptr, types::F64, slot, 0);
-        let cos = self.b.ins().stack_load(ptr, types::F64, slot, 8);
+        let args: Vec<Value> = (0..W::LANES).map(|lane| W::lane(&mut self.b, a, lane)).collect();
+        for (lane, &arg) in (0..).zip(&args) {
+            let sin_addr = self.b.ins().stack_addr(ptr, slot, 8 * lane);
+            let cos_addr = self.b.ins().stack_addr(ptr, slot, 8 * (lanes + lane));
+            self.b.ins().call(func_ref, &[arg, sin_addr, cos_addr]);
+        }
+        let sin = self.b.ins().stack_load(ptr, W::TYPE, slot, 0);
+        let cos = self.b.ins().stack_load(ptr, W::TYPE, slot, 8 * lanes);
         let (value, other) = if f == Op::Sin { (sin, cos) } else { (cos, sin) };
-        self.cache.entries[partner.index()] = Some((self.chunk as u32, other));
+        self.cache(partner, other);
         value
-    }
-
-    /// `sign(a)`: 1 if positive, -1 if negative, `a` itself for ±0 and NaN.
-    fn sign(&mut self, a: Value) -> Value {
-        let zero = self.constant(0.0);
-        let one = self.constant(1.0);
-        let minus_one = self.constant(-1.0);
-        let positive = self.b.ins().fcmp(FloatCC::GreaterThan, a, zero);
-        let negative = self.b.ins().fcmp(FloatCC::LessThan, a, zero);
-        let rest = self.b.ins().select(negative, minus_one, a);
-        self.b.ins().select(positive, one, rest)
     }
 
     /// `a^k` for the constant integer exponent `k` (the node `b`).
     fn power(&mut self, a: Value, b: Value, k: i32) -> Value {
-        match power::inline(&mut self.b, a, k, |b, c| b.ins().f64const(c)) {
+        match power::inline(&mut self.b, a, k, W::splat) {
             Inline::Done(value) => value,
             Inline::Compensated(power) => self.checked_power(a, b, power),
         }
     }
 
-    /// The compensated `a^b`, or `pow`'s in a cold block where that does not hold.
+    /// The compensated `a^b` where it holds in every lane; else a cold
+    /// block calls the reference, and each lane out of range takes its value.
     fn checked_power(&mut self, a: Value, b: Value, power: Compensated) -> Value {
         let Compensated { value: fast, in_range } = power;
+        let all = W::all_true(&mut self.b, in_range);
         let slow = self.b.create_block();
         let join = self.b.create_block();
-        let result = self.b.append_block_param(join, types::F64);
+        let result = self.b.append_block_param(join, W::TYPE);
         self.b.set_cold_block(slow);
-        self.b.ins().brif(in_range, join, &[BlockArg::Value(fast)], slow, &[]);
+        self.b.ins().brif(all, join, &[BlockArg::Value(fast)], slow, &[]);
         self.b.switch_to_block(slow);
         let exact = self.call(Op::Pow, &[a, b]);
-        self.b.ins().jump(join, &[BlockArg::Value(exact)]);
+        let merged = W::merge(&mut self.b, in_range, fast, exact);
+        self.b.ins().jump(join, &[BlockArg::Value(merged)]);
         self.b.switch_to_block(join);
         result
+    }
+}
+
+/// `base[index]` as an address and a 32-bit offset.
+pub(crate) fn address(b: &mut FunctionBuilder<'_>, base: Value, index: usize) -> (Value, i32) {
+    let bytes = index.checked_mul(8).expect("an f64 index times 8 fits in usize");
+    match i32::try_from(bytes) {
+        Ok(offset) => (base, offset),
+        Err(_) => {
+            let bytes = i64::try_from(bytes).expect("an offset fits in i64");
+            (b.ins().iadd_imm_s(base, bytes), 0)
+        }
     }
 }
 

@@ -33,7 +33,7 @@ pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};
 pub use kernel::{InvalidKernel, Kernel};
 pub use layout::{Block, Layout, SparsityPattern};
-pub use op::{CSpelling, Cmp, Op, Real, RustSpelling};
+pub use op::{CSpelling, Cmp, Native, Op, Real, RustSpelling};
 pub use parser::{
     parse_expr, parse_expr_at, parse_expr_in, parse_expr_with_inputs, parse_program, reserved, Functions,
 };

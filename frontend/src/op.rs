@@ -237,6 +237,41 @@ macro_rules! rust_spelling {
     };
 }
 
+/// Collects the rows whose `jit` column is `native` into [`Native`] and
+/// [`Op::native`] (a muncher over `jit Variant` pairs).
+macro_rules! native_ops {
+    ([$($native:ident)*]) => {
+        /// The operations the JIT computes with instructions: the table's
+        /// `native` rows, derived from it. The back end matches them
+        /// exhaustively, so a new `native` row does not compile until it is
+        /// lowered; every other operation is a call of its reference.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Native {
+            $(
+                #[doc = concat!("[`Op::", stringify!($native), "`]")]
+                $native,
+            )*
+        }
+
+        impl Op {
+            /// The operation as a [`Native`] one, if the JIT computes it with
+            /// instructions (`None` for calls, leaves and `Select`).
+            pub fn native(self) -> Option<Native> {
+                match self {
+                    $(Op::$native => Some(Native::$native),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+    ([$($native:ident)*] native $variant:ident $($rest:tt)*) => {
+        native_ops!([$($native)* $variant] $($rest)*);
+    };
+    ([$($native:ident)*] call $variant:ident $($rest:tt)*) => {
+        native_ops!([$($native)*] $($rest)*);
+    };
+}
+
 /// Generates [`Op`] and its table-derived methods from the rows.
 macro_rules! define_ops {
     ($(
@@ -260,6 +295,8 @@ macro_rules! define_ops {
             /// `ifelse(a cmp b, x, y)`.
             Select(Cmp),
         }
+
+        native_ops!([] $($jit $variant)*);
 
         /// The rows in table order: `Row::X as usize` is `Op::X`'s index.
         #[derive(Clone, Copy)]
