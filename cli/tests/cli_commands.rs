@@ -132,7 +132,7 @@ fn subchains_are_on_by_default_and_can_be_turned_off() {
     };
     let on = stats(&[]);
     let off = stats(&["--no-simplify"]);
-    assert_eq!(on["strategy"], "dstar_forward");
+    assert_eq!(on["strategy"], "forward_vertex");
     assert!(on["simplify_stop_reason"].is_string());
     assert!(off.get("simplify_stop_reason").is_none());
     assert_eq!(on["ops_before_simplify"], off["jacobian_ops"]);

@@ -11,10 +11,10 @@
 //! beat every edge elimination. The order here is greedy: the face whose
 //! elimination leaves the fewest faces (then the cheapest), re-scored lazily.
 
-use crate::accumulate::Accumulation;
+use crate::accumulate::{materialize, Accumulation};
 use crate::cost::Cost;
 use crate::graph::{LinearizedGraph, VertexId, VertexKind};
-use derivative::Entry;
+use derivative::Term;
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
@@ -219,19 +219,21 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
         }
     }
     // Replay on the DAG, then sum the line vertices joining each (input, output).
-    let mut values: Vec<Option<NodeId>> = graph.edges().iter().map(|e| Some(e.label)).collect();
+    // Signs are flags of the terms, as in the vertex replays: no `neg` for a `-1` edge.
+    let mut values: Vec<Option<Term>> =
+        graph.edges().iter().map(|e| Some(Term::of(&mut dag, e.label))).collect();
     values.resize(line.ends.len(), None);
     for step in &line.log {
         let left = values[step.left].expect("eliminated faces join built values");
         let right = values[step.right].expect("eliminated faces join built values");
-        let product = derivative::product(&mut dag, left, right);
+        let product = left.mul(right, &mut dag);
         values[step.target] = Some(match (step.fresh, values[step.target]) {
-            (false, Some(earlier)) => derivative::sum(&mut dag, earlier, product),
+            (false, Some(earlier)) => earlier.add(product, &mut dag),
             _ => product,
         });
     }
     let mut cost = line.cost;
-    let mut sums: std::collections::BTreeMap<(usize, usize), (NodeId, bool)> = Default::default();
+    let mut sums: std::collections::BTreeMap<(usize, usize), (Term, bool)> = Default::default();
     for v in (0..line.ends.len()).filter(|&v| line.is_alive(v)) {
         let (x, y) = line.ends[v];
         let (VertexKind::Input(col), VertexKind::Output(row)) = (graph.kind(x), graph.kind(y)) else {
@@ -241,12 +243,15 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
         sums.entry((row, col))
             .and_modify(|(sum, unit)| {
                 cost.adds += 1;
-                *sum = derivative::sum(&mut dag, *sum, value);
+                *sum = sum.add(value, &mut dag);
                 *unit = false;
             })
             .or_insert((value, line.unit[v]));
     }
     let nonunit = sums.values().filter(|(_, unit)| !unit).count();
-    let entries = sums.into_iter().map(|((row, col), (node, _))| Entry { row, col, node }).collect();
+    let kept: Vec<NodeId> =
+        (0..graph.num_outputs()).filter_map(|r| graph.output(r)).map(|y| graph.node(y)).collect();
+    let entries = sums.into_iter().map(|((row, col), (term, _))| (row, col, term)).collect();
+    let entries = materialize(&mut dag, entries, &kept);
     Accumulation::new(dag, cost, nonunit, entries, (graph.num_outputs(), graph.num_inputs()))
 }

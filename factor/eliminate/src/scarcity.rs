@@ -180,7 +180,7 @@ pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move
     for &m in moves {
         pattern.apply(m);
     }
-    let mut values = initial_values(graph);
+    let mut values = initial_values(graph, &mut dag);
     replay(&mut dag, &mut values, pattern.log());
     let mut edges: Vec<LinearizedEdge> = pattern
         .edge_list()
@@ -188,7 +188,7 @@ pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move
         .map(|&(from, to)| LinearizedEdge {
             from,
             to,
-            label: values[&(from, to)],
+            label: values[&(from, to)].materialize(&mut dag),
             unit: pattern.unit(from, to).expect("listed edges exist"),
         })
         .collect();
