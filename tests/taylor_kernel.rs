@@ -81,3 +81,42 @@ fn orders_past_the_constants_are_refused_at_once() {
     let e = TaylorKernel::compile_within(&program, 100, &budget, &JitCompiler::new().unwrap()).unwrap_err();
     assert!(e.to_string().contains("needs too much work"), "{e}");
 }
+
+/// Whether `got` is within `rel` of `want`, relatively, entry by entry.
+fn all_within(got: &[f64], want: &[f64], rel: f64) -> bool {
+    got.len() == want.len() && got.iter().zip(want).all(|(g, w)| (g - w).abs() <= rel * w.abs())
+}
+
+/// Issue 26: the closed forms of `1/x`, `sqrt(x)` and `log(x)` along a
+/// direction given at run time, at `x = v = 1e40`, where coefficient 8 was
+/// NaN, -inf and NaN (`v^8` and `x^9` overflow apart), through the JIT and
+/// the interpreter. mpmath's coefficients; every scale is in
+/// `factor/derivative/tests/taylor_extreme_scales`.
+#[test]
+fn issue_26_closed_forms_at_1e40() {
+    let program = dstar::parse_program("in x\nout r = 1/x\nout s = sqrt(x)\nout l = log(x)").unwrap();
+    let series = TaylorKernel::compile(&program, 8, &JitCompiler::new().unwrap()).unwrap();
+    let mut c = vec![0.0; series.out_len()];
+    series.eval(&[1e40], &[1e40], &mut c).unwrap();
+    let kernel =
+        dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
+    let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[1e40, 1e40]);
+    assert_eq!(c, interpreted);
+    let output = |i: usize| (0..=8).map(|k| c[3 * k + i]).collect::<Vec<f64>>();
+    let reciprocal: Vec<f64> = (0..=8).map(|k| if k % 2 == 0 { 1e-40 } else { -1e-40 }).collect();
+    let root = [
+        1e20,
+        5e19,
+        -1.25e19,
+        6.25e18,
+        -3.90625e18,
+        2.734375e18,
+        -2.05078125e18,
+        1.611328125e18,
+        -1.3092041015625e18,
+    ];
+    let log = [92.10340371976183, 1.0, -0.5, 1.0 / 3.0, -0.25, 0.2, -1.0 / 6.0, 1.0 / 7.0, -0.125];
+    assert!(all_within(&output(0), &reciprocal, 1e-14), "1/x: {:?}", output(0));
+    assert!(all_within(&output(1), &root, 1e-14), "sqrt(x): {:?}", output(1));
+    assert!(all_within(&output(2), &log, 1e-14), "log(x): {:?}", output(2));
+}

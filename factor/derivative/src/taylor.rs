@@ -22,6 +22,13 @@
 //! - **hash-consing**: the derivatives of `sin(x)` cycle through the same
 //!   four nodes, so a repeated derivative is the same node.
 //!
+//! Intermediate numbers stay in the range wherever the coefficients are.
+//! Along a direction known only at run time (`taylor_series`), a closed
+//! form for `q^c` (and the logarithms and `1/q`, whose derivatives are
+//! powers) steps from coefficient `k - 1` to `k` by the ratio `q1/q0`
+//! (`Step::by_ratio`), where `q1^k · q0^(c-k)` takes two powers that leave
+//! the range long before their product does (`1/x` at `x = v = 1e40`).
+//!
 //! [`Scale`] chooses between derivatives (`k!·f_k`, whose recurrences carry
 //! binomial coefficients, exact integers up to order 56) and normalized
 //! coefficients (`f_k`, whose product rule is a plain convolution).
@@ -532,6 +539,39 @@ impl Step<'_> {
         }
     }
 
+    /// Whether the first-order coefficient of an argument of degree 1 is
+    /// known only at run time (a direction given as inputs, `x*y` along
+    /// `x`): then a closed form meets `a1^k` and a power of the argument as
+    /// two run-time numbers (see [`Step::by_ratio`]). A constant rate folds
+    /// into the closed form's constant, which prints as a person writes it.
+    fn moving_rate(&self, a: &[Option<NodeId>]) -> bool {
+        at(a, 1).is_some_and(|a1| self.dag.as_const(a1).is_none())
+    }
+
+    /// Coefficient `k` of a closed form of `q^c` (or of one whose derivative
+    /// is a power of `q`) for an argument `q` of degree 1 from coefficient
+    /// `k - 1`: `y_k = y_{k-1} · (m/k) · (q1/q0)` with `m = c - k + 1`
+    /// (`y_{k-1} · m · (q1/q0)` for derivatives).
+    ///
+    /// The closed form `C(c, k) · q0^(c-k) · q1^k` computes `q1^k` and
+    /// `q0^(c-k)` apart, and where their exponents differ in sign each leaves
+    /// the range long before the coefficient does: `1/x` at `x = v = 1e40`
+    /// has coefficient 8 `v^8/x^9 = 1e-40`, but `v^8` is `inf` and `x^9` is
+    /// `inf`. The ratio `q1/q0` is as large as the coefficients grow, and
+    /// each step lies between its neighbours, so no intermediate leaves the
+    /// range while the coefficients below `k` and `k` itself are in it.
+    fn by_ratio(&mut self, own: &State, q: &[Option<NodeId>], q0: NodeId, m: f64) -> Option<NodeId> {
+        let k = self.k;
+        let q1 = at(q, 1).expect("an argument of degree 1 has a first-order coefficient");
+        let ratio = self.dag.div(q1, q0);
+        let step = match self.scale {
+            Scale::Derivatives => m,
+            Scale::Coefficients => m / k as f64,
+        };
+        let factor = self.times(step, Some(ratio));
+        self.mul(at(&own.y, k - 1), factor)
+    }
+
     /// Coefficient `k` of the node `own` (whose degree is at least `k`),
     /// pushed onto its series with its auxiliaries'; `states` holds the
     /// arguments' series up to `k`.
@@ -562,6 +602,9 @@ impl Step<'_> {
                 let b0 = value(1);
                 if degree(1) == 0 {
                     self.div(ak, b0)
+                } else if degree(0) == 0 && degree(1) == 1 && self.moving_rate(b) {
+                    // (a/b)·(-b1/b0)^k: a power of b with c = -1.
+                    self.by_ratio(own, b, b0, -(k as f64))
                 } else if degree(0) == 0 && degree(1) == 1 {
                     // (a/b)^(k) = a (-1)^k k! b1^k / b^(k+1)
                     let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
@@ -674,7 +717,10 @@ impl Step<'_> {
                     _ => 1.0,
                 };
                 let q0 = if op == Op::Log1p { at(&own.aux[0], 0).expect("1 + a") } else { a0 };
-                if linear {
+                if linear && k > 1 && self.moving_rate(a) {
+                    // y' = c·q1·q^(-1): past the first, a power of q with c = -1.
+                    self.by_ratio(own, a, q0, -((k - 1) as f64))
+                } else if linear {
                     // c (-1)^(k-1) (k-1)! a1^k / q^k
                     let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
                     self.power_term(c * sign * factorial(k - 1), q0, -(k as f64), a)
@@ -686,7 +732,9 @@ impl Step<'_> {
                 }
             }
             Op::Sqrt => {
-                if linear {
+                if linear && k > 1 && self.moving_rate(a) {
+                    self.by_ratio(own, a, a0, 0.5 - (k - 1) as f64)
+                } else if linear {
                     // (1/2)_k / (sqrt(a) · a^(k-1)) · a1^k
                     let rate = self.rate_power(a);
                     let numerator = self.derivative(falling(0.5, k), Some(rate));
@@ -699,7 +747,9 @@ impl Step<'_> {
                 }
             }
             Op::Cbrt => {
-                if linear {
+                if linear && k > 1 && self.moving_rate(a) {
+                    self.by_ratio(own, a, a0, 1.0 / 3.0 - (k - 1) as f64)
+                } else if linear {
                     // (1/3)_k / (cbrt(a)² · a^(k-1)) · a1^k
                     let rate = self.rate_power(a);
                     let numerator = self.derivative(falling(1.0 / 3.0, k), Some(rate));
@@ -846,6 +896,23 @@ impl Step<'_> {
         if linear {
             // r (r-1) ... (r-k+1) · a^(r-k) · a1^k
             return match self.dag.as_const(b0) {
+                Some(r) if whole.is_none() && self.moving_rate(a) => {
+                    if r > 0.0 && k == 1 {
+                        // r · a1 · a0^(r-1): one product or quotient, in range
+                        // wherever the coefficient and the value are.
+                        self.power_term(r, a0, r - 1.0, a)
+                    } else if r < 0.0 || (k as f64) > r + 1.0 {
+                        self.by_ratio(own, a, a0, r - (k - 1) as f64)
+                    } else {
+                        // Up to the first order above r, by the ratio too,
+                        // but at a0 = 0, where the ratio is inf and y_{k-1}
+                        // 0, the closed form: 0 below r, inf above.
+                        let by_ratio = self.by_ratio(own, a, a0, r - (k - 1) as f64);
+                        let closed = self.power_term(falling(r, k), a0, r - k as f64, a);
+                        let zero = self.constant(0.0);
+                        self.branch(Cmp::Eq, a0, zero, closed, by_ratio)
+                    }
+                }
                 Some(r) => self.power_term(falling(r, k), a0, r - k as f64, a),
                 None => {
                     // A symbolic exponent: the falling factorial is a node.
@@ -1066,6 +1133,42 @@ mod tests {
         let nodes: Vec<NodeId> = series[0].iter().map(|c| c.unwrap_or(one)).collect();
         let values = frontend::eval(&dag, &nodes, &[x]);
         series[0].iter().zip(values).map(|(c, v)| if c.is_some() { v } else { 0.0 }).collect()
+    }
+
+    /// Derivatives `0..=order` of `source` at `x` along `v`, the direction
+    /// an input, as `taylor_series` has it.
+    fn along_input(source: &str, order: usize, x: f64, v: f64) -> Vec<f64> {
+        let program = frontend::parse_expr_with_inputs(source, &["x"]).expect("valid");
+        let mut dag = program.dag.clone();
+        let root = program.outputs[0].node;
+        let rate = dag.input(1);
+        let series = taylor(&mut dag, &[root], &[Some(rate)], order, Scale::Derivatives).expect("finite");
+        let zero = dag.constant(0.0);
+        let nodes: Vec<NodeId> = series[0].iter().map(|c| c.unwrap_or(zero)).collect();
+        frontend::eval(&dag, &nodes, &[x, v])
+    }
+
+    /// The closed forms by the ratio (a rate known at run time) give what
+    /// the closed forms of a constant rate give: to a few ulp at ordinary
+    /// points, and the same zeros and infinities where the argument is 0.
+    #[test]
+    fn closed_forms_by_the_ratio_agree_with_constant_rates() {
+        let sources = ["sqrt(x)", "cbrt(x)", "log(x)", "log10(x)", "log1p(x - 1)", "1/x", "3/x"];
+        let powers = ["x^2.5", "x^7.5", "x^0.3", "x^-0.5", "x^-3"];
+        for source in sources.iter().chain(&powers) {
+            for x in [0.0, 0.7, 2.5, -1.3] {
+                let constant = derivatives(source, 8, x);
+                let moving = along_input(source, 8, x, 1.0);
+                for (k, (c, m)) in constant.iter().zip(&moving).enumerate() {
+                    let same = if x == 0.0 || c.is_nan() {
+                        c.to_bits() == m.to_bits() || (c.is_nan() && m.is_nan())
+                    } else {
+                        (c - m).abs() <= 1e-14 * c.abs()
+                    };
+                    assert!(same, "{source} at {x}, order {k}: {m:e} by the ratio, {c:e} closed");
+                }
+            }
+        }
     }
 
     #[test]
