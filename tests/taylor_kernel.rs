@@ -120,3 +120,59 @@ fn issue_26_closed_forms_at_1e40() {
     assert!(all_within(&output(1), &root, 1e-14), "sqrt(x): {:?}", output(1));
     assert!(all_within(&output(2), &log, 1e-14), "log(x): {:?}", output(2));
 }
+
+/// Issue 26: the recurrences of `atan`, `asinh`, `hypot` and `atan2`, which
+/// formed `1 + x²` or `x² + y²` (`atan` at `x = v = 1e200` gave `[π/2, 0,
+/// NaN, NaN, ...]`), through the JIT and the interpreter. mpmath's
+/// coefficients; every scale is in `factor/derivative/tests/taylor_extreme_scales`.
+#[test]
+fn issue_26_recurrences_at_1e200() {
+    let compiler = JitCompiler::new().unwrap();
+    let series = |source: &str, x: &[f64], v: &[f64]| {
+        let program = dstar::parse_program(source).unwrap();
+        let kernel = TaylorKernel::compile(&program, 8, &compiler).unwrap();
+        let mut c = vec![0.0; kernel.out_len()];
+        kernel.eval(x, v, &mut c).unwrap();
+        let taylor =
+            dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
+        let interpreted = dstar::eval(taylor.dag(), taylor.roots(), &[x, v].concat());
+        assert!(c.iter().zip(&interpreted).all(|(a, b)| a == b || a.is_nan() && b.is_nan()), "{source}");
+        c
+    };
+    let c = series("in x\nout a = atan(x)\nout s = asinh(x)", &[1e200], &[1e200]);
+    let atan: Vec<f64> = (0..=8)
+        .map(|k| if k == 0 { std::f64::consts::FRAC_PI_2 } else { -(-1f64).powi(k) * 1e-200 })
+        .collect();
+    let asinh: Vec<f64> =
+        (0..=8).map(|k| if k == 0 { 461.2101657793691 } else { -(-1f64).powi(k) / f64::from(k) }).collect();
+    let output = |c: &[f64], m: usize, i: usize| (0..=8).map(|k| c[m * k + i]).collect::<Vec<f64>>();
+    assert!(all_within(&output(&c, 2, 0), &atan, 1e-14), "atan: {:?}", output(&c, 2, 0));
+    assert!(all_within(&output(&c, 2, 1), &asinh, 1e-14), "asinh: {:?}", output(&c, 2, 1));
+    let c = series("in x, y\nout hypot(x, y)", &[1e300, 1e300], &[1e300, 0.0]);
+    let hypot = [
+        1.4142135623730952e300,
+        7.071067811865476e299,
+        1.767766952966369e299,
+        -8.838834764831845e298,
+        3.3145630368119416e298,
+        -5.524271728019903e297,
+        -4.143203796014927e297,
+        4.8337377620174147e297,
+        -2.632660745384485e297,
+    ];
+    assert!(all_within(&c, &hypot, 1e-14), "hypot: {c:?}");
+    // Coefficients 4 and 8 are exactly 0: within rounding of the size.
+    let c = series("in x, y\nout atan2(x, y)", &[1e-300, 1e-300], &[1e-300, 0.0]);
+    let atan2 = [
+        std::f64::consts::FRAC_PI_4,
+        0.5,
+        -0.25,
+        1.0 / 12.0,
+        0.0,
+        -0.025,
+        0.020833333333333332,
+        -0.008928571428571428,
+        0.0,
+    ];
+    assert!(c.iter().zip(&atan2).all(|(c, w)| (c - w).abs() <= 1e-14 * w.abs().max(0.1)), "atan2: {c:?}");
+}

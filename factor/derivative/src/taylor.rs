@@ -27,7 +27,12 @@
 //! form for `q^c` (and the logarithms and `1/q`, whose derivatives are
 //! powers) steps from coefficient `k - 1` to `k` by the ratio `q1/q0`
 //! (`Step::by_ratio`), where `q1^k · q0^(c-k)` takes two powers that leave
-//! the range long before their product does (`1/x` at `x = v = 1e40`).
+//! the range long before their product does (`1/x` at `x = v = 1e40`). The
+//! recurrences that would square their argument divide it first by its
+//! size, as the first-order rules use `hypot(a, 1)`: by `max(|a|, 1)` for
+//! the `1 + a²` of `atan`, `asinh` and `acosh`, by `hypot(a, b)` for the
+//! `a² + b²` of `atan2` and `hypot`; `erf` keeps `a·exp(-a²)` in place of
+//! `-a²` (`atan` at `x = v = 1e200`).
 //!
 //! [`Scale`] chooses between derivatives (`k!·f_k`, whose recurrences carry
 //! binomial coefficients, exact integers up to order 56) and normalized
@@ -468,13 +473,20 @@ impl Step<'_> {
     /// [`Step::convolution`] of `a` with itself over `lo..=k-lo`, each
     /// symmetric pair of terms built once.
     fn square(&mut self, a: &[Option<NodeId>], lo: usize) -> Option<NodeId> {
+        self.square_over(a, a, lo)
+    }
+
+    /// Coefficient `k` of `a²/d` from `scaled = a/d`, restricted to the terms
+    /// `j, k - j` with `lo <= j`: `Σ w_j (a_j/d) · a_{k-j}` over `j <= k/2`,
+    /// the lower factor of each pair from `scaled` (needed to `k/2` only;
+    /// `scaled = a` gives `a²`). The terms `j` and `k - j` are equal: one
+    /// term of double weight, but the middle one.
+    fn square_over(&mut self, scaled: &[Option<NodeId>], a: &[Option<NodeId>], lo: usize) -> Option<NodeId> {
         let (k, binomials, scale) = (self.k, self.binomials, self.scale);
         if 2 * lo > k {
             return None;
         }
-        // The terms j and k - j are equal: one term of double weight, but
-        // the middle one.
-        self.sum(a, a, lo, k / 2, |j| {
+        self.sum(scaled, a, lo, k / 2, |j| {
             let w = match scale {
                 Scale::Derivatives => binomials.get(k, j),
                 Scale::Coefficients => 1.0,
@@ -485,6 +497,12 @@ impl Step<'_> {
                 2.0 * w
             }
         })
+    }
+
+    /// The coefficients `lo..=hi` of `a`, each divided by `d`, `None` below
+    /// `lo` (the nodes are hash-consed: built once over all orders).
+    fn scaled(&mut self, a: &[Option<NodeId>], d: NodeId, lo: usize, hi: usize) -> Series {
+        (0..=hi).map(|j| at(a, j).filter(|_| j >= lo).map(|c| self.dag.div(c, d))).collect()
     }
 
     /// Coefficient `k` of `∫ a'·b` (the series whose derivative is `a'·b`
@@ -659,28 +677,36 @@ impl Step<'_> {
                 return;
             }
             Op::Asin | Op::Acos | Op::Asinh | Op::Acosh => {
-                // y' = ±a'/q with q = sqrt(s), s = 1 - a², 1 + a², a² - 1.
-                let q0 = at(&own.aux[1], 0).expect("q's value");
+                // y' = ±a'/q with q = sqrt(s), s = 1 - a², 1 + a², a² - 1,
+                // all over σ (see `scale_of_square`): q̂·y' = ±â' with
+                // â = a/σ, q̂ = q/σ = sqrt(ŝ), ŝ = s/σ².
+                let q0 = at(&own.aux[1], 0).expect("q̂'s value");
+                let scale = at(&own.aux[2], 0).expect("σ");
+                let scaled = self.scaled(a, scale, 0, k);
                 let c = if op == Op::Acos { -1.0 } else { 1.0 };
-                let numerator = self.times(c, ak);
+                let numerator = self.times(c, at(&scaled, k));
                 let sum = self.integral(&own.y, &own.aux[1], 1, k - 1);
                 let difference = self.sub(numerator, sum);
                 own.y.push(self.div(difference, q0));
-                let square = self.square(a, 0);
+                let square = self.square(&scaled, 0);
                 let sk = if matches!(op, Op::Asin | Op::Acos) { self.neg(square) } else { square };
                 own.aux[0].push(sk);
-                let two_q0 = self.times(2.0, Some(q0)).expect("2·q0");
+                let two_q0 = self.times(2.0, Some(q0)).expect("2·q̂0");
                 let qk = self.root(&own.aux[1], sk, two_q0);
                 own.aux[1].push(qk);
                 return;
             }
             Op::Atan | Op::Atanh => {
-                // y' = a'/q with q = 1 ± a².
-                let q0 = at(&own.aux[0], 0).expect("q's value");
+                // y' = a'/q with q = 1 ± a², over σ²: q̂·y' = â'/σ with
+                // â = a/σ, q̂ = q/σ² = 1/σ² ± â².
+                let q0 = at(&own.aux[0], 0).expect("q̂'s value");
+                let scale = at(&own.aux[1], 0).expect("σ");
+                let scaled = self.scaled(a, scale, 0, k);
+                let numerator = self.div(at(&scaled, k), scale);
                 let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
-                let difference = self.sub(ak, sum);
+                let difference = self.sub(numerator, sum);
                 own.y.push(self.div(difference, q0));
-                let square = self.square(a, 0);
+                let square = self.square(&scaled, 0);
                 let qk = if op == Op::Atan { square } else { self.neg(square) };
                 own.aux[0].push(qk);
                 return;
@@ -769,36 +795,54 @@ impl Step<'_> {
             }
             Op::Sign | Op::Floor | Op::Ceil => None,
             Op::Erf => {
-                // y' = (2/√π)·g·a' with g = exp(s), s = -a².
+                // y' = (2/√π)·g·a' with g = exp(-a²), and g' = -2a·a'·g =
+                // -2a'·h with h = a·g: the series of -a² would hold a0·a_k,
+                // which overflows where g is 0 (NaN) or tiny.
                 let y = self.integral(a, &own.aux[1], 1, k);
                 own.y.push(self.times(FRAC_2_SQRT_PI, y));
-                let square = self.square(a, 0);
-                let sk = self.neg(square);
-                own.aux[0].push(sk);
-                let gk = self.integral(&own.aux[0], &own.aux[1], 1, k);
+                let integral = self.integral(a, &own.aux[0], 1, k);
+                let gk = self.times(-2.0, integral);
                 own.aux[1].push(gk);
+                let hk = self.convolution(a, &own.aux[1], 0, k);
+                own.aux[0].push(hk);
                 return;
             }
             Op::Atan2 => {
-                // n·y' = b·a' - a·b' with n = a² + b².
-                let n0 = at(&own.aux[0], 0).expect("n's value");
-                let forward = self.integral(a, b, 1, k);
-                let backward = self.integral(b, a, 1, k);
+                // n·y' = b·a' - a·b' with n = a² + b², all over h² with h =
+                // hypot(a0, b0): n̂·y' = b̂·â' - â·b̂' with â = a/h, b̂ = b/h,
+                // n̂ = â² + b̂². Each term is then of the size of the
+                // coefficients, (v/h)^k, where a² + b² leaves the range at
+                // 1e155 and 1e-155.
+                let n0 = at(&own.aux[0], 0).expect("n̂'s value");
+                let h = at(&own.aux[1], 0).expect("h");
+                let (sa, sb) = (self.scaled(a, h, 0, k), self.scaled(b, h, 0, k));
+                let forward = self.integral(&sa, &sb, 1, k);
+                let backward = self.integral(&sb, &sa, 1, k);
                 let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
                 let numerator = self.sub(forward, backward);
                 let difference = self.sub(numerator, sum);
                 own.y.push(self.div(difference, n0));
-                let (sa, sb) = (self.square(a, 0), self.square(b, 0));
-                let nk = self.add(sa, sb);
+                let (squared_a, squared_b) = (self.square(&sa, 0), self.square(&sb, 0));
+                let nk = self.add(squared_a, squared_b);
                 own.aux[0].push(nk);
                 return;
             }
             Op::Hypot => {
-                // y² = s with s = a² + b².
-                let (sa, sb) = (self.square(a, 0), self.square(b, 0));
-                let sk = self.add(sa, sb);
-                let two_y0 = self.times(2.0, Some(y0)).expect("2·y0");
-                self.root(&own.y, sk, two_y0)
+                // y² = s with s = a² + b², divided by y0: 2·y_k = s_k/y0 -
+                // Σ y_j y_{k-j}/y0, each product taken as (a_j/y0)·a_{k-j}
+                // with j the smaller index. The quotients are powers up
+                // to k/2 of the ratio of the direction to the point, in
+                // range wherever coefficient k is; the products are of the
+                // size of coefficient k. Both a² + b² and the ratio's k-th
+                // power leave the range long before the coefficients do.
+                let sa = self.scaled(a, y0, 0, k / 2);
+                let sb = self.scaled(b, y0, 0, k / 2);
+                let sy = self.scaled(&own.y, y0, 1, k / 2);
+                let (from_a, from_b) = (self.square_over(&sa, a, 0), self.square_over(&sb, b, 0));
+                let sk = self.add(from_a, from_b);
+                let inner = self.square_over(&sy, &own.y, 1);
+                let difference = self.sub(sk, inner);
+                self.times(0.5, difference)
             }
             Op::Min => self.branch(Cmp::Lt, value(0), value(1), ak, at(b, k)),
             Op::Max => self.branch(Cmp::Gt, value(0), value(1), ak, at(b, k)),
@@ -954,6 +998,21 @@ impl Step<'_> {
         }
     }
 
+    /// `σ = max(|a0|, 1)`, the scale of `1 ± a²` and `a² - 1`, with `1/σ²`
+    /// and `(a0/σ)²`. As `hypot(a, 1)` scales by its larger argument, the
+    /// recurrences of `atan`, `asinh` and `acosh` divide `a` by `σ` and those
+    /// sums by `σ²`, so that no term squares the raw argument (`1 + a²`
+    /// overflows from 1e155, its coefficient `2·a0·a1` at 1e200 along 1e200,
+    /// where every coefficient of `atan` is about 1e-200). For `|a0| <= 1`
+    /// the scale is 1, and the values are the unscaled ones, bit for bit.
+    fn scale_of_square(&mut self, a0: NodeId) -> (NodeId, NodeId, NodeId) {
+        let one = self.constant(1.0);
+        let magnitude = self.apply(Op::Abs, &[a0]);
+        let scale = self.apply(Op::Max, &[magnitude, one]);
+        let (inverse, scaled) = (self.dag.div(one, scale), self.dag.div(a0, scale));
+        (scale, self.dag.mul(inverse, inverse), self.dag.mul(scaled, scaled))
+    }
+
     /// The auxiliary series of a node of degree at least 1, with their
     /// values (coefficient 0), built once before order 1.
     fn auxiliaries(
@@ -983,41 +1042,53 @@ impl Step<'_> {
                 vec![vec![Some(self.dag.div(one, square))]]
             }
             Op::Asin | Op::Acos => {
+                // |a| <= 1: no scale (σ = 1).
                 let square = self.dag.mul(a0, a0);
                 let s0 = self.dag.sub(one, square);
-                vec![vec![Some(s0)], vec![Some(self.apply(Op::Sqrt, &[s0]))]]
+                vec![vec![Some(s0)], vec![Some(self.apply(Op::Sqrt, &[s0]))], vec![Some(one)]]
             }
             Op::Asinh => {
-                let square = self.dag.mul(a0, a0);
-                let s0 = self.dag.add(one, square);
-                vec![vec![Some(s0)], vec![Some(self.apply(Op::Hypot, &[a0, one]))]]
+                // ŝ = 1/σ² + â², q̂ = hypot(a, 1)/σ.
+                let (scale, i2, a2) = self.scale_of_square(a0);
+                let s0 = self.dag.add(i2, a2);
+                let norm = self.apply(Op::Hypot, &[a0, one]);
+                vec![vec![Some(s0)], vec![Some(self.dag.div(norm, scale))], vec![Some(scale)]]
             }
             Op::Acosh => {
-                let square = self.dag.mul(a0, a0);
-                let s0 = self.dag.sub(square, one);
+                // ŝ = â² - 1/σ², q̂ = sqrt(a - 1)·sqrt(a + 1)/σ.
+                let (scale, i2, a2) = self.scale_of_square(a0);
+                let s0 = self.dag.sub(a2, i2);
                 let below = self.dag.sub(a0, one);
                 let above = self.dag.add(a0, one);
                 let (below, above) = (self.apply(Op::Sqrt, &[below]), self.apply(Op::Sqrt, &[above]));
-                vec![vec![Some(s0)], vec![Some(self.dag.mul(below, above))]]
+                let q0 = self.dag.mul(below, above);
+                vec![vec![Some(s0)], vec![Some(self.dag.div(q0, scale))], vec![Some(scale)]]
             }
             Op::Atan => {
-                let square = self.dag.mul(a0, a0);
-                vec![vec![Some(self.dag.add(one, square))]]
+                // q̂ = 1/σ² + â².
+                let (scale, i2, a2) = self.scale_of_square(a0);
+                vec![vec![Some(self.dag.add(i2, a2))], vec![Some(scale)]]
             }
             Op::Atanh => {
+                // |a| < 1: no scale (σ = 1).
                 let square = self.dag.mul(a0, a0);
-                vec![vec![Some(self.dag.sub(one, square))]]
+                vec![vec![Some(self.dag.sub(one, square))], vec![Some(one)]]
             }
             Op::Expm1 => vec![vec![Some(self.apply(Op::Exp, &[a0]))]],
             Op::Log1p => vec![vec![Some(self.dag.add(one, a0))]],
             Op::Erf => {
+                // h = a·g beside g = exp(-a²).
                 let square = self.dag.mul(a0, a0);
                 let s0 = self.dag.neg(square);
-                vec![vec![Some(s0)], vec![Some(self.apply(Op::Exp, &[s0]))]]
+                let g0 = self.apply(Op::Exp, &[s0]);
+                vec![vec![Some(self.dag.mul(a0, g0))], vec![Some(g0)]]
             }
             Op::Atan2 => {
+                // n̂ = (a/h)² + (b/h)² beside h.
                 let h = self.apply(Op::Hypot, &[a0, b0]);
-                vec![vec![Some(self.dag.mul(h, h))]]
+                let (sa, sb) = (self.dag.div(a0, h), self.dag.div(b0, h));
+                let (a2, b2) = (self.dag.mul(sa, sa), self.dag.mul(sb, sb));
+                vec![vec![Some(self.dag.add(a2, b2))], vec![Some(h)]]
             }
             Op::Pow => {
                 let base_degree = states[own.args[0] as usize].effective_degree();
