@@ -81,3 +81,98 @@ fn orders_past_the_constants_are_refused_at_once() {
     let e = TaylorKernel::compile_within(&program, 100, &budget, &JitCompiler::new().unwrap()).unwrap_err();
     assert!(e.to_string().contains("needs too much work"), "{e}");
 }
+
+/// Whether `got` is within `rel` of `want`, relatively, entry by entry.
+fn all_within(got: &[f64], want: &[f64], rel: f64) -> bool {
+    got.len() == want.len() && got.iter().zip(want).all(|(g, w)| (g - w).abs() <= rel * w.abs())
+}
+
+/// Issue 26: the closed forms of `1/x`, `sqrt(x)` and `log(x)` along a
+/// direction given at run time, at `x = v = 1e40`, where coefficient 8 was
+/// NaN, -inf and NaN (`v^8` and `x^9` overflow apart), through the JIT and
+/// the interpreter. mpmath's coefficients; every scale is in
+/// `factor/derivative/tests/taylor_extreme_scales`.
+#[test]
+fn issue_26_closed_forms_at_1e40() {
+    let program = dstar::parse_program("in x\nout r = 1/x\nout s = sqrt(x)\nout l = log(x)").unwrap();
+    let series = TaylorKernel::compile(&program, 8, &JitCompiler::new().unwrap()).unwrap();
+    let mut c = vec![0.0; series.out_len()];
+    series.eval(&[1e40], &[1e40], &mut c).unwrap();
+    let kernel =
+        dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
+    let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[1e40, 1e40]);
+    assert_eq!(c, interpreted);
+    let output = |i: usize| (0..=8).map(|k| c[3 * k + i]).collect::<Vec<f64>>();
+    let reciprocal: Vec<f64> = (0..=8).map(|k| if k % 2 == 0 { 1e-40 } else { -1e-40 }).collect();
+    let root = [
+        1e20,
+        5e19,
+        -1.25e19,
+        6.25e18,
+        -3.90625e18,
+        2.734375e18,
+        -2.05078125e18,
+        1.611328125e18,
+        -1.3092041015625e18,
+    ];
+    let log = [92.10340371976183, 1.0, -0.5, 1.0 / 3.0, -0.25, 0.2, -1.0 / 6.0, 1.0 / 7.0, -0.125];
+    assert!(all_within(&output(0), &reciprocal, 1e-14), "1/x: {:?}", output(0));
+    assert!(all_within(&output(1), &root, 1e-14), "sqrt(x): {:?}", output(1));
+    assert!(all_within(&output(2), &log, 1e-14), "log(x): {:?}", output(2));
+}
+
+/// Issue 26: the recurrences of `atan`, `asinh`, `hypot` and `atan2`, which
+/// formed `1 + x²` or `x² + y²` (`atan` at `x = v = 1e200` gave `[π/2, 0,
+/// NaN, NaN, ...]`), through the JIT and the interpreter. mpmath's
+/// coefficients; every scale is in `factor/derivative/tests/taylor_extreme_scales`.
+#[test]
+fn issue_26_recurrences_at_1e200() {
+    let compiler = JitCompiler::new().unwrap();
+    let series = |source: &str, x: &[f64], v: &[f64]| {
+        let program = dstar::parse_program(source).unwrap();
+        let kernel = TaylorKernel::compile(&program, 8, &compiler).unwrap();
+        let mut c = vec![0.0; kernel.out_len()];
+        kernel.eval(x, v, &mut c).unwrap();
+        let taylor =
+            dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
+        let interpreted = dstar::eval(taylor.dag(), taylor.roots(), &[x, v].concat());
+        assert!(c.iter().zip(&interpreted).all(|(a, b)| a == b || a.is_nan() && b.is_nan()), "{source}");
+        c
+    };
+    let c = series("in x\nout a = atan(x)\nout s = asinh(x)", &[1e200], &[1e200]);
+    let atan: Vec<f64> = (0..=8)
+        .map(|k| if k == 0 { std::f64::consts::FRAC_PI_2 } else { -(-1f64).powi(k) * 1e-200 })
+        .collect();
+    let asinh: Vec<f64> =
+        (0..=8).map(|k| if k == 0 { 461.2101657793691 } else { -(-1f64).powi(k) / f64::from(k) }).collect();
+    let output = |c: &[f64], m: usize, i: usize| (0..=8).map(|k| c[m * k + i]).collect::<Vec<f64>>();
+    assert!(all_within(&output(&c, 2, 0), &atan, 1e-14), "atan: {:?}", output(&c, 2, 0));
+    assert!(all_within(&output(&c, 2, 1), &asinh, 1e-14), "asinh: {:?}", output(&c, 2, 1));
+    let c = series("in x, y\nout hypot(x, y)", &[1e300, 1e300], &[1e300, 0.0]);
+    let hypot = [
+        1.4142135623730952e300,
+        7.071067811865476e299,
+        1.767766952966369e299,
+        -8.838834764831845e298,
+        3.3145630368119416e298,
+        -5.524271728019903e297,
+        -4.143203796014927e297,
+        4.8337377620174147e297,
+        -2.632660745384485e297,
+    ];
+    assert!(all_within(&c, &hypot, 1e-14), "hypot: {c:?}");
+    // Coefficients 4 and 8 are exactly 0: within rounding of the size.
+    let c = series("in x, y\nout atan2(x, y)", &[1e-300, 1e-300], &[1e-300, 0.0]);
+    let atan2 = [
+        std::f64::consts::FRAC_PI_4,
+        0.5,
+        -0.25,
+        1.0 / 12.0,
+        0.0,
+        -0.025,
+        0.020833333333333332,
+        -0.008928571428571428,
+        0.0,
+    ];
+    assert!(c.iter().zip(&atan2).all(|(c, w)| (c - w).abs() <= 1e-14 * w.abs().max(0.1)), "atan2: {c:?}");
+}
