@@ -131,19 +131,19 @@ fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> H
 /// The kernel with the weights as extra inputs, its graph with respect to
 /// `x`, and the seeds of the reverse sweep.
 fn prepare(function: &Kernel, weights: Weights) -> (Kernel, DerivativeGraph, Vec<(usize, Term)>) {
-    let (n, m) = (function.num_inputs(), function.num_outputs());
+    let (n, total, m) = (function.num_variables(), function.num_inputs(), function.num_outputs());
     let (mut dag, roots) = function.clone().into_parts();
     let seeds: Vec<(usize, Term)> = (0..m)
         .map(|i| match weights {
-            Weights::Inputs => (i, Term { node: dag.input(n + i), negated: false }),
+            Weights::Inputs => (i, Term { node: dag.input(total + i), negated: false }),
             Weights::Unit => (i, Term::one(&mut dag)),
         })
         .collect();
-    let num_inputs = match weights {
-        Weights::Inputs => n + m,
-        Weights::Unit => n,
+    let extra = match weights {
+        Weights::Inputs => m,
+        Weights::Unit => 0,
     };
-    let mut kernel = Kernel::new(dag, roots, num_inputs).expect("the weights are the extra inputs");
+    let mut kernel = function.derived(dag, roots, extra).expect("the weights are the extra inputs");
     let graph = DerivativeGraph::with_respect_to(&mut kernel, n);
     (kernel, graph, seeds)
 }
@@ -165,7 +165,7 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
         dag,
         &roots,
         num_inputs,
-        function.num_inputs(),
+        function.num_variables(),
         &gradient,
         &lower,
         HessianMethod::EdgePushing,
@@ -180,7 +180,7 @@ fn by_dstar_on_gradient(
     strategy: Strategy,
     guarded: bool,
 ) -> Option<Hessian> {
-    let n = function.num_inputs();
+    let n = function.num_variables();
     let (kernel, graph, seeds) = prepare(function, weights);
     let num_inputs = kernel.num_inputs();
     let (mut dag, roots) = kernel.into_parts();
@@ -195,7 +195,8 @@ fn by_dstar_on_gradient(
     // only the entries on or below the diagonal are built.
     let columns: Vec<usize> = gradient.iter().map(|g| g.0).collect();
     let nodes: Vec<NodeId> = gradient.iter().map(|g| g.1).collect();
-    let mut second = Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x and w");
+    let mut second =
+        Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x, p and w").with_variables(n);
     let graph = DerivativeGraph::with_respect_to(&mut second, n);
     if guarded && !plan::gradient_dstar_may_compete(&graph, strategy) {
         return None;
@@ -234,7 +235,8 @@ impl Hessian {
             .chain(gradient.iter().map(|g| g.1))
             .chain(lower.iter().map(|l| l.1))
             .collect();
-        let kernel = Kernel::new(dag, roots, num_inputs).expect("derivatives read x and w");
+        let kernel =
+            Kernel::new(dag, roots, num_inputs).expect("derivatives read x, p and w").with_variables(n);
         Hessian {
             kernel,
             num_outputs: values.len(),
@@ -276,7 +278,7 @@ impl Hessian {
         self.method
     }
 
-    /// Number of inputs `x` (not counting the weights).
+    /// Number of variables `x` (not counting the parameters and the weights).
     pub fn num_variables(&self) -> usize {
         self.lower.num_cols
     }

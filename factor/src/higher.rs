@@ -125,12 +125,11 @@ pub fn partial(
     stop: &dyn Fn() -> bool,
 ) -> Result<Kernel, HigherError> {
     assert_eq!(function.num_outputs(), 1, "a partial derivative of a scalar function");
-    let n = function.num_inputs();
     let mut kernel = compact(&function, function.roots()[0]);
     let mut spent = 0;
     for (stage, &(input, order)) in by.iter().enumerate() {
         let (dag, root) = along(kernel, input, order, stage, budget, &mut spent, stop)?;
-        kernel = Kernel::new(dag, vec![root], n).expect("derivatives read the function's inputs");
+        kernel = function.derived(dag, vec![root], 0).expect("derivatives read the function's inputs");
     }
     Ok(kernel)
 }
@@ -306,7 +305,7 @@ fn zero() -> (ExprDag, NodeId) {
 fn compact(function: &Kernel, root: NodeId) -> Kernel {
     let mut dag = ExprDag::new();
     let root = dag.import(function.dag(), &[root], None)[0];
-    Kernel::new(dag, vec![root], function.num_inputs()).expect("a part of a valid kernel")
+    function.derived(dag, vec![root], 0).expect("a part of a valid kernel")
 }
 
 #[cfg(test)]

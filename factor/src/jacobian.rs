@@ -141,10 +141,10 @@ impl Jacobian {
     /// The Jacobian of `function` whose `entries` (in CSR order) are nodes
     /// of `dag`, an extension of the function's DAG.
     fn new(function: &Kernel, dag: ExprDag, entries: Vec<Entry>, method: Method) -> Jacobian {
-        let (m, n) = (function.num_outputs(), function.num_inputs());
+        let (m, n) = (function.num_outputs(), function.num_variables());
         let pattern = SparsityPattern::new(m, n, entries.iter().map(|e| (e.row, e.col)));
         let roots = function.roots().iter().copied().chain(entries.iter().map(|e| e.node)).collect();
-        let kernel = Kernel::new(dag, roots, n).expect("entries are built from the function's inputs");
+        let kernel = function.derived(dag, roots, 0).expect("entries are built from the function's inputs");
         Jacobian { kernel, pattern, method }
     }
 

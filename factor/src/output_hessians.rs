@@ -8,7 +8,7 @@
 use derivative::{edge_pushing, DerivativeGraph, Term};
 use frontend::{Block, Kernel, Layout, NodeId, SparsityPattern};
 
-/// The Hessians of a function's outputs, each on its own: a kernel of `x`
+/// The Hessians of a function's outputs, each on its own: a kernel of `(x, p)`
 /// whose outputs are output 0's lower-triangle nonzeros in CSR order, then
 /// output 1's, and so on ([`OutputHessians::layout`]).
 #[derive(Clone, Debug)]
@@ -23,9 +23,9 @@ pub struct OutputHessians {
 /// outside its cone at the cost of a test, so building all of them is the
 /// sum of the outputs' cones plus `outputs × nodes` tests.
 pub fn output_hessians(function: Kernel) -> OutputHessians {
-    let n = function.num_inputs();
+    let n = function.num_variables();
     let m = function.num_outputs();
-    let mut kernel = function;
+    let mut kernel = function.clone();
     let graph = DerivativeGraph::new(&mut kernel);
     let (mut dag, _) = kernel.into_parts();
     let one = Term::one(&mut dag);
@@ -36,7 +36,7 @@ pub fn output_hessians(function: Kernel) -> OutputHessians {
         patterns.push(SparsityPattern::new(n, n, second.lower.iter().map(|&(position, _)| position)));
         roots.extend(second.lower.iter().map(|&(_, t)| t.materialize(&mut dag)));
     }
-    let kernel = Kernel::new(dag, roots, n).expect("second derivatives read x only");
+    let kernel = function.derived(dag, roots, 0).expect("second derivatives read x and p only");
     OutputHessians { kernel, patterns }
 }
 

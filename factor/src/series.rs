@@ -27,9 +27,10 @@ use frontend::Kernel;
 /// units of work (the message names the highest order within it);
 /// [`HigherError::Constants`] past order 170, where `k!` overflows.
 pub fn taylor_series(function: Kernel, order: u64, budget: &Budget) -> Result<Kernel, HigherError> {
-    let (n, m) = (function.num_inputs(), function.num_outputs());
-    let (mut dag, roots) = function.into_parts();
-    let direction: Vec<_> = (0..n).map(|i| Some(dag.input(n + i))).collect();
+    let (n, total, m) = (function.num_variables(), function.num_inputs(), function.num_outputs());
+    let (mut dag, roots) = function.clone().into_parts();
+    // Along the variables only: the direction is inputs total..total+n, the parameters stay put.
+    let direction: Vec<_> = (0..total).map(|i| (i < n).then(|| dag.input(total + i))).collect();
     let mut taylor = Taylor::new(&dag, &roots, &direction, Scale::Coefficients);
     for k in 1..=order {
         advance_within(&mut taylor, &mut dag, k, order, budget)?;
@@ -40,5 +41,5 @@ pub fn taylor_series(function: Kernel, order: u64, budget: &Budget) -> Result<Ke
         .map(|(k, r)| taylor.coefficient(r, k).unwrap_or(zero))
         .collect::<Vec<_>>();
     debug_assert_eq!(coefficients.len(), (order as usize + 1) * m);
-    Ok(Kernel::new(dag, coefficients, 2 * n).expect("the series reads x and v only"))
+    Ok(function.derived(dag, coefficients, n).expect("the series reads x, p and v only"))
 }

@@ -92,8 +92,8 @@ pub fn derivative_tensor(
     order: usize,
     budget: &Budget,
 ) -> Result<DerivativeTensor, HigherError> {
-    let n = function.num_inputs();
-    let (mut dag, roots) = function.into_parts();
+    let n = function.num_variables();
+    let (mut dag, roots) = function.clone().into_parts();
     let one = dag.constant(1.0);
     // The entries of the current level: output, indices, node.
     let mut level: Vec<(usize, Vec<u32>, NodeId)> =
@@ -142,7 +142,7 @@ pub fn derivative_tensor(
     let mut fresh = ExprDag::new();
     let nodes: Vec<NodeId> = level.iter().map(|e| e.2).collect();
     let roots = fresh.import(&dag, &nodes, None);
-    let kernel = Kernel::new(fresh, roots, n).expect("derivatives read the function's inputs");
+    let kernel = function.derived(fresh, roots, 0).expect("derivatives read the function's inputs");
     let entries = level.into_iter().map(|(o, i, _)| (o, i)).collect();
     Ok(DerivativeTensor { kernel, order, entries })
 }

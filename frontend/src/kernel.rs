@@ -33,6 +33,12 @@ pub enum InvalidKernel {
 
 /// The outputs `roots` of `dag` as a function of the inputs `0..num_inputs`.
 ///
+/// The first [`num_variables`](Kernel::num_variables) inputs are the
+/// variables derivatives are taken with respect to; the others (a
+/// program's parameters, then the blocks a derivative kernel adds: weights,
+/// directions) are data, never differentiated: no Jacobian column, Hessian
+/// row or operation exists for them.
+///
 /// Built only through [`Kernel::new`], which checks that every root exists
 /// and reads only inputs below `num_inputs`; every stage after it (derivatives,
 /// simplification, compilation, emission) relies on that and checks nothing
@@ -51,10 +57,12 @@ pub struct Kernel {
     dag: ExprDag,
     roots: Vec<NodeId>,
     num_inputs: usize,
+    num_variables: usize,
 }
 
 impl Kernel {
-    /// The kernel computing `roots` of `dag` from `num_inputs` inputs.
+    /// The kernel computing `roots` of `dag` from `num_inputs` inputs, all
+    /// of them variables ([`with_variables`](Self::with_variables) says otherwise).
     ///
     /// # Errors
     /// [`InvalidKernel`] if a root is not a node of `dag` or depends on an
@@ -71,15 +79,40 @@ impl Kernel {
                 }
             }
         }
-        Ok(Kernel { dag, roots, num_inputs })
+        Ok(Kernel { dag, roots, num_inputs, num_variables: num_inputs })
     }
 
-    /// The same DAG with other roots (checked as by [`Kernel::new`]).
+    /// The same kernel with only its first `num_variables` inputs as
+    /// variables. Panics if it has fewer inputs.
+    pub fn with_variables(mut self, num_variables: usize) -> Kernel {
+        assert!(num_variables <= self.num_inputs, "{num_variables} variables of {} inputs", self.num_inputs);
+        self.num_variables = num_variables;
+        self
+    }
+
+    /// A kernel derived from this one (a derivative's): `roots` of `dag`
+    /// (which extends this kernel's) over this kernel's inputs and
+    /// `extra_inputs` more after them (weights, directions), with the same
+    /// variables.
+    ///
+    /// # Errors
+    /// As [`Kernel::new`].
+    pub fn derived(
+        &self,
+        dag: ExprDag,
+        roots: Vec<NodeId>,
+        extra_inputs: usize,
+    ) -> Result<Kernel, InvalidKernel> {
+        Ok(Kernel::new(dag, roots, self.num_inputs + extra_inputs)?.with_variables(self.num_variables))
+    }
+
+    /// The same DAG with other roots (checked as by [`Kernel::new`]), the
+    /// same inputs and variables.
     ///
     /// # Errors
     /// As [`Kernel::new`].
     pub fn with_roots(self, roots: Vec<NodeId>) -> Result<Kernel, InvalidKernel> {
-        Kernel::new(self.dag, roots, self.num_inputs)
+        Ok(Kernel::new(self.dag, roots, self.num_inputs)?.with_variables(self.num_variables))
     }
 
     /// The expression DAG; it may hold nodes the roots do not reach.
@@ -98,9 +131,15 @@ impl Kernel {
         &self.roots
     }
 
-    /// Number of inputs: `x` has this length.
+    /// Number of inputs: the input a call reads has this length.
     pub fn num_inputs(&self) -> usize {
         self.num_inputs
+    }
+
+    /// Number of variables: the first inputs, those derivatives are taken
+    /// with respect to.
+    pub fn num_variables(&self) -> usize {
+        self.num_variables
     }
 
     /// Number of outputs (roots).

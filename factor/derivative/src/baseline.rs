@@ -24,7 +24,7 @@ pub fn forward_mode_ops(function: &Kernel, work_limit: usize) -> Option<usize> {
     let mut tangent = vec![None; graph.node_bound()];
     let mut marks = Marks::new(graph.node_bound());
     let mut work = 0;
-    for k in 0..function.num_inputs() {
+    for k in 0..function.num_variables() {
         let Some(leaf) = graph.leaf(k) else { continue };
         let one = Term::one(&mut dag);
         let cone = sweep_forward(&mut dag, &graph, &[(leaf, one)], &mut tangent, &mut marks);
@@ -44,7 +44,7 @@ pub fn reverse_mode_ops(function: &Kernel, work_limit: usize) -> Option<usize> {
     let mut kernel = function.clone();
     let graph = DerivativeGraph::new(&mut kernel);
     let mut dag = kernel.into_parts().0;
-    let leaves: Vec<NodeId> = (0..function.num_inputs()).filter_map(|k| graph.leaf(k)).collect();
+    let leaves: Vec<NodeId> = (0..function.num_variables()).filter_map(|k| graph.leaf(k)).collect();
     let mut roots = function.roots().to_vec();
     let mut adjoint = vec![None; graph.node_bound()];
     let mut marks = Marks::new(graph.node_bound());

@@ -64,9 +64,9 @@ pub struct DerivativeGraph {
 
 impl DerivativeGraph {
     /// Builds the derivative graph of the kernel's roots with respect to its
-    /// inputs, adding the partials to its DAG.
+    /// variables ([`Kernel::num_variables`]), adding the partials to its DAG.
     pub fn new(kernel: &mut Kernel) -> DerivativeGraph {
-        let n = kernel.num_inputs();
+        let n = kernel.num_variables();
         DerivativeGraph::with_respect_to(kernel, n)
     }
 

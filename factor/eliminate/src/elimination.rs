@@ -139,7 +139,7 @@ pub fn scarcity_remainder(function: &Kernel, strategy: Elimination) -> Option<Re
     let mut kernel = function.clone();
     let graph = LinearizedGraph::new(&mut kernel);
     let moves = scarcity_moves(&graph, strategy)?;
-    Some(remainder(&graph, kernel.into_parts().0, &moves))
+    Some(remainder(&graph, kernel.into_parts().0, &moves, function.num_inputs()))
 }
 
 /// The cost and final nonunit edge count of `strategy` on `graph` (built in

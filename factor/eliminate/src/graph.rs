@@ -83,10 +83,10 @@ pub struct LinearizedGraph {
 
 impl LinearizedGraph {
     /// The linearized graph of the kernel's outputs with respect to its
-    /// inputs; the local partials are added to its DAG.
+    /// variables; the local partials are added to its DAG.
     pub fn new(kernel: &mut Kernel) -> LinearizedGraph {
         let graph = DerivativeGraph::new(kernel);
-        let (outputs, num_inputs) = (&kernel.roots().to_vec(), kernel.num_inputs());
+        let (outputs, num_inputs) = (&kernel.roots().to_vec(), kernel.num_variables());
         let dag = kernel.dag_mut();
         let bound = graph.node_bound();
         // How many rows each node is the output of.

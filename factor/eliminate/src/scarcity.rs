@@ -69,6 +69,8 @@ pub struct Remainder {
     kinds: Vec<VertexKind>,
     inputs: Vec<Option<VertexId>>,
     outputs: Vec<Option<VertexId>>,
+    /// The function's kernel inputs: its variables, then its parameters.
+    kernel_inputs: usize,
 }
 
 impl Remainder {
@@ -145,21 +147,23 @@ impl Remainder {
     }
 
     /// `J·V` for `num_directions` directions as a kernel over a copy of the
-    /// DAG: inputs `0..n` are `x`, and input `n + d·n + j` is component `j`
-    /// of direction `d`; output `d·m + i` is component `i` of `J·v_d`. The
+    /// DAG: its inputs are the function's (`x`, then the parameters, `N` in
+    /// all), and input `N + d·n + j` is component `j` of direction `d`
+    /// (`n` variables); output `d·m + i` is component `i` of `J·v_d`. The
     /// same propagation as [`Remainder::apply`], by [`push_forward`], whose
     /// products are [`derivative::product()`]'s: one multiplication (or
     /// select) per nonunit edge and direction, unit edges add or subtract.
     pub fn directions_kernel(&self, num_directions: usize) -> Kernel {
         let mut dag = self.dag.clone();
-        let n = self.num_inputs();
+        let (n, total) = (self.num_inputs(), self.kernel_inputs);
         let mut products = Vec::with_capacity(num_directions * self.num_outputs());
         let mut tangent = vec![None; self.kinds.len()];
         for d in 0..num_directions {
             tangent.iter_mut().for_each(|t| *t = None);
             for (col, input) in self.inputs.iter().enumerate() {
                 if let Some(input) = input {
-                    tangent[input.index()] = Some(Term { node: dag.input(n + d * n + col), negated: false });
+                    tangent[input.index()] =
+                        Some(Term { node: dag.input(total + d * n + col), negated: false });
                 }
             }
             // Edges sorted by head, tails first: as in `apply`.
@@ -169,13 +173,20 @@ impl Remainder {
                 products.push(materialize(&mut dag, y.and_then(|y| tangent[y.index()])));
             }
         }
-        let num_inputs = n * (1 + num_directions);
-        Kernel::new(dag, products, num_inputs).expect("the products read x and the directions only")
+        let num_inputs = total + n * num_directions;
+        let kernel =
+            Kernel::new(dag, products, num_inputs).expect("the products read x, p and the directions only");
+        kernel.with_variables(n)
     }
 }
 
 /// Builds the remainder left by `moves` (built in `dag`).
-pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move]) -> Remainder {
+pub(crate) fn remainder(
+    graph: &LinearizedGraph,
+    mut dag: ExprDag,
+    moves: &[Move],
+    kernel_inputs: usize,
+) -> Remainder {
     let mut pattern = Pattern::new(graph, true);
     for &m in moves {
         pattern.apply(m);
@@ -195,7 +206,15 @@ pub(crate) fn remainder(graph: &LinearizedGraph, mut dag: ExprDag, moves: &[Move
     edges.sort_by_key(|e| (e.to, e.from));
     let inputs = (0..graph.num_inputs()).map(|c| graph.input(c)).collect();
     let outputs = (0..graph.num_outputs()).map(|r| graph.output(r)).collect();
-    Remainder { dag, edges, cost: pattern.cost(), kinds: graph.kinds().to_vec(), inputs, outputs }
+    Remainder {
+        dag,
+        edges,
+        cost: pattern.cost(),
+        kinds: graph.kinds().to_vec(),
+        inputs,
+        outputs,
+        kernel_inputs,
+    }
 }
 
 /// The greedy scarcity moves: always the move that lowers the nonunit edge

@@ -202,8 +202,11 @@ impl Simplifier {
     /// same inputs and outputs) only if it needs fewer ops.
     pub fn run(&self, kernel: &Kernel) -> (Option<Kernel>, SimplifyReport) {
         let (rewritten, report) = self.run_roots(kernel.dag(), kernel.roots(), kernel.num_inputs());
-        let rewritten = rewritten
-            .map(|r| Kernel::new(r.dag, r.roots, kernel.num_inputs()).expect("rewriting keeps the inputs"));
+        let rewritten = rewritten.map(|r| {
+            let rewritten =
+                Kernel::new(r.dag, r.roots, kernel.num_inputs()).expect("rewriting keeps the inputs");
+            rewritten.with_variables(kernel.num_variables())
+        });
         (rewritten, report)
     }
 
@@ -352,7 +355,8 @@ impl Simplifier {
             let ops = dag.count_ops(&roots);
             if ops < before {
                 report.ops_after = ops;
-                result = Some(Kernel::new(dag, roots, num_inputs).expect("rewriting keeps the inputs"));
+                let kernel_of = Kernel::new(dag, roots, num_inputs).expect("rewriting keeps the inputs");
+                result = Some(kernel_of.with_variables(kernel.num_variables()));
             }
         }
         (result, report)

@@ -167,7 +167,8 @@ impl Tidier {
         }
         report.cost_after = cost;
         let (dag, roots) = lean(&dag, &roots);
-        (Kernel::new(dag, roots, kernel.num_inputs()).expect("rewriting keeps the inputs"), report)
+        let tidied = Kernel::new(dag, roots, kernel.num_inputs()).expect("rewriting keeps the inputs");
+        (tidied.with_variables(kernel.num_variables()), report)
     }
 }
 
