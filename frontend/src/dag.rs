@@ -176,6 +176,22 @@ impl ExprDag {
         }
     }
 
+    /// The same DAG with input `k` renamed `rename(k)`, which must be
+    /// one-to-one on the inputs present: every node keeps its id.
+    pub fn renumber_inputs(&self, rename: impl Fn(u32) -> u32) -> ExprDag {
+        let mut dag = ExprDag::new();
+        dag.reserve(self.len());
+        for node in &self.nodes {
+            let mut node = *node;
+            if let Op::Input(k) = node.op {
+                node.op = Op::Input(rename(k));
+            }
+            let id = dag.intern(node);
+            debug_assert_eq!(id.index() + 1, dag.len(), "a one-to-one renaming merges no nodes");
+        }
+        dag
+    }
+
     /// The constant `value`.
     pub fn constant(&mut self, value: f64) -> NodeId {
         self.intern(Node::new(Op::Const(Real::new(value)), &[]))

@@ -74,6 +74,12 @@ pub enum ParseErrorKind {
         /// The input's name.
         name: String,
     },
+    /// An assignment to a parameter.
+    #[error("'{}' is a parameter and cannot be assigned; its value comes with each evaluation", Shown(.name))]
+    AssignToParameter {
+        /// The parameter's name.
+        name: String,
+    },
     /// A name that is reserved: a function, a constant or a keyword.
     #[error("'{}' is {what} and cannot be used as a name", Shown(.name))]
     ReservedName {
@@ -130,6 +136,20 @@ pub enum ParseErrorKind {
     /// A second `# @point` comment: which point is meant would be a guess.
     #[error("a second '# @point' line; the first is line {first}")]
     SecondPoint {
+        /// The line of the first.
+        first: u32,
+    },
+    /// A `# @params` comment that does not hold one number per parameter.
+    #[error("'# @params' gives {found} numbers for {expected} parameter{}", if *.expected == 1 { "" } else { "s" })]
+    BadParams {
+        /// Number of parameters.
+        expected: usize,
+        /// Numbers given.
+        found: usize,
+    },
+    /// A second `# @params` comment.
+    #[error("a second '# @params' line; the first is line {first}")]
+    SecondParams {
         /// The line of the first.
         first: u32,
     },

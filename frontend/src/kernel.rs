@@ -165,13 +165,15 @@ impl Kernel {
 }
 
 impl Program {
-    /// The program as a [`Kernel`]: its outputs over its inputs.
+    /// The program as a [`Kernel`]: its outputs over its inputs, then its
+    /// parameters; the inputs are the variables.
     ///
     /// # Errors
     /// [`InvalidKernel`] for a program built by hand whose outputs read an
     /// input it does not declare (never for a parsed one).
     pub fn kernel(&self) -> Result<Kernel, InvalidKernel> {
-        Kernel::new(self.dag.clone(), self.output_nodes(), self.inputs.len())
+        let all = self.inputs.len() + self.params.len();
+        Ok(Kernel::new(self.dag.clone(), self.output_nodes(), all)?.with_variables(self.inputs.len()))
     }
 }
 

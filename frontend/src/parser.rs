@@ -39,8 +39,9 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     if parser.outputs.is_empty() {
         return Err(ParseError { kind: ParseErrorKind::NoOutputs, span });
     }
-    let point = parse_point(source, parser.inputs.len())?;
-    Ok(parser.finish(point))
+    let point = parse_numbers(source, "@point", parser.inputs.len())?;
+    let param_values = parse_numbers(source, "@params", parser.params.len())?;
+    Ok(parser.finish(point, param_values))
 }
 
 /// Parses one expression; its variables become inputs in order of first
@@ -54,7 +55,7 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
 pub fn parse_expr(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Discover);
     parser.single_expression()?;
-    Ok(parser.finish(None))
+    Ok(parser.finish(None, None))
 }
 
 /// Parses one expression over the given variables, which become the inputs
@@ -106,7 +107,7 @@ pub fn parse_expr_in(
     parser.functions = Some(functions);
     parser.declare_inputs(inputs.unwrap_or(&[]))?;
     parser.single_expression()?;
-    Ok(parser.finish(None))
+    Ok(parser.finish(None, None))
 }
 
 /// Like [`parse_expr_in`], for the expression that `span` covers in
@@ -139,48 +140,61 @@ pub fn parse_expr_at(
     parser.functions = Some(functions);
     parser.declare_inputs(inputs.unwrap_or(&[]))?;
     parser.single_expression()?;
-    Ok(parser.finish(None))
+    Ok(parser.finish(None, None))
 }
 
 /// What a reserved name is, `"a function"`, `"a constant"` or `"a keyword"`,
 /// or `None` for a name that may be bound: function names (of [`Op`] and
-/// `ifelse`), `pi`, `e`, `in` and `out` cannot name inputs, intermediates or
-/// outputs.
+/// `ifelse`), `pi`, `e`, `in`, `out` and `param` cannot name inputs,
+/// parameters, intermediates or outputs.
 pub fn reserved(name: &str) -> Option<&'static str> {
     if name == "ifelse" || Op::from_function_name(name).is_some() {
         Some("a function")
     } else if name == "pi" || name == "e" {
         Some("a constant")
-    } else if name == "in" || name == "out" {
+    } else if name == "in" || name == "out" || name == "param" {
         Some("a keyword")
     } else {
         None
     }
 }
 
-/// Reads the `# @point v1 v2 ...` comment, if any; a file gives at most one.
-fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseError> {
-    // A fast substring search first: most files have no point comment.
-    if !source.contains("@point") {
+/// Reads the `# @point v1 v2 ...` comment (`tag` `"@point"`, one number per
+/// input) or the `# @params v1 v2 ...` one (`"@params"`, one per
+/// parameter), if any; a file gives at most one of each.
+fn parse_numbers(source: &str, tag: &'static str, count: usize) -> Result<Option<Vec<f64>>, ParseError> {
+    // A fast substring search first: most files have no such comment.
+    if !source.contains(tag) {
         return Ok(None);
     }
+    let params = tag == "@params";
     let mut point: Option<(u32, Vec<f64>)> = None;
     for (i, line) in crate::source::source_lines(source).enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix("# @point") else { continue };
+        let Some(rest) = line.trim_start().strip_prefix("# ").and_then(|l| l.strip_prefix(tag)) else {
+            continue;
+        };
+        if rest.starts_with(|c: char| !c.is_whitespace()) {
+            continue; // `# @pointer`, not the comment
+        }
         let line_no = i as u32 + 1;
         let pos = |column| crate::span::Pos { offset: 0, line: line_no, column };
         let span = Span { start: pos(1), end: pos(line.chars().count() as u32 + 1) };
         let fail = |kind| Err(ParseError { kind, span });
         if let Some((first, _)) = point {
-            return fail(ParseErrorKind::SecondPoint { first });
+            return fail(if params {
+                ParseErrorKind::SecondParams { first }
+            } else {
+                ParseErrorKind::SecondPoint { first }
+            });
         }
         let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
         match values {
-            Ok(v) if v.len() == inputs => point = Some((line_no, v)),
-            Ok(v) => return fail(ParseErrorKind::BadPoint { expected: inputs, found: v.len() }),
+            Ok(v) if v.len() == count => point = Some((line_no, v)),
+            Ok(v) if params => return fail(ParseErrorKind::BadParams { expected: count, found: v.len() }),
+            Ok(v) => return fail(ParseErrorKind::BadPoint { expected: count, found: v.len() }),
             Err(_) => {
                 return fail(ParseErrorKind::Expected {
-                    expected: "numbers after '# @point'",
+                    expected: if params { "numbers after '# @params'" } else { "numbers after '# @point'" },
                     found: rest.trim().into(),
                 })
             }
@@ -330,6 +344,9 @@ struct Parser<'s> {
     spans: SpanMap,
     names: Names<'s>,
     inputs: Vec<String>,
+    /// The parameters, nodes `Op::Input(PARAM_BASE + j)` until [`Parser::finish`]
+    /// numbers them after the inputs.
+    params: Vec<String>,
     outputs: Vec<Output>,
     /// Each output's name and its position, from 1, with whether the
     /// position gave it (`out x` is `out1`): names given and names by
@@ -341,6 +358,10 @@ struct Parser<'s> {
     /// point there.
     first_statement: Option<Span>,
 }
+
+/// Where parameters are numbered while parsing: far above any input, so
+/// that inputs declared after a parameter keep their own numbers.
+const PARAM_BASE: u32 = 1 << 31;
 
 fn err<T>(kind: ParseErrorKind, span: Span) -> Result<T, ParseError> {
     Err(ParseError { kind, span })
@@ -357,6 +378,7 @@ impl<'s> Parser<'s> {
             spans: SpanMap::default(),
             names: Names::default(),
             inputs: vec![],
+            params: vec![],
             outputs: vec![],
             output_names: Default::default(),
             values: vec![],
@@ -365,8 +387,17 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn finish(self, point: Option<Vec<f64>>) -> Program {
-        Program { dag: self.dag, inputs: self.inputs, outputs: self.outputs, spans: self.spans, point }
+    /// The program; parameter `j` becomes `Op::Input(n + j)` after the `n`
+    /// inputs, wherever its declaration was (every node keeps its id).
+    fn finish(self, point: Option<Vec<f64>>, param_values: Option<Vec<f64>>) -> Program {
+        let n = self.inputs.len() as u32;
+        let dag = if self.params.is_empty() {
+            self.dag
+        } else {
+            self.dag.renumber_inputs(|k| if k >= PARAM_BASE { n + (k - PARAM_BASE) } else { k })
+        };
+        let program = Program::new(dag, self.inputs, self.outputs).with_params(self.params, param_values);
+        Program { spans: self.spans, point, ..program }
     }
 
     // --- tokens -----------------------------------------------------------
@@ -423,7 +454,11 @@ impl<'s> Parser<'s> {
                 }
                 Token::Ident("in") if matches!(self.peek_n(1)?, Token::Ident(_)) => {
                     self.next()?;
-                    self.input_list()?;
+                    self.input_list(false)?;
+                }
+                Token::Ident("param") if matches!(self.peek_n(1)?, Token::Ident(_)) => {
+                    self.next()?;
+                    self.input_list(true)?;
                 }
                 Token::Ident("out") if self.peek_n(1)? != Token::Assign => {
                     self.next()?;
@@ -437,22 +472,27 @@ impl<'s> Parser<'s> {
                     self.end_statement()?;
                 }
                 _ => {
-                    return self.expected("a statement ('in x, y', 'name = expression' or 'out expression')")
+                    return self.expected(
+                        "a statement ('in x, y', 'param p', 'name = expression' or 'out expression')",
+                    )
                 }
             }
         }
     }
 
-    fn input_list(&mut self) -> Result<(), ParseError> {
+    /// The names of an `in` line, or of a `param` line.
+    fn input_list(&mut self, params: bool) -> Result<(), ParseError> {
         loop {
             let (token, span) = self.next()?;
             let Token::Ident(name) = token else {
-                return err(
-                    ParseErrorKind::Expected { expected: "an input name", found: token.describe() },
-                    span,
-                );
+                let expected = if params { "a parameter name" } else { "an input name" };
+                return err(ParseErrorKind::Expected { expected, found: token.describe() }, span);
             };
-            self.declare_input(name, span)?;
+            if params {
+                self.declare_param(name, span)?;
+            } else {
+                self.declare_input(name, span)?;
+            }
             match self.peek()? {
                 Token::Comma => {
                     self.next()?;
@@ -483,16 +523,29 @@ impl<'s> Parser<'s> {
 
     /// Declares the next input, `name`, and returns its node.
     fn declare_input(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
+        self.declare_leaf(name, span, self.inputs.len())?;
+        self.inputs.push(name.to_string());
+        Ok(self.names.get(name).expect("just declared").node)
+    }
+
+    /// Declares the next parameter, `name`.
+    fn declare_param(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
+        self.declare_leaf(name, span, PARAM_BASE as usize + self.params.len())?;
+        self.params.push(name.to_string());
+        Ok(())
+    }
+
+    /// Binds `name` to input node `k`, unless it is reserved or bound.
+    fn declare_leaf(&mut self, name: &'s str, span: Span, k: usize) -> Result<(), ParseError> {
         check_reserved(name, span)?;
         if let Some(b) = self.names.get(name) {
             let first = span_at(self.source, b.offset, name.len());
             return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
         }
-        let node = self.dag.input(self.inputs.len());
+        let node = self.dag.input(k);
         self.spans.fill(&self.dag, span);
-        self.inputs.push(name.to_string());
         self.names.insert(name, Binding { node, offset: span.start.offset, is_input: true });
-        Ok(node)
+        Ok(())
     }
 
     fn output(&mut self) -> Result<(), ParseError> {
@@ -530,6 +583,9 @@ impl<'s> Parser<'s> {
         let Token::Ident(name) = token else { unreachable!("callers peeked an identifier") };
         check_reserved(name, span)?;
         match self.names.get(name) {
+            Some(b) if b.is_input && matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => {
+                err(ParseErrorKind::AssignToParameter { name: name.into() }, span)
+            }
             Some(b) if b.is_input => err(ParseErrorKind::AssignToInput { name: name.into() }, span),
             Some(b) => {
                 let first = span_at(self.source, b.offset, name.len());
@@ -866,14 +922,19 @@ fn check_reserved(name: &str, span: Span) -> Result<(), ParseError> {
     }
 }
 
-/// The line number of a later statement `name = ...` or `out name = ...`
-/// after byte `offset`, if any. Only called on the error path.
+/// The line number of a later statement `name = ...` or `out name = ...`,
+/// or a later `in` or `param` line declaring `name`, after byte `offset`,
+/// if any. Only called on the error path.
 fn bound_later(source: &str, offset: usize, name: &str) -> Option<u32> {
     let before = source[..offset].matches('\n').count() as u32;
     source[offset..].split('\n').enumerate().skip(1).find_map(|(i, line)| {
         let line = line.split('#').next().unwrap_or("");
         line.split(';').find_map(|stmt| {
             let stmt = stmt.trim_start();
+            let declared = stmt.strip_prefix("in ").or_else(|| stmt.strip_prefix("param "));
+            if declared.is_some_and(|names| names.split(',').any(|n| n.trim() == name)) {
+                return Some(before + i as u32 + 1);
+            }
             let stmt = stmt.strip_prefix("out ").map(str::trim_start).unwrap_or(stmt);
             let rest = stmt.strip_prefix(name)?.trim_start();
             (rest.starts_with('=') && !rest.starts_with("==")).then_some(before + i as u32 + 1)

@@ -70,11 +70,20 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
 /// Prints a whole program in problem format.
 pub fn print_program(program: &Program) -> String {
     let taken: HashSet<String> = program.output_names().into_iter().collect();
-    let printed = print_nodes(&program.dag, &program.output_nodes(), &program.inputs, &taken);
+    // Input k is named inputs[k], then the parameters follow.
+    let leaves: Vec<String> = program.inputs.iter().chain(&program.params).cloned().collect();
+    let printed = print_nodes(&program.dag, &program.output_nodes(), &leaves, &taken);
     let mut s = String::new();
     if let Some(point) = &program.point {
         let values: Vec<String> = point.iter().map(|v| format!("{v:?}")).collect();
         let _ = writeln!(s, "# @point {}", values.join(" "));
+    }
+    if let Some(params) = &program.param_values {
+        let values: Vec<String> = params.iter().map(|v| format!("{v:?}")).collect();
+        let _ = writeln!(s, "# @params {}", values.join(" "));
+    }
+    if !program.params.is_empty() {
+        let _ = writeln!(s, "param {}", program.params.join(", "));
     }
     let _ = writeln!(s, "in {}", program.inputs.join(", "));
     for (name, text) in &printed.bindings {

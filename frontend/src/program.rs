@@ -28,13 +28,19 @@ impl SpanMap {
     }
 }
 
-/// A function from named inputs to ordered, named outputs.
+/// A function from named inputs (and parameters) to ordered, named outputs.
 #[derive(Clone, Debug)]
 pub struct Program {
-    /// The expression DAG; input `k` is the node `Op::Input(k)`.
+    /// The expression DAG; input `k` is the node `Op::Input(k)`, parameter
+    /// `j` the node `Op::Input(n + j)` for `n` inputs.
     pub dag: ExprDag,
-    /// Input names, in order.
+    /// Input names, in order: what derivatives are taken with respect to.
     pub inputs: Vec<String>,
+    /// Parameter names, in order: data given with each evaluation, never
+    /// differentiated.
+    pub params: Vec<String>,
+    /// The default parameter values of a `# @params v1 v2 ...` comment, if any.
+    pub param_values: Option<Vec<f64>>,
     /// Outputs, in order.
     pub outputs: Vec<Output>,
     /// Source spans of the nodes the parser created.
@@ -44,9 +50,25 @@ pub struct Program {
 }
 
 impl Program {
-    /// A program over `dag` with no spans and no point.
+    /// A program over `dag` with no parameters, no spans and no point.
     pub fn new(dag: ExprDag, inputs: Vec<String>, outputs: Vec<Output>) -> Program {
-        Program { dag, inputs, outputs, spans: SpanMap::default(), point: None }
+        Program {
+            dag,
+            inputs,
+            params: Vec::new(),
+            param_values: None,
+            outputs,
+            spans: SpanMap::default(),
+            point: None,
+        }
+    }
+
+    /// The same program with `params` as its parameters: nodes
+    /// `Op::Input(n + j)` for its `n` inputs.
+    pub fn with_params(mut self, params: Vec<String>, values: Option<Vec<f64>>) -> Program {
+        self.params = params;
+        self.param_values = values;
+        self
     }
 
     /// The output nodes, in order.
@@ -68,7 +90,10 @@ impl Program {
     /// the same inputs (up to the order of commutative operands and of node
     /// ids), with the same names.
     pub fn same_as(&self, other: &Program) -> bool {
-        if self.inputs != other.inputs || self.output_names() != other.output_names() {
+        if self.inputs != other.inputs
+            || self.params != other.params
+            || self.output_names() != other.output_names()
+        {
             return false;
         }
         let mut dag = self.dag.clone();
