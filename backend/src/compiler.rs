@@ -4,7 +4,7 @@
 use crate::chunk::ChunkPlan;
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
-use crate::kernel::{JitKernel, OwnedModule, TwoPoints};
+use crate::kernel::{JitKernel, OwnedModule, Parts, TwoPoints};
 use crate::lanes::Lanes;
 use crate::libm::Libm;
 use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache, Width};
@@ -138,11 +138,11 @@ impl JitCompiler {
         }
         let parts = InputParts::new(lengths);
         let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::OnePoint, None)?;
-        // Kernels of one input array evaluate batches two points at a time,
-        // even those whose operations mostly run in pairs already (matmul_10,
-        // 76% paired: 1.2x the per-point throughput, once the two-point
-        // variant stored and loaded two values at a time).
-        let source = (lengths.len() == 1).then(|| (kernel.clone(), self.clone()));
+        // Batches run two points at a time, even for kernels whose operations
+        // mostly run in pairs already (matmul_10, 76% paired: 1.2x the
+        // per-point throughput, once the two-point variant stored and loaded
+        // two values at a time).
+        let source = Some((kernel.clone(), self.clone()));
         self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
     }
 
@@ -154,14 +154,23 @@ impl JitCompiler {
         Ok(jit)
     }
 
-    /// The two-point variant of `kernel` (one input array), for
-    /// [`JitKernel::eval_batch`], self-checked like the one-point kernel.
-    pub(crate) fn compile_two_points(&self, kernel: &Kernel) -> Result<TwoPoints, CodegenError> {
-        let parts = InputParts::new(&[kernel.num_inputs()]);
-        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::TwoPoints, None)?;
+    /// The two-point variant of `kernel` over input `parts`, for
+    /// [`JitKernel::eval_batch_parts`], self-checked like the one-point kernel.
+    pub(crate) fn compile_two_points(
+        &self,
+        kernel: &Kernel,
+        parts: &InputParts,
+    ) -> Result<TwoPoints, CodegenError> {
+        let Built { code, chunks, scratch_len } = self.build(kernel, parts, Variant::TwoPoints, None)?;
         let two = TwoPoints::new(code, &chunks, scratch_len);
         if self.self_check {
-            self_check::two_points(kernel, |x0, x1, out0, out1| two.eval(x0, x1, out0, out1))?;
+            let split = |x: &[f64]| -> Parts {
+                std::array::from_fn(|p| match parts.lengths().get(p) {
+                    Some(_) => x[parts.start(p)..].as_ptr(),
+                    None => std::ptr::null(),
+                })
+            };
+            self_check::two_points(kernel, |x0, x1, out0, out1| two.eval(split(x0), split(x1), out0, out1))?;
         }
         Ok(two)
     }

@@ -19,8 +19,41 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// A chunk as the JIT emitted it: `(x0, x1, x2, x3, out, scratch)`.
 type ChunkFn = unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, *mut f64, *mut f64);
-/// A two-point chunk: `(x0, x1, out0, out1, scratch)`.
-type TwoPointsFn = unsafe extern "C" fn(*const f64, *const f64, *mut f64, *mut f64, *mut f64);
+/// A two-point chunk: `(x0, x1, out0, out1, scratch)`, then the other input
+/// parts of the two points, `(x0_1, x1_1, x0_2, x1_2, x0_3, x1_3)`.
+type TwoPointsFn = unsafe extern "C" fn(
+    *const f64,
+    *const f64,
+    *mut f64,
+    *mut f64,
+    *mut f64,
+    *const f64,
+    *const f64,
+    *const f64,
+    *const f64,
+    *const f64,
+    *const f64,
+);
+
+/// One input part of a batch ([`JitKernel::eval_batch_parts`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Rows<'a> {
+    /// The same values for every point (the part's length).
+    Shared(&'a [f64]),
+    /// A row of the part's length per point, one after another.
+    Each(&'a [f64]),
+}
+
+impl Rows<'_> {
+    /// Where point `i`'s values of this part of length `len` start.
+    fn at(&self, i: usize, len: usize) -> *const f64 {
+        match *self {
+            Rows::Shared(values) => values.as_ptr(),
+            // In bounds, or one past the end for an empty part: checked by the caller.
+            Rows::Each(values) => values[i * len..].as_ptr(),
+        }
+    }
+}
 
 /// Owns a module's code and frees it on drop (dropping a `JITModule`
 /// alone leaks it). The mutex only makes the owner `Sync`; it is never
@@ -54,6 +87,9 @@ impl Drop for OwnedModule {
         }
     }
 }
+
+/// A point's input parts: one pointer per part, null past the kernel's parts.
+pub(crate) type Parts = [*const f64; MAX_PARTS];
 
 thread_local! {
     /// Per-thread scratch of chunked kernels: grown once to the largest
@@ -103,17 +139,25 @@ impl TwoPoints {
         TwoPoints { chunks, scratch_len, _code: code }
     }
 
-    /// Evaluates the points `x0` and `x1` into `out0` and `out1`; the
-    /// caller checked `x0.len() == x1.len() == num_inputs` and
-    /// `out0.len() == out1.len() == num_outputs` of the kernel it belongs to.
+    /// Evaluates the points whose input parts start at `x0` and `x1` into
+    /// `out0` and `out1`; the caller checked that each part `p` of either
+    /// point holds the kernel's `lengths[p]` values and that
+    /// `out0.len() == out1.len() == num_outputs`.
     #[inline]
-    pub(crate) fn eval(&self, x0: &[f64], x1: &[f64], out0: &mut [f64], out1: &mut [f64]) {
-        if let [only] = self.chunks[..] {
+    pub(crate) fn eval(&self, x0: Parts, x1: Parts, out0: &mut [f64], out1: &mut [f64]) {
+        let (out0, out1) = (out0.as_mut_ptr(), out1.as_mut_ptr());
+        let run = |chunk: &TwoPointsFn, scratch: *mut f64| {
+            // SAFETY: the chunk reads part `p` of each point at `x0[p]` and
+            // `x1[p]` (lengths checked by the caller; parts the kernel does not
+            // have are never read), writes the `num_outputs` values of `out0`
+            // and `out1` (checked), and reads and writes `scratch[..scratch_len]`
+            // (null for a single chunk, which hands nothing on), this thread's
+            // alone. The code lives as long as `self`.
+            unsafe { chunk(x0[0], x1[0], out0, out1, scratch, x0[1], x1[1], x0[2], x1[2], x0[3], x1[3]) };
+        };
+        if let [only] = &self.chunks[..] {
             debug_assert_eq!(self.scratch_len, 0, "a single chunk hands no value on");
-            // SAFETY: as below; a single chunk touches no scratch.
-            unsafe {
-                only(x0.as_ptr(), x1.as_ptr(), out0.as_mut_ptr(), out1.as_mut_ptr(), std::ptr::null_mut())
-            };
+            run(only, std::ptr::null_mut());
             return;
         }
         SCRATCH.with(|scratch| {
@@ -122,19 +166,7 @@ impl TwoPoints {
                 scratch.resize(self.scratch_len, 0.0);
             }
             for chunk in &self.chunks {
-                // SAFETY: each chunk reads the `num_inputs` values of `x0` and `x1`,
-                // writes the `num_outputs` values of `out0` and `out1` (lengths
-                // checked by the caller) and reads and writes `scratch[..scratch_len]`,
-                // this thread's alone, borrowed mutably. The code lives as long as `self`.
-                unsafe {
-                    chunk(
-                        x0.as_ptr(),
-                        x1.as_ptr(),
-                        out0.as_mut_ptr(),
-                        out1.as_mut_ptr(),
-                        scratch.as_mut_ptr(),
-                    )
-                };
+                run(chunk, scratch.as_mut_ptr());
             }
         });
     }
@@ -288,26 +320,38 @@ impl JitKernel {
     }
 
     /// Evaluates many points in parallel: row `i` of `xs` (`num_inputs`
-    /// values, row-major) gives row `i` of `outs` (`num_outputs` values).
-    /// Each thread runs [`eval_points`](Self::eval_points) on its rows.
+    /// values, row-major) gives row `i` of `outs` (`num_outputs` values);
+    /// [`eval_batch_parts`](Self::eval_batch_parts) for a kernel of one
+    /// input array.
     ///
     /// # Errors
-    /// [`KernelError::BatchShape`] unless both buffers hold the same number of
-    /// whole rows; [`KernelError::SelfCheck`] if the two-point variant failed
-    /// its self-check; `outs` is then left untouched.
+    /// As [`eval_batch_parts`](Self::eval_batch_parts).
     pub fn eval_batch(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
-        self.check_batch(xs, outs)?;
-        let (n, m) = (self.num_inputs, self.num_outputs);
-        if m == 0 {
+        self.eval_batch_parts(&[Rows::Each(xs)], outs)
+    }
+
+    /// Evaluates many points in parallel, each input part given per point
+    /// or shared by all ([`Rows`]); point `i` gives row `i` of `outs`
+    /// (`num_outputs` values each), bit for bit what [`eval`](Self::eval)
+    /// gives. Each thread runs pieces of 64 points, two points per call
+    /// where the kernel has a two-point variant (compiled on the first batch).
+    ///
+    /// # Errors
+    /// [`KernelError::PartCount`] unless one [`Rows`] per part;
+    /// [`KernelError::BatchShape`] unless `outs` and every per-point part
+    /// hold whole rows of the same number of points, and every shared part
+    /// its length; [`KernelError::SelfCheck`] if the two-point variant
+    /// failed its self-check; `outs` is then left untouched.
+    pub fn eval_batch_parts(&self, parts: &[Rows<'_>], outs: &mut [f64]) -> Result<(), KernelError> {
+        let points = self.check_batch(parts, outs)?;
+        let m = self.num_outputs;
+        if m == 0 || points == 0 {
             return Ok(());
         }
         self.two_points()?;
         // Pieces of an even number of rows, so that points pair up within a piece.
         const ROWS: usize = 64;
-        outs.par_chunks_mut(ROWS * m).enumerate().for_each(|(i, outs)| {
-            let rows = outs.len() / m;
-            self.points(&xs[i * ROWS * n..(i * ROWS + rows) * n], outs);
-        });
+        outs.par_chunks_mut(ROWS * m).enumerate().for_each(|(i, outs)| self.points(parts, i * ROWS, outs));
         Ok(())
     }
 
@@ -317,55 +361,87 @@ impl JitKernel {
     /// [`eval`](Self::eval) gives.
     ///
     /// # Errors
-    /// As [`eval_batch`](Self::eval_batch).
+    /// As [`eval_batch_parts`](Self::eval_batch_parts).
     pub fn eval_points(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
-        self.check_batch(xs, outs)?;
-        if self.num_outputs > 0 {
+        let parts = [Rows::Each(xs)];
+        let points = self.check_batch(&parts, outs)?;
+        if self.num_outputs > 0 && points > 0 {
             self.two_points()?;
-            self.points(xs, outs);
+            self.points(&parts, 0, outs);
         }
         Ok(())
     }
 
-    /// The number of points, if `xs` and `outs` hold the same number of whole rows.
-    fn check_batch(&self, xs: &[f64], outs: &[f64]) -> Result<usize, KernelError> {
+    /// The number of points, if `parts` and `outs` hold whole rows of the
+    /// same number of points.
+    fn check_batch(&self, parts: &[Rows<'_>], outs: &[f64]) -> Result<usize, KernelError> {
+        let lengths = self.parts.lengths();
+        if parts.len() != lengths.len() {
+            return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
+        }
         let shape_error = || KernelError::BatchShape {
             num_inputs: self.num_inputs,
             num_outputs: self.num_outputs,
-            inputs_len: xs.len(),
+            inputs_len: parts
+                .iter()
+                .map(|r| match r {
+                    Rows::Shared(v) | Rows::Each(v) => v.len(),
+                })
+                .sum(),
             outputs_len: outs.len(),
         };
-        let points = match (self.num_inputs, self.num_outputs) {
-            (0, 0) => return if xs.is_empty() && outs.is_empty() { Ok(0) } else { Err(shape_error()) },
-            (0, m) => outs.len() / m,
-            (n, _) => xs.len() / n,
-        };
-        if xs.len() != points * self.num_inputs || outs.len() != points * self.num_outputs {
+        // The number of points: from the outputs, else from a per-point part.
+        let counted = (self.num_outputs > 0).then(|| outs.len() / self.num_outputs).or_else(|| {
+            parts.iter().zip(lengths).find_map(|(r, &len)| match r {
+                Rows::Each(v) if len > 0 => Some(v.len() / len),
+                _ => None,
+            })
+        });
+        let points = counted.unwrap_or(0);
+        if outs.len() != points * self.num_outputs {
             return Err(shape_error());
+        }
+        for (rows, &len) in parts.iter().zip(lengths) {
+            let fits = match rows {
+                Rows::Shared(v) => v.len() == len,
+                Rows::Each(v) => v.len() == points * len,
+            };
+            if !fits {
+                return Err(shape_error());
+            }
         }
         Ok(points)
     }
 
-    /// [`eval_points`](Self::eval_points) on checked shapes, `num_outputs > 0`,
-    /// once the two-point variant passed its self-check.
-    fn points(&self, xs: &[f64], outs: &mut [f64]) {
-        let (n, m) = (self.num_inputs, self.num_outputs);
-        let mut row = 0;
+    /// Point `i`'s input parts.
+    fn point(&self, parts: &[Rows<'_>], i: usize) -> Parts {
+        let mut x = [std::ptr::null(); MAX_PARTS];
+        for (p, (rows, &len)) in parts.iter().zip(self.parts.lengths()).enumerate() {
+            x[p] = rows.at(i, len);
+        }
+        x
+    }
+
+    /// Points `first..` into `outs` (whole rows), on checked shapes, once
+    /// the two-point variant passed its self-check.
+    fn points(&self, parts: &[Rows<'_>], first: usize, outs: &mut [f64]) {
+        let m = self.num_outputs;
+        let mut i = first;
         let rest = match self.two_points().expect("checked by the caller") {
             Some(two) => {
                 let mut pairs = outs.chunks_exact_mut(2 * m);
                 for pair in &mut pairs {
                     let (out0, out1) = pair.split_at_mut(m);
-                    two.eval(&xs[row * n..(row + 1) * n], &xs[(row + 1) * n..(row + 2) * n], out0, out1);
-                    row += 2;
+                    two.eval(self.point(parts, i), self.point(parts, i + 1), out0, out1);
+                    i += 2;
                 }
                 pairs.into_remainder()
             }
             None => outs,
         };
         for out in rest.chunks_exact_mut(m) {
-            self.eval(&xs[row * n..(row + 1) * n], out).expect("checked shapes");
-            row += 1;
+            self.run(self.point(parts, i), out).expect("checked shapes");
+            i += 1;
         }
     }
 
@@ -381,15 +457,16 @@ impl JitKernel {
     }
 
     /// The two-point variant, compiled (and self-checked) on first use;
-    /// `None` for kernels of several input arrays (or if Cranelift failed,
-    /// which the one-point kernel then covers).
+    /// `None` if Cranelift failed to compile it (the one-point kernel then
+    /// covers every point).
     fn two_points(&self) -> Result<Option<&TwoPoints>, KernelError> {
         let Some(source) = self.source.as_deref() else { return Ok(None) };
-        let compiled = self.two_points.get_or_init(|| match source.1.compile_two_points(&source.0) {
-            Ok(two) => Ok(Some(two)),
-            Err(CodegenError::SelfCheck(failure)) => Err(failure),
-            Err(_) => Ok(None),
-        });
+        let compiled =
+            self.two_points.get_or_init(|| match source.1.compile_two_points(&source.0, &self.parts) {
+                Ok(two) => Ok(Some(two)),
+                Err(CodegenError::SelfCheck(failure)) => Err(failure),
+                Err(_) => Ok(None),
+            });
         match compiled {
             Ok(two) => Ok(two.as_ref()),
             Err(failure) => Err(KernelError::SelfCheck(failure.clone())),

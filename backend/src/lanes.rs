@@ -1,6 +1,8 @@
 //! The two-point width of the lowering ([`crate::lower`]): a chunk is
-//! `fn(x0, x1: *const f64, out0, out1: *mut f64, scratch: *mut f64)`,
-//! evaluating two points at once, one per lane of `f64x2`.
+//! `fn(x0, x1: *const f64, out0, out1: *mut f64, scratch: *mut f64, ...)`,
+//! evaluating two points at once, one per lane of `f64x2`; `x0` and `x1`
+//! are the points' first input arrays, and the other parts of each follow
+//! the scratch ([`Lanes::signature`]).
 //!
 //! Each lane computes what the one-point kernel computes, bit for bit:
 //! arithmetic, square roots, `min`/`max` and comparisons are vector
@@ -10,6 +12,7 @@
 //! called once per lane, `sincos` included.
 
 use crate::lower::{address, LowerInput, Lowering, Width, VECTOR_LOAD, VECTOR_STORE};
+use crate::parts::MAX_PARTS;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
     types, AbiParam, Constant, ConstantData, Endianness, Immediate, InstBuilder, MemFlagsData, Signature,
@@ -26,7 +29,8 @@ const SCALAR_LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_c
 
 /// Two points per call: each output pair's partner, and the constants.
 pub(crate) struct Lanes {
-    x: [Value; 2],
+    /// Each point's input parts.
+    x: [[Value; MAX_PARTS]; 2],
     out: [Value; 2],
     /// Output indices stored two at a time, each to its partner: `k` and `k + 1`.
     partner: HashMap<usize, usize>,
@@ -44,12 +48,15 @@ impl Width for Lanes {
     const TYPE: Type = types::F64X2;
     const LANES: u8 = 2;
 
-    /// `(x0, x1, out0, out1, scratch)`, all pointers; the scratch holds two
-    /// values per slot, point 0's first.
+    /// `(x0, x1, out0, out1, scratch)`, then the other input parts of the
+    /// two points, `(x0_1, x1_1, x0_2, x1_2, ...)`, all pointers (null for
+    /// the parts a kernel does not have): a kernel of one input array keeps
+    /// its five arguments in registers. The scratch holds two values per
+    /// slot, point 0's first.
     fn signature<M: Module>(module: &M) -> Signature {
         let ptr = module.target_config().pointer_type();
         let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr); 5]);
+        sig.params.extend([AbiParam::new(ptr); 3 + 2 * MAX_PARTS]);
         sig
     }
 
@@ -62,7 +69,11 @@ impl Width for Lanes {
         let lane_masks = [LOW_LANES, HIGH_LANES]
             .map(|mask| b.func.dfg.immediates.push(ConstantData::from(mask.as_slice())));
         let lanes = Lanes {
-            x: [params[0], params[1]],
+            x: [0, 1].map(|point| {
+                std::array::from_fn(
+                    |part| if part == 0 { params[point] } else { params[3 + 2 * part + point] },
+                )
+            }),
             out: [params[2], params[3]],
             partner: partners(input.plan.stores(chunk)),
             waiting: HashMap::new(),
@@ -102,17 +113,17 @@ impl Width for Lanes {
     /// loads are the same pure loads, which Cranelift merges.
     fn input<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize) -> Value {
         let (part, index) = l.input.parts.locate(k);
-        debug_assert_eq!(part, 0, "two-point kernels take one input array");
-        let len = l.input.parts.lengths()[0];
+        let len = l.input.parts.lengths()[part];
+        let x = l.width.x.map(|parts| parts[part]);
         if len < 2 {
-            let lanes = l.width.x.map(|x| {
+            let lanes = x.map(|x| {
                 let (addr, offset) = address(&mut l.b, x, index);
                 l.b.ins().load(types::F64, SCALAR_LOAD, addr, offset)
             });
             return Lanes::join(&mut l.b, &lanes);
         }
         let first = (index & !1).min(len - 2);
-        let [lo, hi] = l.width.x.map(|x| {
+        let [lo, hi] = x.map(|x| {
             let (addr, offset) = address(&mut l.b, x, first);
             l.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
         });
