@@ -22,16 +22,16 @@ fn pipeline(c: &mut Criterion) {
     for (name, program) in corpus() {
         let jacobian = factor::jacobian(program.kernel().unwrap());
         compile.bench_with_input(BenchmarkId::from_parameter(&name), &jacobian, |b, j| {
-            b.iter(|| dstar::JacobianKernel::compile(j, &compiler).expect("compiles"))
+            b.iter(|| compiler.compile(j.kernel()).expect("compiles"))
         });
     }
     compile.finish();
     let mut call = c.benchmark_group("call_jacobian");
     for (name, program) in corpus() {
         let jacobian = factor::jacobian(program.kernel().unwrap());
-        let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).expect("compiles");
+        let kernel = compiler.compile(jacobian.kernel()).expect("compiles");
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; program.inputs.len()]);
-        let mut out = vec![0.0; kernel.out_len()];
+        let mut out = vec![0.0; kernel.num_outputs()];
         call.bench_function(BenchmarkId::from_parameter(&name), |b| {
             b.iter(|| kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths"))
         });

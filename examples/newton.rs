@@ -45,12 +45,15 @@ pub struct Report {
 /// Runs Newton's method from [`START`] until `|F|_inf < 1e-14` and checks
 /// that it converged quadratically to [`ROOT`].
 pub fn run() -> Report {
-    let kernel = dstar::compile(SYSTEM, &dstar::Options::default()).expect("the system compiles");
+    let options = dstar::Options::default();
+    let kernel = dstar::compile(SYSTEM, dstar::Request::Jacobian, &options).expect("the system compiles");
     let mut x = START.to_vec();
     let mut iterates = vec![];
     for _ in 0..20 {
-        let (f, jacobian) = kernel.eval_dense(&x).expect("x has 3 values");
-        let residual = norm_inf(&f);
+        // The values (one row), then the Jacobian.
+        let dense = kernel.eval_dense(dstar::Args::x(&x)).expect("x has 3 values");
+        let (f, jacobian) = (&dense[0][0], dense[1].clone());
+        let residual = norm_inf(f);
         let error = x.iter().zip(ROOT).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         iterates.push(Iterate { x: x.clone(), residual, error });
         if residual < 1e-14 {

@@ -7,12 +7,11 @@
 //! ```
 
 use dstar::timing::median_ns;
-use dstar::{compile_program, DirectionsKernel, JitCompiler, Options};
+use dstar::{Args, Function, Options, Request};
 use std::hint::black_box;
 
 fn main() {
     let k = 16;
-    let compiler = JitCompiler::new().expect("host ISA");
     println!(
         "{:>14} {:>9} {:>9} {:>12} {:>12} {:>7}",
         "problem", "nonunit", "nnz", "J·V ns", "J then ns", "ratio"
@@ -20,17 +19,25 @@ fn main() {
     for problem in testkit::corpus() {
         let (_, program) = dstar::load_program(&problem.path).expect("corpus parses");
         let n = program.inputs.len();
-        let directions = DirectionsKernel::compile(&program, k, &compiler).expect("compiles");
-        let jacobian = compile_program(&program, &Options::default()).expect("compiles");
+        let function = Function::new(program.clone(), Options::default());
+        let directions = function.compile(Request::Jvp(k)).expect("compiles");
+        let jacobian = function.compile(Request::Jacobian).expect("compiles");
+        let remainder = eliminate::scarcity_remainder(
+            &program.kernel().expect("a kernel"),
+            dstar::factor::plan::DIRECTIONS_ELIMINATION,
+        )
+        .expect("a partial elimination");
         let input: Vec<f64> = (0..n * (1 + k)).map(|j| 0.3 + 0.1 * (j as f64 * 1.7).sin()).collect();
+        let (x, v) = input.split_at(n);
         let mut out = vec![0.0; directions.out_len()];
-        let through_remainder = median_ns(|| directions.eval(black_box(&input), &mut out).expect("lengths"));
-        let pattern = jacobian.pattern().clone();
+        let through_remainder =
+            median_ns(|| directions.eval(black_box(Args::x(x).v(v)), &mut out).expect("lengths"));
+        let pattern = jacobian.pattern().expect("a Jacobian's pattern").clone();
         let m = pattern.num_rows();
         let mut buffer = vec![0.0; jacobian.out_len()];
         let mut products = vec![0.0; k * m];
         let through_jacobian = median_ns(|| {
-            jacobian.eval(black_box(&input[..n]), &mut buffer).expect("lengths");
+            jacobian.eval(black_box(Args::x(x)), &mut buffer).expect("lengths");
             let entries = &buffer[m..];
             for d in 0..k {
                 let v = &input[n + d * n..n + (d + 1) * n];
@@ -44,7 +51,7 @@ fn main() {
         let name = problem.name;
         println!(
             "{name:>14} {:>9} {:>9} {through_remainder:>12.0} {through_jacobian:>12.0} {:>7.2}",
-            directions.nonunit_edges(),
+            remainder.nonunit_edges(),
             pattern.nnz(),
             through_remainder / through_jacobian
         );

@@ -27,7 +27,7 @@ fn main() {
         let jacobian = dstar::differentiate(&program, &dstar::Options::default()).expect("valid").jacobian;
         let (roots, n) = (jacobian.kernel().roots(), program.inputs.len());
         let kernel = compiler.compile(jacobian.kernel()).expect("compiles");
-        let source = dstar::emit_c(jacobian.kernel(), "dstar_kernel").expect("a C name");
+        let source = dstar::emit_c(jacobian.kernel(), "dstar_kernel", &[n]).expect("a C name");
         let c = CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, roots.len());
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
         let (mut out, mut c_out) = (vec![0.0; roots.len()], vec![0.0; roots.len()]);

@@ -47,14 +47,16 @@ pub struct Report {
 /// least squares from [`START`] until the pose is within 1e-12 of the target.
 pub fn run() -> Report {
     let program = dstar::parse_program(FORWARD_KINEMATICS).expect("the kinematics parse");
-    let kernel = dstar::compile_program(&program, &dstar::Options::default()).expect("and compile");
+    let function = dstar::Function::new(program.clone(), dstar::Options::default());
+    let kernel = function.compile(dstar::Request::Jacobian).expect("and compile");
     let target = pose(&program, &TARGET_JOINTS);
 
     let mut q = START.to_vec();
     let mut errors = vec![];
     let mut max_jacobian_difference: f64 = 0.0;
     for _ in 0..100 {
-        let (p, jacobian) = kernel.eval_dense(&q).expect("q has 3 values");
+        let dense = kernel.eval_dense(dstar::Args::x(&q)).expect("q has 3 values");
+        let (p, jacobian) = (&dense[0][0], dense[1].clone());
         let e: Vec<f64> = (0..3).map(|i| target[i] - p[i]).collect();
         errors.push(norm_inf(&e));
         if norm_inf(&e) < 1e-12 {

@@ -10,7 +10,7 @@
 //! cargo run --release --example self_check_cost [ROUNDS]
 //! ```
 
-use dstar::{check_point, compile_program, differentiate, HessianKernel, Kernel, Options};
+use dstar::{check_point, differentiate, Function, Kernel, Options, Request};
 use std::time::{Duration, Instant};
 
 #[global_allocator]
@@ -30,21 +30,19 @@ fn main() {
     let (mut ratios, mut shares) = (Vec::new(), Vec::new());
     for problem in testkit::corpus().into_iter().chain(testkit::nlp()) {
         let program = &problem.program;
-        let jacobian = |self_check: bool| {
-            let options = Options { self_check, ..Options::default() };
-            timed(|| drop(compile_program(program, &options).expect("compiles")))
+        let set_up = |request: Request, self_check: bool| {
+            let function = Function::new(program.clone(), Options { self_check, ..Options::default() });
+            timed(|| drop(function.compile(request).expect("compiles")))
         };
-        let hessian = |self_check: bool| {
-            let compiler = Options { self_check, ..Options::default() }.compiler().expect("a host");
-            timed(|| drop(HessianKernel::compile(program, &compiler).expect("compiles")))
-        };
+        let jacobian = |self_check| set_up(Request::Jacobian, self_check);
+        let hessian = |self_check| set_up(Request::Hessian, self_check);
         let [j_off, j_on] = fastest(rounds, jacobian);
         let [h_off, h_on] = fastest(rounds, hessian);
-        // The kernels the checks interpret: the Jacobian's, the Hessian's two.
+        // The kernels the checks interpret: the Jacobian's, the Hessian's.
         let derived = differentiate(program, &Options::default()).expect("differentiates");
         let j_check = interpreted(rounds, &[derived.jacobian.kernel().clone()]);
         let lagrangian = factor::lagrangian_hessian(program.kernel().expect("a kernel"));
-        let h_check = interpreted(rounds, &[lagrangian.lower_kernel(), lagrangian.kernel().clone()]);
+        let h_check = interpreted(rounds, &[lagrangian.lower_kernel()]);
         let (j, h) = (ratio(j_on, j_off), ratio(h_on, h_off));
         let (js, hs) = (ratio(j_check, j_off), ratio(h_check, h_off));
         ratios.extend([j, h]);

@@ -1,6 +1,6 @@
 //! Where set-up time and memory go, phase by phase, for one problem: parse,
 //! D* (its candidates), the competing eliminations, simplification, the JIT,
-//! and `compile_program` end to end (which overlaps some of them). Built
+//! and `Function::compile(Jacobian)` end to end (which overlaps some of them). Built
 //! with mimalloc, as the command line and the Python package are.
 //!
 //! ```text
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const PHASES: [&str; 7] =
-    ["parse", "D* candidates", "eliminations", "D* + eliminations", "simplify", "JIT", "compile_program"];
+    ["parse", "D* candidates", "eliminations", "D* + eliminations", "simplify", "JIT", "Function::compile"];
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -75,7 +75,8 @@ fn one_round(source: &str, memory: bool) -> [Duration; PHASES.len()] {
     phase(5, start);
 
     let start = Instant::now();
-    drop(dstar::compile_program(&program, &dstar::Options::default()).expect("compiles"));
+    let function = dstar::Function::new(program, dstar::Options::default());
+    drop(function.compile(dstar::Request::Jacobian).expect("compiles"));
     phase(6, start);
     times
 }

@@ -11,7 +11,7 @@
 //! ```
 
 use dstar::timing::median_ns;
-use dstar::{JacobianKernel, JitCompiler, JitKernel, Options};
+use dstar::{Args, Compiled, Function, JitCompiler, JitKernel, Options, Request};
 
 /// The problem: 100 harmonics of `(x, y, z)` (tests/corpus/sh_10.dstar).
 pub const SH_10: &str = include_str!("../tests/corpus/sh_10.dstar");
@@ -29,7 +29,7 @@ pub const ABS: f64 = 1e-9;
 #[derive(Debug)]
 pub struct Kernels {
     /// Values and Jacobian together.
-    pub jacobian: JacobianKernel,
+    pub jacobian: Compiled,
     /// Values only, for finite differences.
     pub function: JitKernel,
 }
@@ -48,7 +48,8 @@ pub struct Report {
 /// Compiles the function kernel and the Jacobian kernel of [`SH_10`].
 pub fn kernels() -> Kernels {
     let program = dstar::parse_program(SH_10).expect("sh_10 parses");
-    let jacobian = dstar::compile_program(&program, &Options::default()).expect("sh_10 compiles");
+    let function = Function::new(program.clone(), Options::default());
+    let jacobian = function.compile(Request::Jacobian).expect("sh_10 compiles");
     let function = JitCompiler::new()
         .and_then(|c| c.compile(&program.kernel().expect("a parsed program")))
         .expect("the function compiles");
@@ -117,9 +118,10 @@ pub fn run(kernels: &Kernels) -> Report {
     let mut out = vec![0.0; kernels.function.num_outputs()];
     let mut differences = CentralDifferences::new(&kernels.function);
     for x in points() {
-        let (values, exact) = kernels.jacobian.eval_dense(&x).expect("x has 3 values");
+        let dense = kernels.jacobian.eval_dense(Args::x(&x)).expect("x has 3 values");
+        let (values, exact) = (&dense[0][0], &dense[1]);
         kernels.function.eval(&x, &mut out).expect("buffers fit the kernel");
-        assert_eq!(values, out, "both kernels compute the same values");
+        assert_eq!(values, &out, "both kernels compute the same values");
         let approx = differences.run(&kernels.function, &x);
         for (i, (exact_row, approx_row)) in exact.iter().zip(approx.chunks(x.len())).enumerate() {
             for (j, (a, b)) in exact_row.iter().zip(approx_row).enumerate() {
@@ -142,7 +144,9 @@ pub fn run(kernels: &Kernels) -> Report {
 pub fn time(kernels: &Kernels) -> (f64, f64) {
     let x = points()[0];
     let mut out = vec![0.0; kernels.jacobian.out_len()];
-    let jit = median_ns(|| kernels.jacobian.eval(std::hint::black_box(&x), &mut out).expect("buffers fit"));
+    let jit = median_ns(|| {
+        kernels.jacobian.eval(std::hint::black_box(Args::x(&x)), &mut out).expect("buffers fit")
+    });
     let mut values = vec![0.0; kernels.function.num_outputs()];
     let mut differences = CentralDifferences::new(&kernels.function);
     let finite_differences = median_ns(|| {

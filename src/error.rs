@@ -30,6 +30,15 @@ pub enum Error {
     /// A kernel was called with buffers of the wrong length.
     #[error(transparent)]
     Kernel(backend::KernelError),
+    /// A compiled kernel was called with an argument block of the wrong
+    /// length: `x`, `p`, `w` or `v`.
+    #[error("{message}")]
+    Argument {
+        /// The block: `"x"`, `"p"`, `"w"` or `"v"`.
+        block: &'static str,
+        /// What is wrong, and what the kernel takes.
+        message: String,
+    },
     /// A higher derivative needs more than its budget, or was stopped.
     #[error(transparent)]
     Derivative(#[from] factor::higher::HigherError),

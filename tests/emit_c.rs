@@ -22,7 +22,8 @@ fn compare(cc: &str, kernel: &Kernel, points: &[Vec<f64>], what: &str) {
         kernel.dag().ids().all(|id| !reach[id.index()] || !portable.contains(&kernel.dag().op(id))),
         "{what}: a shape calls a function the C file takes from elsewhere"
     );
-    let source = backend::emit_c(kernel, "dstar_kernel").expect("a C name");
+    // One block: the C kernel takes the whole input as one array, as the test's loader calls it.
+    let source = backend::emit_c(kernel, "dstar_kernel", &[kernel.num_inputs()]).expect("a C name");
     let m = kernel.num_outputs();
     let c = CKernel::build(cc, &source, "dstar_kernel", &["-O2", "-std=c99"], kernel.num_inputs(), m);
     let jit = JitCompiler::new().expect("a supported host").compile(kernel).expect("compiles");

@@ -131,7 +131,8 @@ fn generate(cases: &[Case]) -> String {
     let mut main = String::from("fn main() {\n");
     for (c, case) in cases.iter().enumerate() {
         let roots = case.jacobian.kernel().roots().to_vec();
-        let kernel = backend::emit_rust(case.jacobian.kernel(), "kernel").expect("a Rust name");
+        let n = case.jacobian.kernel().num_inputs();
+        let kernel = backend::emit_rust(case.jacobian.kernel(), "kernel", &[n]).expect("a Rust name");
         let _ = writeln!(src, "mod k{c} {{\n{kernel}}}\n");
         for (p, x) in case.points.iter().enumerate() {
             let bits: Vec<String> = x.iter().map(|v| format!("{:#x}", v.to_bits())).collect();

@@ -5,8 +5,10 @@
 //! singular derivative in the branch not taken, at the point where it is
 //! singular.
 //!
-//! For each program, the facade's [`HessianKernel`] (the Lagrangian
-//! `Σ wᵢ∇²fᵢ` with random weights, JIT-compiled) and the Hessian of every
+//! For each program, the Lagrangian's kernels (`Σ wᵢ∇²fᵢ` with random
+//! weights, JIT-compiled over the blocks `x` and `w`: its lower triangle
+//! alone, as [`dstar::Request::Hessian`] compiles it, and with the values
+//! and the gradient) and the Hessian of every
 //! output ([`factor::hessian`], JIT-compiled, or one method of
 //! [`factor::hessian_with`] in turn, interpreted) must
 //! - agree with the kit's hyper-dual numbers wherever those are finite,
@@ -19,7 +21,7 @@
 //! 2,000 programs per run; `DSTAR_LONG=1` runs 50,000.
 
 use dstar::factor::{self, Hessian, HessianMethod, Strategy, Weights};
-use dstar::{HessianKernel, JitCompiler};
+use dstar::JitCompiler;
 use frontend::Block;
 use testkit::guards::random_guard_case;
 use testkit::{eval_dual, eval_hyper, generate, hessian_oracle, Case, HyperEval, Rng, Shape};
@@ -188,14 +190,17 @@ fn check_program(
     let duals: Vec<_> = (0..n).map(|k| eval_dual(dag, roots, x, k)).collect();
 
     let lagrangian = factor::lagrangian_hessian(case.kernel());
-    let kernel = HessianKernel::from_hessian(&lagrangian, compiler).map_err(|e| format!("compiles: {e}"))?;
+    let parts = [n, m];
+    let compile =
+        |k: &frontend::Kernel| compiler.compile_parts(k, &parts).map_err(|e| format!("compiles: {e}"));
+    let (all_kernel, lower_kernel) = (compile(lagrangian.kernel())?, compile(&lagrangian.lower_kernel())?);
     let input = [x.as_slice(), w].concat();
-    let mut all = vec![0.0; kernel.all_len()];
-    kernel.eval_all(x, w, &mut all).map_err(|e| format!("evaluates: {e}"))?;
+    let mut all = vec![0.0; all_kernel.num_outputs()];
+    all_kernel.eval_parts(&[x, w], &mut all).map_err(|e| format!("evaluates: {e}"))?;
     check_parity(&lagrangian, &input, &all, "Lagrangian", tally)?;
-    let dense = kernel.eval_dense(x, w).map_err(|e| format!("evaluates: {e}"))?;
-    let mut lower = vec![0.0; kernel.nnz()];
-    kernel.eval(x, w, &mut lower).map_err(|e| format!("evaluates: {e}"))?;
+    let mut lower = vec![0.0; lower_kernel.num_outputs()];
+    lower_kernel.eval_parts(&[x, w], &mut lower).map_err(|e| format!("evaluates: {e}"))?;
+    let dense = Block::Lower(lagrangian.lower_pattern().clone()).to_dense(&lower);
     let tail = &all[all.len() - lower.len()..];
     if !testkit::same_bits(&lower, tail) {
         return Err(format!(
@@ -203,9 +208,9 @@ fn check_program(
         ));
     }
     let gradient = |y: &[f64]| {
-        let mut out = vec![0.0; kernel.all_len()];
-        kernel.eval_all(y, w, &mut out).expect("evaluates");
-        scatter(&out[m..], &kernel.gradient_pattern().cols, n)
+        let mut out = vec![0.0; all_kernel.num_outputs()];
+        all_kernel.eval_parts(&[y, w], &mut out).expect("evaluates");
+        scatter(&out[m..], &lagrangian.gradient_pattern().cols, n)
     };
     let exact = |i: usize, j: usize| {
         let outputs = &hyper[i][j].outputs;
@@ -218,7 +223,7 @@ fn check_program(
     let lagrangian_check =
         Check { x, hyper: &hyper, exact: &exact, absorbed: &absorbed, magnitude: &magnitude };
     lagrangian_check
-        .run(&dense, kernel.pattern().positions(), &gradient, tally)
+        .run(&dense, lagrangian.lower_pattern().positions(), &gradient, tally)
         .map_err(|e| format!("Lagrangian: {e}"))?;
 
     for r in 0..m {
@@ -382,8 +387,10 @@ fn issue_13_hessian_of_exp_of_difference_times_v2() {
     // f = e·b: f_11 = e·b, f_12 = e - e·b, f_22 = -2e + e·b.
     let want = [[e * b, e * (1.0 - b)], [e * (1.0 - b), e * (b - 2.0)]];
     let oracle = &hessian_oracle(&program.dag, &program.output_nodes(), &[a, b])[0];
-    let kernel = HessianKernel::compile(&program, &JitCompiler::new().unwrap()).unwrap();
-    let mut found = vec![("HessianKernel".to_string(), kernel.eval_dense(&[a, b], &[1.0]).unwrap())];
+    let function = dstar::Function::new(program.clone(), dstar::Options::default());
+    let kernel = function.compile(dstar::Request::Hessian).unwrap();
+    let dense = kernel.eval_dense(dstar::Args::x(&[a, b]).w(&[1.0])).unwrap().remove(0);
+    let mut found = vec![("Request::Hessian".to_string(), dense)];
     let methods = std::iter::once(factor::HessianMethod::EdgePushing)
         .chain(factor::Strategy::ALL.into_iter().map(factor::HessianMethod::DstarOnGradient));
     for method in methods {

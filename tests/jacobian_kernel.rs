@@ -1,20 +1,24 @@
-//! `JacobianKernel`: the documented CSR layout, dense output and batches.
+//! The compiled kernel (`dstar::Compiled`) for every request: the
+//! documented layouts, named argument blocks checked by length, dense
+//! output, and batches that match single calls bit for bit, with the
+//! parameters shared or given per point.
 
-use dstar::{compile, Options};
+use dstar::{compile, Args, Batch, Block, Error, Function, Options, Request};
 
 const SOURCE: &str = "in x, y, z\nt = x*y\nout f = sin(t) + z\nout g = t*t\nout h = 2*z\n";
 
 #[test]
-fn output_is_values_then_csr_entries() {
-    let kernel = compile(SOURCE, &Options::default()).expect("compiles");
-    let pattern = kernel.pattern();
+fn jacobian_output_is_values_then_csr_entries() {
+    let kernel = compile(SOURCE, Request::Jacobian, &Options::default()).expect("compiles");
+    let pattern = kernel.pattern().expect("a Jacobian has a pattern").clone();
     // f depends on x, y, z; g on x, y; h on z.
     assert_eq!(pattern.row_offsets, [0, 3, 5, 6]);
     assert_eq!(pattern.cols, [0, 1, 2, 0, 1, 2]);
     assert_eq!(kernel.out_len(), 3 + 6);
+    assert_eq!(kernel.layout().blocks(), [Block::Values(3), Block::Sparse(pattern.clone())]);
     let (x, y, z) = (0.3, -1.2, 2.0);
     let mut out = vec![0.0; kernel.out_len()];
-    kernel.eval(&[x, y, z], &mut out).expect("lengths match");
+    kernel.eval(Args::x(&[x, y, z]), &mut out).expect("lengths match");
     let t: f64 = x * y;
     assert_eq!(&out[..3], &[t.sin() + z, t * t, 2.0 * z]);
     let c = t.cos();
@@ -22,25 +26,95 @@ fn output_is_values_then_csr_entries() {
     for (got, want) in out[3..].iter().zip(expected) {
         assert!((got - want).abs() <= 1e-15 * want.abs().max(1.0), "{got} vs {want}");
     }
-    let (values, dense) = kernel.eval_dense(&[x, y, z]).expect("lengths match");
-    assert_eq!(values, &out[..3]);
-    assert_eq!(dense, pattern.to_dense(&out[3..]));
-    assert_eq!(dense[2], [0.0, 0.0, 2.0]);
+    let dense = kernel.eval_dense(Args::x(&[x, y, z])).expect("lengths match");
+    assert_eq!(dense[0][0], &out[..3]);
+    assert_eq!(dense[1], pattern.to_dense(&out[3..]));
+    assert_eq!(dense[1][2], [0.0, 0.0, 2.0]);
 }
 
 #[test]
-fn wrong_lengths_are_errors_and_batches_match_single_calls() {
-    let kernel = compile(SOURCE, &Options::default()).expect("compiles");
+fn every_request_has_its_blocks_and_layout() {
+    let f = Function::parse("param a\nin x, y\nout f = a*x*y\nout g = sin(x)", Options::default()).unwrap();
+    let (x, p) = ([0.5, 2.0], [3.0]);
+    let cases: [(Request, usize, usize, &[usize]); 8] = [
+        (Request::Values, 0, 0, &[2]),
+        (Request::Jacobian, 0, 0, &[2, 3]),
+        (Request::Gradient, 0, 0, &[2, 2]),
+        (Request::Hessian, 2, 0, &[2]),
+        (Request::Jvp(3), 0, 6, &[6]),
+        (Request::Vjp(2), 4, 0, &[4]),
+        (Request::Hvp(2), 2, 4, &[4]),
+        (Request::Taylor(3), 0, 2, &[8]),
+    ];
+    for (request, w, v, lengths) in cases {
+        let kernel = f.compile(request).unwrap();
+        let blocks = kernel.blocks();
+        assert_eq!((blocks.x, blocks.p, blocks.w, blocks.v), (2, 1, w, v), "{request:?}");
+        let got: Vec<usize> = kernel.layout().blocks().iter().map(Block::len).collect();
+        assert_eq!(got, lengths, "{request:?}");
+        let (wv, vv) = (vec![0.5; w], vec![1.0; v]);
+        let mut out = vec![0.0; kernel.out_len()];
+        kernel.eval(Args::x(&x).p(&p).w(&wv).v(&vv), &mut out).unwrap();
+        assert!(out.iter().all(|v| v.is_finite()), "{request:?}: {out:?}");
+    }
+    // J·v with v = (1, 0): the first column of J = [[a*y, a*x], [cos x, 0]].
+    let jv = f.compile(Request::Jvp(1)).unwrap();
+    let mut out = [0.0; 2];
+    jv.eval(Args::x(&x).p(&p).v(&[1.0, 0.0]), &mut out).unwrap();
+    assert_eq!(out, [6.0, 0.5f64.cos()]);
+}
+
+#[test]
+fn wrong_lengths_are_errors_that_name_the_block() {
+    let f = Function::parse("param a, b\nin x, y\nout a*x + b*y", Options::default()).unwrap();
+    let kernel = f.compile(Request::Hessian).unwrap();
     let mut out = vec![0.0; kernel.out_len()];
-    assert!(kernel.eval(&[1.0, 2.0], &mut out).is_err());
-    assert!(kernel.eval(&[1.0, 2.0, 3.0], &mut out[..4]).is_err());
-    let points: Vec<f64> = (0..300).map(|i| (i as f64 * 0.37).sin()).collect();
-    let rows = points.len() / 3;
-    let mut batch = vec![0.0; rows * kernel.out_len()];
-    kernel.eval_batch(&points, &mut batch).expect("shapes match");
-    for (p, o) in points.chunks(3).zip(batch.chunks(kernel.out_len())) {
-        kernel.eval(p, &mut out).expect("lengths match");
-        assert_eq!(out, o);
+    let message = |result: Result<(), Error>| match result {
+        Err(e @ Error::Argument { .. }) => e.to_string(),
+        other => panic!("not an argument error: {other:?}"),
+    };
+    let p_short = message(kernel.eval(Args::x(&[1.0, 2.0]).p(&[1.0]).w(&[1.0]), &mut out));
+    assert_eq!(p_short, "p has 1 values; the kernel takes 2 parameters");
+    let w_missing = message(kernel.eval(Args::x(&[1.0, 2.0]).p(&[1.0, 2.0]), &mut out));
+    assert_eq!(w_missing, "w has 0 values; the kernel takes 1 weights");
+    let x_long = message(kernel.eval(Args::x(&[1.0, 2.0, 3.0]).p(&[1.0, 2.0]).w(&[1.0]), &mut out));
+    assert!(x_long.starts_with("x has 3 values"), "{x_long}");
+    assert!(kernel.eval(Args::x(&[1.0, 2.0]).p(&[1.0, 2.0]).w(&[1.0]), &mut [0.0; 5]).is_err());
+    let mut outs = vec![0.0; 3 * kernel.out_len()];
+    let batch = Batch::x(&[1.0; 6]).p(&[1.0; 4]).w(&[1.0]);
+    let p_rows = message(kernel.eval_batch(batch, &mut outs));
+    assert!(p_rows.starts_with("p has 4 values; the kernel takes 2 parameters for all 3 points"), "{p_rows}");
+}
+
+#[test]
+fn batches_match_single_calls_with_shared_or_per_point_parameters() {
+    let source = "param a, b\nin x, y, z\nt = x*y*a\nout f = sin(t) + z*b\nout g = t*t\nout h = 2*z^b\n";
+    let f = Function::parse(source, Options::default()).unwrap();
+    for request in [Request::Values, Request::Jacobian, Request::Hessian, Request::Hvp(2)] {
+        let kernel = f.compile(request).unwrap();
+        let blocks = kernel.blocks();
+        let points = 11;
+        let xs: Vec<f64> = (0..points * 3).map(|i| 1.0 + (i as f64 * 0.37).sin()).collect();
+        let ps: Vec<f64> = (0..points * 2).map(|i| 1.5 + (i as f64 * 0.11).cos()).collect();
+        let w: Vec<f64> = (0..blocks.w).map(|i| 0.5 + i as f64).collect();
+        let v: Vec<f64> = (0..blocks.v).map(|i| 1.0 - 0.1 * i as f64).collect();
+        let len = kernel.out_len();
+        let mut single = vec![0.0; len];
+        for shared in [true, false] {
+            let p = if shared { &ps[..2] } else { &ps[..] };
+            let mut outs = vec![f64::NAN; points * len];
+            kernel.eval_batch(Batch::x(&xs).p(p).w(&w).v(&v), &mut outs).unwrap();
+            for i in 0..points {
+                let pi = if shared { &ps[..2] } else { &ps[2 * i..2 * i + 2] };
+                kernel.eval(Args::x(&xs[3 * i..3 * i + 3]).p(pi).w(&w).v(&v), &mut single).unwrap();
+                let row = &outs[i * len..(i + 1) * len];
+                assert!(
+                    single.iter().zip(row).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{request:?}, point {i}, shared {shared}"
+                );
+            }
+        }
+        assert_eq!(kernel.kernel().points_per_call(), 2, "{request:?}");
     }
 }
 
@@ -50,16 +124,17 @@ fn wrong_lengths_are_errors_and_batches_match_single_calls() {
 #[test]
 fn corpus_batches_run_two_points_per_call_and_match_single_calls() {
     for problem in testkit::corpus() {
-        let kernel = dstar::compile_program(&problem.program, &Options::default()).expect("compiles");
+        let function = Function::new(problem.program.clone(), Options::default());
+        let kernel = function.compile(Request::Jacobian).expect("compiles");
         let n = problem.program.inputs.len();
         let x = testkit::point_of(&problem.program);
         let points: Vec<f64> =
             (0..9).flat_map(|i| x.iter().map(move |v| v * (1.0 + 0.01 * i as f64))).collect();
         let mut batch = vec![f64::NAN; 9 * kernel.out_len()];
-        kernel.eval_batch(&points, &mut batch).expect("shapes match");
+        kernel.eval_batch(Batch::x(&points), &mut batch).expect("shapes match");
         let mut out = vec![0.0; kernel.out_len()];
         for (p, o) in points.chunks(n).zip(batch.chunks(kernel.out_len())) {
-            kernel.eval(p, &mut out).expect("lengths match");
+            kernel.eval(Args::x(p), &mut out).expect("lengths match");
             assert!(out.iter().zip(o).all(|(a, b)| a.to_bits() == b.to_bits()), "{}", problem.name);
         }
         assert_eq!(kernel.kernel().points_per_call(), 2, "{}", problem.name);

@@ -13,7 +13,6 @@ fn assert_close(what: &str, got: f64, want: f64) {
 
 #[test]
 fn every_nlp_matches_its_reference_to_1e_9() {
-    let compiler = dstar::JitCompiler::new().expect("a supported host");
     let problems = testkit::nlp();
     assert!(problems.len() >= 5, "the NLP corpus is missing");
     for problem in problems {
@@ -23,8 +22,10 @@ fn every_nlp_matches_its_reference_to_1e_9() {
         assert_eq!((x.len(), w.len()), (n, m), "{name}");
 
         // Values, objective gradient and constraint Jacobian.
-        let jacobian = dstar::compile_program(program, &dstar::Options::default()).expect("compiles");
-        let (values, dense) = jacobian.eval_dense(x).expect("evaluates");
+        let function = dstar::Function::new(program.clone(), dstar::Options::default());
+        let jacobian = function.compile(dstar::Request::Jacobian).expect("compiles");
+        let blocks = jacobian.eval_dense(dstar::Args::x(x)).expect("evaluates");
+        let (values, dense) = (&blocks[0][0], &blocks[1]);
         for (i, (got, want)) in values.iter().zip(&reference.values).enumerate() {
             assert_close(&format!("{name}: value {i}"), *got, *want);
         }
@@ -34,25 +35,23 @@ fn every_nlp_matches_its_reference_to_1e_9() {
             }
         }
 
-        // The Lagrangian Hessian, its gradient wᵀJ and values in one call.
-        let hessian = dstar::HessianKernel::compile(program, &compiler).expect("compiles");
+        // The Lagrangian Hessian, and the gradient of the Lagrangian wᵀJ.
+        let hessian = function.compile(dstar::Request::Hessian).expect("compiles");
         let lower_nnz = reference.json["sizes"]["hessian_lower_nnz"].as_u64().unwrap() as usize;
-        assert!(hessian.nnz() >= lower_nnz, "{name}: the pattern holds the reference's nonzeros");
-        let got = hessian.eval_dense(x, &w).expect("evaluates");
+        let pattern = hessian.pattern().expect("a Hessian's pattern");
+        assert!(pattern.nnz() >= lower_nnz, "{name}: the pattern holds the reference's nonzeros");
+        let got = hessian.eval_dense(dstar::Args::x(x).w(&w)).expect("evaluates").remove(0);
         for (i, (row, want)) in got.iter().zip(as_matrix(&reference.json["lagrangian_hessian"])).enumerate() {
             for (j, (got, want)) in row.iter().zip(want).enumerate() {
                 assert_close(&format!("{name}: H[{i}][{j}]"), *got, want);
             }
         }
-        let mut all = vec![0.0; hessian.all_len()];
-        hessian.eval_all(x, &w, &mut all).expect("evaluates");
-        for i in 0..m {
-            assert_close(&format!("{name}: value {i} in the Hessian call"), all[i], values[i]);
-        }
+        let vjp = function.compile(dstar::Request::Vjp(1)).expect("compiles");
+        let mut wj = vec![0.0; n];
+        vjp.eval(dstar::Args::x(x).w(&w), &mut wj).expect("evaluates");
         let gradient_of_l: Vec<f64> = (0..n).map(|j| (0..m).map(|i| w[i] * dense[i][j]).sum()).collect();
-        let pattern = hessian.gradient_pattern();
-        for (k, &col) in pattern.cols.iter().enumerate() {
-            assert_close(&format!("{name}: (wᵀJ)[{col}]"), all[m + k], gradient_of_l[col]);
+        for (col, (got, want)) in wj.iter().zip(&gradient_of_l).enumerate() {
+            assert_close(&format!("{name}: (wᵀJ)[{col}]"), *got, *want);
         }
     }
 }

@@ -39,13 +39,14 @@ fn readme_lower_levels_are_reachable_through_dstar() -> Result<(), dstar::Error>
     let jit = dstar::JitCompiler::new()?.compile(jacobian.kernel())?;
     let mut out = vec![0.0; jit.num_outputs()];
     jit.eval(&[1.0, 2.0], &mut out)?;
-    assert!(dstar::emit_c(jacobian.kernel(), "jac").is_ok_and(|c| c.contains("jac")));
-    assert!(dstar::emit_rust(jacobian.kernel(), "jac").is_ok_and(|r| r.contains("jac")));
+    assert!(dstar::emit_c(jacobian.kernel(), "jac", &[2]).is_ok_and(|c| c.contains("jac")));
+    assert!(dstar::emit_rust(jacobian.kernel(), "jac", &[2]).is_ok_and(|r| r.contains("jac")));
     // The README's second-order example.
-    let h = dstar::HessianKernel::compile(&program, &dstar::JitCompiler::new()?)?;
-    let mut lower = vec![0.0; h.nnz()];
-    h.eval(&[1.0, 2.0], &[1.0, 0.5], &mut lower)?;
-    let dense = h.eval_dense(&[1.0, 2.0], &[1.0, 0.5])?;
+    let function = dstar::Function::new(program, dstar::Options::default());
+    let h = function.compile(dstar::Request::Hessian)?;
+    let mut lower = vec![0.0; h.out_len()];
+    h.eval(dstar::Args::x(&[1.0, 2.0]).w(&[1.0, 0.5]), &mut lower)?;
+    let dense = h.eval_dense(dstar::Args::x(&[1.0, 2.0]).w(&[1.0, 0.5]))?.remove(0);
     // Σ wᵢ∇²fᵢ = [[2y - 0.5 sin x, 2x], [2x, 1]] at (1, 2).
     let want = [[4.0 - 0.5 * 1f64.sin(), 2.0], [2.0, 1.0]];
     for (row, want) in dense.iter().zip(want) {

@@ -20,7 +20,7 @@
 
 use dstar::factor;
 use dstar::frontend::{Kernel, Program};
-use dstar::{compile_program, differentiate, JitCompiler, Options};
+use dstar::{differentiate, Args, Function, JitCompiler, Options, Request};
 use std::collections::BTreeMap;
 use testkit::shapes::Family;
 use testkit::{same, Rng};
@@ -168,15 +168,16 @@ fn check_jacobian(
     let options = Options { self_check: false, ..Options::default() };
     let jacobian = differentiate(program, &options).expect("differentiates").jacobian;
     let kernel = jacobian.kernel();
-    let library = compile_program(program, &options).expect("compiles");
+    let library = Function::new(program.clone(), options).compile(Request::Jacobian).expect("compiles");
     let small = compiler.clone().with_chunk_size(97);
-    let ahead = small.compile_function(kernel, program.outputs.len()).expect("compiles");
-    let ahead = small.compile_rest(ahead, kernel).expect("compiles");
+    let whole = [kernel.num_inputs()];
+    let ahead = small.compile_function(kernel, program.outputs.len(), &whole).expect("compiles");
+    let ahead = small.compile_rest(ahead, kernel, &whole).expect("compiles");
     for _ in 0..2 {
         let input = input(rng, x, kernel);
         let mut out = vec![0.0; library.out_len()];
-        library.eval(&input, &mut out).expect("lengths");
-        assert_same(kernel, &input, &out, &format!("{what} Jacobian (compile_program)"));
+        library.eval(Args::x(&input), &mut out).expect("lengths");
+        assert_same(kernel, &input, &out, &format!("{what} Jacobian (Function::compile)"));
         ahead.eval(&input, &mut out).expect("lengths");
         assert_same(kernel, &input, &out, &format!("{what} Jacobian (function first, chunks of 97)"));
         tally.count("jacobian");
@@ -239,7 +240,6 @@ fn every_kernel_matches_the_interpreter_on_real_shapes() {
 #[test]
 fn derivatives_on_real_shapes_match_the_oracles() {
     let instances = testkit::cases(2, 8);
-    let compiler = JitCompiler::new().expect("a supported host");
     let (mut checked, mut agreed) = (0, 0);
     for family in Family::ALL {
         for seed in 0..instances as u64 {
@@ -252,9 +252,11 @@ fn derivatives_on_real_shapes_match_the_oracles() {
             let x = program.point.clone().expect("a point");
             let (n, m) = (x.len(), outputs.len());
 
-            let kernel = compile_program(&program, &Options::default()).expect("compiles");
-            let (values, jacobian) = kernel.eval_dense(&x).expect("lengths");
-            match testkit::compare(dag, &outputs, &x, &values, &jacobian) {
+            let function = Function::new(program.clone(), Options::default());
+            let dense =
+                function.compile(Request::Jacobian).unwrap().eval_dense(Args::x(&x)).expect("lengths");
+            let (values, jacobian) = (&dense[0][0], &dense[1]);
+            match testkit::compare(dag, &outputs, &x, values, jacobian) {
                 testkit::Verdict::Wrong(e) | testkit::Verdict::NonFinite(e) => panic!("{what}: {e}"),
                 testkit::Verdict::Agrees => agreed += 1,
                 testkit::Verdict::Skipped(reason) => {
@@ -263,8 +265,8 @@ fn derivatives_on_real_shapes_match_the_oracles() {
             }
 
             let w: Vec<f64> = (0..m).map(|_| rng.uniform(-1.0, 1.0)).collect();
-            let hessian = dstar::HessianKernel::compile(&program, &compiler).expect("compiles");
-            let dense = hessian.eval_dense(&x, &w).expect("lengths");
+            let hessian = function.compile(Request::Hessian).expect("compiles");
+            let dense = hessian.eval_dense(Args::x(&x).w(&w)).expect("lengths").remove(0);
             for _ in 0..40 {
                 let (i, j) = (rng.below(n), rng.below(n));
                 let hyper = testkit::eval_hyper(dag, &outputs, &x, i, j);
@@ -285,17 +287,13 @@ fn derivatives_on_real_shapes_match_the_oracles() {
             let jv: Vec<f64> = jacobian.iter().map(|row| dot(row, &v)).collect();
             let jt_w: Vec<f64> = (0..n).map(|j| (0..m).map(|i| w[i] * jacobian[i][j]).sum()).collect();
             let hv: Vec<f64> = dense.iter().map(|row| dot(row, &v)).collect();
-            let plan = dstar::DirectionsPlan::new(&program).expect("a plan");
             let mut out = vec![0.0; m];
-            plan.compile(1, &compiler)
-                .expect("compiles")
-                .eval(&[x.clone(), v.clone()].concat(), &mut out)
-                .unwrap();
+            function.compile(Request::Jvp(1)).unwrap().eval(Args::x(&x).v(&v), &mut out).unwrap();
             assert_close(&out, &jv, &format!("{what}: J·v"));
             let mut out = vec![0.0; n];
-            dstar::VjpKernel::compile(&program, 1, &compiler).unwrap().eval(&x, &w, &mut out).unwrap();
+            function.compile(Request::Vjp(1)).unwrap().eval(Args::x(&x).w(&w), &mut out).unwrap();
             assert_close(&out, &jt_w, &format!("{what}: wᵀJ"));
-            dstar::HvpKernel::compile(&program, 1, &compiler).unwrap().eval(&x, &w, &v, &mut out).unwrap();
+            function.compile(Request::Hvp(1)).unwrap().eval(Args::x(&x).w(&w).v(&v), &mut out).unwrap();
             assert_close(&out, &hv, &format!("{what}: H·v"));
             checked += 1;
         }

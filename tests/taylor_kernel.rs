@@ -1,10 +1,23 @@
-//! Issue 15: `TaylorKernel`, the coefficients `0..=k` of `f(x + t·v)` at
+//! Issue 15: `Request::Taylor`, the coefficients `0..=k` of `f(x + t·v)` at
 //! one call, against kernels built by other means: coefficient 1 is `J·v`
 //! (D*'s Jacobian), coefficient 2 is `½·vᵀ(H v)` (forward over reverse),
 //! the JIT equals the interpreter of the same series, and polynomials
 //! expand exactly.
 
-use dstar::{HvpKernel, JitCompiler, TaylorKernel};
+use dstar::{Args, Compiled, Error, Function, Options, Program, Request};
+
+/// The kernel of `request` on `program`.
+fn compile(program: &Program, request: Request) -> Result<Compiled, Error> {
+    Function::new(program.clone(), Options::default()).compile(request)
+}
+
+/// The Taylor coefficients of `program` to `order` at `x` along `v`.
+fn series(program: &Program, order: u64, x: &[f64], v: &[f64]) -> Vec<f64> {
+    let kernel = compile(program, Request::Taylor(order)).unwrap();
+    let mut c = vec![0.0; kernel.out_len()];
+    kernel.eval(Args::x(x).v(v), &mut c).unwrap();
+    c
+}
 
 fn close(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
@@ -12,24 +25,21 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
-    let compiler = JitCompiler::new().unwrap();
     for problem in testkit::corpus() {
         let (path, program) = (&problem.path, &problem.program);
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
         // A direction with every input moving, none alike.
         let v: Vec<f64> = (0..n).map(|i| 0.3 + (i as f64 * 0.618).fract()).collect();
-        let series = TaylorKernel::compile(program, 3, &compiler).unwrap();
-        let mut c = vec![0.0; series.out_len()];
-        series.eval(&x, &v, &mut c).unwrap();
+        let c = series(program, 3, &x, &v);
         assert_eq!(c.len(), 4 * m);
         // The same series, interpreted.
         let kernel =
             dstar::factor::taylor_series(program.kernel().unwrap(), 3, &dstar::Budget::default()).unwrap();
         let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[x.as_slice(), &v].concat());
-        let jacobian = dstar::compile_program(program, &dstar::Options::default()).unwrap();
-        let (values, j) = jacobian.eval_dense(&x).unwrap();
-        let hv = HvpKernel::compile(program, 1, &compiler).unwrap();
+        let dense = compile(program, Request::Jacobian).unwrap().eval_dense(Args::x(&x)).unwrap();
+        let (values, j) = (&dense[0][0], &dense[1]);
+        let hv = compile(program, Request::Hvp(1)).unwrap();
         let name = path.display();
         for i in 0..m {
             assert!(close(c[i], values[i]), "{name} output {i}: c0 {} vs {}", c[i], values[i]);
@@ -38,7 +48,7 @@ fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
             let mut w = vec![0.0; m];
             w[i] = 1.0;
             let mut h = vec![0.0; n];
-            hv.eval(&x, &w, &v, &mut h).unwrap();
+            hv.eval(Args::x(&x).w(&w).v(&v), &mut h).unwrap();
             let vhv: f64 = (0..n).map(|k| v[k] * h[k]).sum::<f64>() / 2.0;
             assert!(close(c[2 * m + i], vhv), "{name} output {i}: c2 {} vs vᵀHv/2 {vhv}", c[2 * m + i]);
         }
@@ -52,9 +62,7 @@ fn low_coefficients_match_the_jacobian_and_the_hessian_on_the_corpus() {
 fn polynomials_expand_exactly() {
     // (x + t·v)^5 y... = Σ C(5, j) x^(5-j) v^j t^j; the y part is degree 1.
     let program = dstar::parse_program("in x, y\nout x^5 * y").unwrap();
-    let series = TaylorKernel::compile(&program, 8, &JitCompiler::new().unwrap()).unwrap();
-    let mut c = vec![0.0; series.out_len()];
-    series.eval(&[2.0, 3.0], &[0.5, -1.0], &mut c).unwrap();
+    let c = series(&program, 8, &[2.0, 3.0], &[0.5, -1.0]);
     // (2 + t/2)^5 (3 - t), expanded by hand from the binomials.
     let p: Vec<f64> =
         (0..=5).map(|j| binomial(5, j) * 2f64.powi(5 - j as i32) * 0.5f64.powi(j as i32)).collect();
@@ -74,11 +82,11 @@ fn binomial(n: u64, k: usize) -> f64 {
 #[test]
 fn orders_past_the_constants_are_refused_at_once() {
     let program = dstar::parse_program("in x\nout sin(x)").unwrap();
-    let e = TaylorKernel::compile(&program, u64::MAX, &JitCompiler::new().unwrap()).unwrap_err();
+    let e = compile(&program, Request::Taylor(u64::MAX)).unwrap_err();
     assert!(e.to_string().contains("ask for order 170 or lower"), "{e}");
     let program = dstar::parse_program("in x\nout sin(exp(x))").unwrap();
     let budget = dstar::Budget { max_work: 1_000, max_ops: usize::MAX };
-    let e = TaylorKernel::compile_within(&program, 100, &budget, &JitCompiler::new().unwrap()).unwrap_err();
+    let e = dstar::factor::taylor_series(program.kernel().unwrap(), 100, &budget).unwrap_err();
     assert!(e.to_string().contains("needs too much work"), "{e}");
 }
 
@@ -95,9 +103,7 @@ fn all_within(got: &[f64], want: &[f64], rel: f64) -> bool {
 #[test]
 fn issue_26_closed_forms_at_1e40() {
     let program = dstar::parse_program("in x\nout r = 1/x\nout s = sqrt(x)\nout l = log(x)").unwrap();
-    let series = TaylorKernel::compile(&program, 8, &JitCompiler::new().unwrap()).unwrap();
-    let mut c = vec![0.0; series.out_len()];
-    series.eval(&[1e40], &[1e40], &mut c).unwrap();
+    let c = series(&program, 8, &[1e40], &[1e40]);
     let kernel =
         dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
     let interpreted = dstar::eval(kernel.dag(), kernel.roots(), &[1e40, 1e40]);
@@ -127,12 +133,9 @@ fn issue_26_closed_forms_at_1e40() {
 /// coefficients; every scale is in `factor/derivative/tests/taylor_extreme_scales`.
 #[test]
 fn issue_26_recurrences_at_1e200() {
-    let compiler = JitCompiler::new().unwrap();
     let series = |source: &str, x: &[f64], v: &[f64]| {
         let program = dstar::parse_program(source).unwrap();
-        let kernel = TaylorKernel::compile(&program, 8, &compiler).unwrap();
-        let mut c = vec![0.0; kernel.out_len()];
-        kernel.eval(x, v, &mut c).unwrap();
+        let c = series(&program, 8, x, v);
         let taylor =
             dstar::factor::taylor_series(program.kernel().unwrap(), 8, &dstar::Budget::default()).unwrap();
         let interpreted = dstar::eval(taylor.dag(), taylor.roots(), &[x, v].concat());

@@ -61,6 +61,7 @@ fn call(c: &mut Criterion) {
             let source = emit_c(
                 &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(),
                 "dstar_kernel",
+                &[n],
             )
             .unwrap();
             let c = CKernel::build(cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());

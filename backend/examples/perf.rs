@@ -76,9 +76,12 @@ fn jit_against_gcc_o3() {
             .compile(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap())
             .unwrap();
         let compile_ms = start.elapsed().as_secs_f64() * 1e3;
-        let source =
-            emit_c(&frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(), "dstar_kernel")
-                .unwrap();
+        let source = emit_c(
+            &frontend::Kernel::new(program.dag.clone(), outputs.to_vec(), n).unwrap(),
+            "dstar_kernel",
+            &[n],
+        )
+        .unwrap();
         let c = CKernel::build(&cc, &source, "dstar_kernel", &["-O3", "-std=c99"], n, outputs.len());
         let x = testkit::point_of(&program);
         let mut out = vec![0.0; outputs.len()];

@@ -127,6 +127,18 @@ impl JitCompiler {
     /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's
     /// own failures; [`CodegenError::SelfCheck`].
     pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
+        let parts = self.parts(kernel, lengths)?;
+        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::OnePoint, None)?;
+        // Batches run two points at a time, even for kernels whose operations
+        // mostly run in pairs already (matmul_10, 76% paired: 1.2x the
+        // per-point throughput, once the two-point variant stored and loaded
+        // two values at a time).
+        let source = Some((kernel.clone(), self.clone()));
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+    }
+
+    /// The input parts of `lengths`, if they fit `kernel`.
+    fn parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<InputParts, CodegenError> {
         if lengths.is_empty()
             || lengths.len() > MAX_PARTS
             || lengths.iter().sum::<usize>() != kernel.num_inputs()
@@ -136,14 +148,7 @@ impl JitCompiler {
                 num_inputs: kernel.num_inputs(),
             });
         }
-        let parts = InputParts::new(lengths);
-        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::OnePoint, None)?;
-        // Batches run two points at a time, even for kernels whose operations
-        // mostly run in pairs already (matmul_10, 76% paired: 1.2x the
-        // per-point throughput, once the two-point variant stored and loaded
-        // two values at a time).
-        let source = Some((kernel.clone(), self.clone()));
-        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+        Ok(InputParts::new(lengths))
     }
 
     /// `jit`, compiled from `kernel`, once it passed the self-check (if on).
@@ -191,8 +196,9 @@ impl JitCompiler {
     }
 
     /// Compiles the function of `kernel`, its first `m` outputs, ahead of
-    /// the others; [`compile_rest`](Self::compile_rest) compiles those of a
-    /// kernel that extends it. The function's chunks do not depend on the
+    /// the others, for input parts of `lengths` (as
+    /// [`compile_parts`](Self::compile_parts)); [`compile_rest`](Self::compile_rest)
+    /// compiles those of a kernel that extends it. The function's chunks do not depend on the
     /// other outputs, so they can compile while those are being built.
     /// A function of fewer than two chunks is not split off (then this does
     /// nothing and `compile_rest` compiles the whole kernel): its one chunk,
@@ -202,14 +208,19 @@ impl JitCompiler {
     /// it (sh_20, 1,341: 5% slower calls).
     ///
     /// # Errors
-    /// Cranelift's own failures.
-    pub fn compile_function(&self, kernel: &Kernel, m: usize) -> Result<FunctionChunks, CodegenError> {
+    /// [`CodegenError::InputParts`]; Cranelift's own failures.
+    pub fn compile_function(
+        &self,
+        kernel: &Kernel,
+        m: usize,
+        lengths: &[usize],
+    ) -> Result<FunctionChunks, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let function = FunctionFirst::new(dag, outputs, m);
         if function.ops.len() < 2 * self.chunk_size || outputs.len() <= m {
             return Ok(FunctionChunks { compiled: None });
         }
-        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let parts = self.parts(kernel, lengths)?;
         let plan = ChunkPlan::function_first(dag, &function.outputs, &function, self.chunk_size);
         let mut session = self.session(Variant::OnePoint)?;
         session.compile_chunks(dag, &function.outputs, &plan, &parts, None)?;
@@ -227,12 +238,17 @@ impl JitCompiler {
     ///
     /// # Errors
     /// Cranelift's own failures; [`CodegenError::SelfCheck`].
-    pub fn compile_rest(&self, function: FunctionChunks, kernel: &Kernel) -> Result<JitKernel, CodegenError> {
+    pub fn compile_rest(
+        &self,
+        function: FunctionChunks,
+        kernel: &Kernel,
+        lengths: &[usize],
+    ) -> Result<JitKernel, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let Some((function, mut session)) = function.compiled.filter(|(f, _)| f.fits(dag, outputs)) else {
-            return self.compile(kernel);
+            return self.compile_parts(kernel, lengths);
         };
-        let parts = InputParts::new(&[kernel.num_inputs()]);
+        let parts = self.parts(kernel, lengths)?;
         let plan = ChunkPlan::function_first(dag, outputs, &function, self.chunk_size);
         session.compile_chunks(dag, outputs, &plan, &parts, None)?;
         let Built { code, chunks, scratch_len } = session.finish(&plan)?;

@@ -24,6 +24,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod blocks;
 mod chunk;
 pub mod compiler;
 pub mod emit_c;
@@ -42,10 +43,11 @@ mod scalar;
 pub mod self_check;
 mod sincos;
 
+pub use blocks::BLOCK_NAMES;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
 pub use emit_c::emit_c;
 pub use emit_rust::emit_rust;
 pub use error::{CodegenError, KernelError};
-pub use kernel::JitKernel;
+pub use kernel::{JitKernel, Rows};
 pub use parts::MAX_PARTS;
 pub use self_check::{check_point, SelfCheckFailure};

@@ -18,9 +18,12 @@ fn compare(
     exact: bool,
     what: &str,
 ) {
-    let source =
-        emit_c(&frontend::Kernel::new(dag.clone(), outputs.to_vec(), num_inputs).unwrap(), "dstar_kernel")
-            .unwrap();
+    let source = emit_c(
+        &frontend::Kernel::new(dag.clone(), outputs.to_vec(), num_inputs).unwrap(),
+        "dstar_kernel",
+        &[num_inputs],
+    )
+    .unwrap();
     let c = CKernel::build(cc, &source, "dstar_kernel", &["-O2", "-std=c99"], num_inputs, outputs.len());
     let jit = JitCompiler::new()
         .unwrap()

@@ -59,9 +59,9 @@ fn function_first_matches_whole_compile() {
         let points = case.probe_points(&mut rng);
         for chunk_size in [3, 7] {
             let compiler = compiler.clone().with_chunk_size(chunk_size);
-            let first = compiler.compile_function(&pre, function.len()).unwrap();
+            let first = compiler.compile_function(&pre, function.len(), &[num_inputs]).unwrap();
             split += usize::from(first.compiled_apart());
-            let ahead = compiler.compile_rest(first, &post).unwrap();
+            let ahead = compiler.compile_rest(first, &post, &[num_inputs]).unwrap();
             let whole = compiler.compile(&post).unwrap();
             for x in &points {
                 // Unlike starts, so that an output left unstored shows.
@@ -119,8 +119,8 @@ fn paired_function_values_reach_the_other_outputs() {
         let want = kernel.eval(&x);
         for chunk_size in [8, 50] {
             let compiler = compiler.clone().with_chunk_size(chunk_size);
-            let first = compiler.compile_function(&kernel, function.len()).unwrap();
-            let ahead = compiler.compile_rest(first, &kernel).unwrap();
+            let first = compiler.compile_function(&kernel, function.len(), &[n]).unwrap();
+            let ahead = compiler.compile_rest(first, &kernel, &[n]).unwrap();
             let mut got = vec![f64::NAN; kernel.roots().len()];
             ahead.eval(&x, &mut got).unwrap();
             for (k, (p, q)) in got.iter().zip(&want).enumerate() {

@@ -218,9 +218,10 @@ fn jacobians(bench: &Bench) {
         let source = std::fs::read_to_string(&path).expect("a readable corpus file");
         let program = dstar::parse_program(&source).expect("the corpus parses");
         let jacobian = dstar::differentiate(&program, &dstar::Options::default()).expect("valid").jacobian;
-        let kernel = dstar::JacobianKernel::compile(&jacobian, &bench.compiler).expect("compiles");
-        let (n, len) = (program.inputs.len(), kernel.out_len());
-        let c_source = dstar::emit_c(jacobian.kernel(), "dstar_kernel").expect("a C name");
+        // The native kernel itself, one input array as C's.
+        let kernel = bench.compiler.compile(jacobian.kernel()).expect("compiles");
+        let (n, len) = (program.inputs.len(), kernel.num_outputs());
+        let c_source = dstar::emit_c(jacobian.kernel(), "dstar_kernel", &[n]).expect("a C name");
         let c = CKernel::build(&bench.cc, &c_source, "dstar_kernel", &flags, n, len);
         let mut peer = bench.casadi(&name, &program, Derivative::Jacobian);
 
@@ -232,8 +233,9 @@ fn jacobians(bench: &Bench) {
         if let Some(peer) = &mut peer {
             peer.eval(&x, &[]);
             let (values, dense) = peer.dense();
-            let (ours, our_dense) = kernel.eval_dense(&x).expect("lengths");
-            let same = agree(&values, &ours, 1e-9) && agree(&dense.concat(), &our_dense.concat(), 1e-9);
+            let m = program.outputs.len();
+            let (ours, our_dense) = (&out[..m], jacobian.pattern().to_dense(&out[m..]));
+            let same = agree(&values, ours, 1e-9) && agree(&dense.concat(), &our_dense.concat(), 1e-9);
             assert!(same, "{name}: CasADi's kernel computes something else");
         }
 
@@ -241,7 +243,7 @@ fn jacobians(bench: &Bench) {
         let xs: Vec<f64> =
             (0..BATCH).flat_map(|i| x.iter().map(move |v| v * (1.0 + 1e-3 * i as f64))).collect();
         let mut outs = vec![0.0; BATCH * len];
-        kernel.kernel().eval_points(&xs, &mut outs).expect("shapes"); // compiles the two-point variant
+        kernel.eval_points(&xs, &mut outs).expect("shapes"); // compiles the two-point variant
         let mut point_outs = outs.clone();
         let mut timed: Vec<Box<dyn FnMut(u64) + '_>> = vec![
             Box::new(|calls| {
@@ -264,7 +266,7 @@ fn jacobians(bench: &Bench) {
             Box::new(|calls| {
                 // On this thread: eval_batch's work per core, without the thread pool's hand-overs.
                 for _ in 0..calls {
-                    kernel.kernel().eval_points(black_box(&xs), black_box(&mut outs)).expect("shapes");
+                    kernel.eval_points(black_box(&xs), black_box(&mut outs)).expect("shapes");
                 }
             }),
         ];
@@ -317,7 +319,8 @@ fn hessians(bench: &Bench) {
         }
         let source = std::fs::read_to_string(&path).expect("a readable NLP file");
         let program = dstar::parse_program(&source).expect("the NLP corpus parses");
-        let kernel = dstar::HessianKernel::compile(&program, &bench.compiler).expect("compiles");
+        let function = dstar::Function::new(program.clone(), dstar::Options::default());
+        let kernel = function.compile(dstar::Request::Hessian).expect("compiles");
         let Some(mut peer) = bench.casadi(&name, &program, Derivative::LagrangianHessian) else { continue };
         let (n, m) = (program.inputs.len(), program.outputs.len());
         let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
@@ -330,14 +333,14 @@ fn hessians(bench: &Bench) {
             None => vec![1.0; m],
         };
         peer.eval(&x, &w);
-        let ours = kernel.eval_dense(&x, &w).expect("lengths");
+        let ours = kernel.eval_dense(dstar::Args::x(&x).w(&w)).expect("lengths").remove(0);
         assert!(agree(&peer.dense().1.concat(), &ours.concat(), 1e-9), "{name}: CasADi's Hessian differs");
 
-        let mut out = vec![0.0; kernel.nnz()];
+        let mut out = vec![0.0; kernel.out_len()];
         let mut timed: Vec<Box<dyn FnMut(u64) + '_>> = vec![
             Box::new(|calls| {
                 for _ in 0..calls {
-                    kernel.eval(black_box(&x), black_box(&w), black_box(&mut out)).expect("lengths");
+                    kernel.eval(black_box(dstar::Args::x(&x).w(&w)), black_box(&mut out)).expect("lengths");
                 }
             }),
             Box::new(|calls| {

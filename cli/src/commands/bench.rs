@@ -1,7 +1,7 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
 use super::progress::Progress;
-use super::{load, point, Failure, PipelineArgs};
+use super::{load, params, point, Failure, PipelineArgs};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -15,6 +15,9 @@ pub struct BenchArgs {
     /// 0.5 for every input).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
+    /// The parameters' values (default: the file's `# @params`).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    params: Option<Vec<f64>>,
     #[command(flatten)]
     pipeline: PipelineArgs,
     /// Also time one call of the Lagrangian Hessian kernel (weights 1).
@@ -37,34 +40,42 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         (None, None) => vec![0.5; program.inputs.len()],
         (at, _) => point(at.as_deref(), &program, &args.file)?,
     };
+    let p = params(args.params.as_deref(), &program, &args.file)?;
+    let args_of = dstar::Args::x(&x).p(&p);
     progress.stage("compiling");
+    let compiled = |request| {
+        let function = dstar::Function::new(program.clone(), args.pipeline.options());
+        function.compile(request).map_err(Failure::internal)
+    };
+    let function = compiled(dstar::Request::Values)?;
+    // Compiling alone: the symbolic stage was timed above.
     let compiler = args.pipeline.compiler()?;
-    let function = compiler
-        .compile(&program.kernel().map_err(Failure::internal)?)
-        .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
     let start = Instant::now();
-    let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(Failure::internal)?;
+    let lengths = [x.len(), p.len()];
+    let kernel = compiler
+        .compile_parts(jacobian.kernel(), &lengths)
+        .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("timing");
-    let mut out = vec![0.0; function.num_outputs()];
+    let mut out = vec![0.0; function.out_len()];
     let function_ns = dstar::timing::median_ns(|| {
-        function.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
+        function.eval(std::hint::black_box(args_of), &mut out).expect("lengths checked")
     });
-    let mut out = vec![0.0; kernel.out_len()];
+    let mut out = vec![0.0; kernel.num_outputs()];
     let jacobian_ns = dstar::timing::median_ns(|| {
-        kernel.eval(std::hint::black_box(&x), &mut out).expect("lengths checked")
+        kernel.eval_parts(std::hint::black_box(&[&x, &p]), &mut out).expect("lengths checked")
     });
     let hessian = if args.hessian {
         progress.stage("building and timing the Hessian");
         let start = Instant::now();
-        let kernel = dstar::HessianKernel::compile(&program, &compiler).map_err(Failure::internal)?;
+        let kernel = compiled(dstar::Request::Hessian)?;
         let setup_ms = start.elapsed().as_secs_f64() * 1e3;
         let w = vec![1.0; program.outputs.len()];
-        let mut out = vec![0.0; kernel.nnz()];
+        let mut out = vec![0.0; kernel.out_len()];
         let ns = dstar::timing::median_ns(|| {
-            kernel.eval(std::hint::black_box(&x), &w, &mut out).expect("lengths checked")
+            kernel.eval(std::hint::black_box(args_of.w(&w)), &mut out).expect("lengths checked")
         });
-        Some((ns, setup_ms, kernel.nnz()))
+        Some((ns, setup_ms, kernel.out_len()))
     } else {
         None
     };
@@ -84,7 +95,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     } else {
         println!("{}:", args.file.display());
         println!("function call        {function_ns:>10.1} ns (median)");
-        println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {} nonzeros", kernel.pattern().nnz());
+        println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {} nonzeros", jacobian.nnz());
         println!("compile              {compile_ms:>10.2} ms");
         println!("symbolic             {symbolic_ms:>10.2} ms");
         if let Some((ns, setup_ms, nnz)) = hessian {

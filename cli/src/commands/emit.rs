@@ -62,9 +62,10 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             let jacobian =
                 dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
             let layout = layout_comment(&program, &jacobian);
+            let blocks = [program.inputs.len(), program.params.len()];
             let code = match args.target {
-                Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name),
-                _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name),
+                Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name, &blocks),
+                _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name, &blocks),
             };
             format!("{layout}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
         }
@@ -74,9 +75,12 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A comment naming each slot of `x` and `out`.
+/// A comment naming each slot of `x` (and `p`) and `out`.
 fn layout_comment(program: &dstar::frontend::Program, jacobian: &dstar::factor::Jacobian) -> String {
     let mut s = format!("// x = [{}]\n", program.inputs.join(", "));
+    if !program.params.is_empty() {
+        s += &format!("// p = [{}]\n", program.params.join(", "));
+    }
     let mut slots = program.output_names();
     for e in jacobian.entries() {
         slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
@@ -99,8 +103,8 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
     }
     let text = match args.target {
         Target::Text => {
-            let mut inputs = x.clone();
-            inputs.extend(weights.iter().cloned());
+            // The weights are data, as the parameters are: printed after them.
+            let data: Vec<String> = program.params.iter().chain(&weights).cloned().collect();
             let names = program
                 .output_names()
                 .into_iter()
@@ -113,16 +117,23 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
                 .zip(names)
                 .map(|(&node, name)| dstar::frontend::Output { name, node })
                 .collect();
-            let lagrangian = dstar::frontend::Program::new(hessian.dag().clone(), inputs, outputs);
+            let lagrangian = dstar::frontend::Program::new(hessian.dag().clone(), x.clone(), outputs)
+                .with_params(data, None);
             format!("# L = {}\n{}", lagrangian_sum(program, &weights), dstar::print_program(&lagrangian))
         }
         Target::C | Target::Rust => {
+            let blocks = [x.len(), program.params.len(), weights.len()];
             let code = match args.target {
-                Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name),
-                _ => dstar::backend::emit_rust(hessian.kernel(), &args.name),
+                Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name, &blocks),
+                _ => dstar::backend::emit_rust(hessian.kernel(), &args.name, &blocks),
+            };
+            let p = if program.params.is_empty() {
+                String::new()
+            } else {
+                format!("; p = [{}]", program.params.join(", "))
             };
             let comment = format!(
-                "// L = {}; x = [{}, {}]\n// out = [{}]\n",
+                "// L = {}; x = [{}]{p}; w = [{}]\n// out = [{}]\n",
                 lagrangian_sum(program, &weights),
                 x.join(", "),
                 weights.join(", "),

@@ -1,9 +1,8 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{counted, json, listed, load, point, Failure, PipelineArgs};
+use super::{counted, json, listed, load, params, point, Failure, PipelineArgs};
 use clap::Args;
-use dstar::frontend::Program;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -15,6 +14,10 @@ pub struct EvalArgs {
     /// `# @point` comment). Example: --at 0.7,-1.3
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
+    /// The parameters' values, one per parameter, comma-separated (default:
+    /// the file's `# @params` comment). Example: --params 9.81,0.5
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    params: Option<Vec<f64>>,
     /// Also print the Jacobian (dense, one row per output).
     #[arg(long)]
     jacobian: bool,
@@ -57,12 +60,15 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let progress = Progress::start("parsing");
     let program = load(&args.file)?;
     let x = point(args.at.as_deref(), &program, &args.file)?;
+    let p = params(args.params.as_deref(), &program, &args.file)?;
     progress.stage("differentiating and compiling");
+    let function = dstar::Function::new(program.clone(), args.pipeline.options());
+    let at = At { function: &function, x: &x, p: &p, interp: args.interp };
     let (values, jacobian) = if args.jacobian {
-        let (v, j) = eval_jacobian(&program, &x, args.interp, &args.pipeline.options())?;
+        let (v, j) = at.jacobian()?;
         (v, Some(j))
     } else {
-        (eval_function(&program, &x, args.interp, &args.pipeline)?, None)
+        (at.values()?, None)
     };
     let weights = match &args.weights {
         Some(w) if w.len() != program.outputs.len() => {
@@ -92,12 +98,12 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
                 "error: {what} over {n} inputs would hold {numbers} numbers; add --sparse to print their nonzeros\n"
             )));
         }
-        Some(eval_hessians(&program, &x, weights, each, args.interp, &args.pipeline)?)
+        Some(at.hessians(weights, each)?)
     } else {
         None
     };
     let series = match (args.order, &args.direction) {
-        (Some(order), Some(v)) => Some(eval_series(&program, &x, order, v, args.interp, &args.pipeline)?),
+        (Some(order), Some(v)) => Some(at.series(order, v)?),
         _ => None,
     };
     drop(progress);
@@ -105,6 +111,9 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     if args.json {
         let mut obj = Map::new();
         obj.insert("inputs".into(), json::strings(&program.inputs));
+        if !program.params.is_empty() {
+            obj.insert("params".into(), json::strings(&program.params));
+        }
         obj.insert("outputs".into(), json::strings(&names));
         obj.insert("values".into(), json::numbers(&values));
         if let Some(j) = &jacobian {
@@ -158,39 +167,52 @@ fn row_text(row: &[f64]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-fn eval_function(
-    program: &Program,
-    x: &[f64],
-    interp: bool,
-    pipeline: &PipelineArgs,
-) -> Result<Vec<f64>, Failure> {
-    if interp {
-        return Ok(dstar::frontend::eval_program(program, x));
-    }
-    let function = program.kernel().map_err(Failure::internal)?;
-    let kernel =
-        pipeline.compiler()?.compile(&function).map_err(|e| Failure::internal(dstar::Error::from(e)))?;
-    let mut out = vec![0.0; program.outputs.len()];
-    kernel.eval(x, &mut out).map_err(Failure::internal)?;
-    Ok(out)
-}
-
 type Matrix = Vec<Vec<f64>>;
 
-fn eval_jacobian(
-    program: &Program,
-    x: &[f64],
+/// Where to evaluate: the function, its inputs and parameters, and whether
+/// by the interpreter or compiled kernels.
+struct At<'a> {
+    function: &'a dstar::Function,
+    x: &'a [f64],
+    p: &'a [f64],
     interp: bool,
-    options: &dstar::Options,
-) -> Result<(Vec<f64>, Matrix), Failure> {
-    if interp {
-        let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
-        return Ok(jacobian.eval(x));
+}
+
+impl At<'_> {
+    /// `kernel` (of the function's inputs and parameters, then `extra`)
+    /// by the interpreter.
+    fn interpret(&self, kernel: &dstar::Kernel, extra: &[f64]) -> Vec<f64> {
+        kernel.eval(&[self.x, self.p, extra].concat())
     }
-    // As the library and the Python package compile it: the function's
-    // chunks while the Jacobian is simplified.
-    let kernel = dstar::compile_program(program, options).map_err(Failure::internal)?;
-    kernel.eval_dense(x).map_err(Failure::internal)
+
+    fn values(&self) -> Result<Vec<f64>, Failure> {
+        if self.interp {
+            let f = self.function.program().kernel().map_err(Failure::internal)?;
+            return Ok(self.interpret(&f, &[]));
+        }
+        let kernel = self.function.compile(dstar::Request::Values).map_err(Failure::internal)?;
+        let mut out = vec![0.0; kernel.out_len()];
+        kernel.eval(dstar::Args::x(self.x).p(self.p), &mut out).map_err(Failure::internal)?;
+        Ok(out)
+    }
+
+    fn jacobian(&self) -> Result<(Vec<f64>, Matrix), Failure> {
+        let dense: Vec<Matrix> = if self.interp {
+            let options = self.function.options();
+            let program = self.function.program();
+            let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
+            let out = self.interpret(jacobian.kernel(), &[]);
+            let layout = jacobian.layout();
+            layout.blocks().iter().zip(layout.split(&out)).map(|(b, v)| b.to_dense(v)).collect()
+        } else {
+            let kernel = self.function.compile(dstar::Request::Jacobian).map_err(Failure::internal)?;
+            kernel.eval_dense(dstar::Args::x(self.x).p(self.p)).map_err(Failure::internal)?
+        };
+        // The values as a row, then the Jacobian.
+        let mut blocks = dense.into_iter();
+        let values = blocks.next().expect("the values").swap_remove(0);
+        Ok((values, blocks.next().expect("the Jacobian")))
+    }
 }
 
 /// The Hessians asked for: each output's own (from one kernel of every
@@ -236,47 +258,52 @@ impl Symmetric {
     }
 }
 
-fn eval_hessians(
-    program: &Program,
-    x: &[f64],
-    weights: Option<&[f64]>,
-    each: bool,
-    interp: bool,
-    pipeline: &PipelineArgs,
-) -> Result<Hessians, Failure> {
-    let function = program.kernel().map_err(Failure::internal)?;
-    let evaluate = |kernel: &dstar::Kernel, input: &[f64]| -> Result<Vec<f64>, Failure> {
-        if interp {
-            return Ok(kernel.eval(input));
-        }
-        let compiled =
-            pipeline.compiler()?.compile(kernel).map_err(|e| Failure::internal(dstar::Error::from(e)))?;
-        let mut out = vec![0.0; kernel.num_outputs()];
-        compiled.eval(input, &mut out).map_err(Failure::internal)?;
-        Ok(out)
-    };
-    let each = if each {
-        let hessians = dstar::factor::output_hessians(function.clone());
-        let out = evaluate(hessians.kernel(), x)?;
-        let layout = hessians.layout();
-        let blocks = layout.split(&out).into_iter().enumerate();
-        Some(
-            blocks
-                .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let lagrangian = match weights {
-        Some(w) => {
-            let hessian = dstar::factor::lagrangian_hessian(function);
-            let values = evaluate(&hessian.lower_kernel(), &[x, w].concat())?;
-            Some(Symmetric { pattern: hessian.lower_pattern().clone(), values })
-        }
-        None => None,
-    };
-    Ok(Hessians { each, lagrangian })
+impl At<'_> {
+    fn hessians(&self, weights: Option<&[f64]>, each: bool) -> Result<Hessians, Failure> {
+        let function = self.function.program().kernel().map_err(Failure::internal)?;
+        let each = if each {
+            let hessians = dstar::factor::output_hessians(function);
+            let out = if self.interp {
+                self.interpret(hessians.kernel(), &[])
+            } else {
+                // Not a request: compiled as it is, over the inputs and the parameters.
+                let kernel = self.function.options().compiler().map_err(Failure::internal)?;
+                let kernel = kernel
+                    .compile_parts(hessians.kernel(), &[self.x.len(), self.p.len()])
+                    .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
+                let mut out = vec![0.0; kernel.num_outputs()];
+                kernel.eval_parts(&[self.x, self.p], &mut out).map_err(Failure::internal)?;
+                out
+            };
+            let layout = hessians.layout();
+            let blocks = layout.split(&out).into_iter().enumerate();
+            Some(
+                blocks
+                    .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        let lagrangian = match weights {
+            Some(w) if self.interp => {
+                let hessian = dstar::factor::lagrangian_hessian(
+                    self.function.program().kernel().map_err(Failure::internal)?,
+                );
+                let values = self.interpret(&hessian.lower_kernel(), w);
+                Some(Symmetric { pattern: hessian.lower_pattern().clone(), values })
+            }
+            Some(w) => {
+                let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
+                let mut values = vec![0.0; kernel.out_len()];
+                kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
+                let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
+                Some(Symmetric { pattern, values })
+            }
+            None => None,
+        };
+        Ok(Hessians { each, lagrangian })
+    }
 }
 
 /// The Taylor coefficients of every output along a direction.
@@ -301,39 +328,35 @@ impl Series {
     }
 }
 
-fn eval_series(
-    program: &Program,
-    x: &[f64],
-    order: u64,
-    v: &[f64],
-    interp: bool,
-    pipeline: &PipelineArgs,
-) -> Result<Series, Failure> {
-    let n = program.inputs.len();
-    if v.len() != n {
-        return Err(Failure::input(format!(
-            "error: --direction has {} but the function has {}\n",
-            counted(v.len(), "value"),
-            listed(&program.inputs, "input")
-        )));
+impl At<'_> {
+    fn series(&self, order: u64, v: &[f64]) -> Result<Series, Failure> {
+        let program = self.function.program();
+        if v.len() != program.inputs.len() {
+            return Err(Failure::input(format!(
+                "error: --direction has {} but the function has {}\n",
+                counted(v.len(), "value"),
+                listed(&program.inputs, "input")
+            )));
+        }
+        let refused = |e: dstar::Error| match e {
+            dstar::Error::Derivative(_) => Failure::input(format!("error: --order {order}: {e}\n")),
+            other => Failure::internal(other),
+        };
+        let m = program.outputs.len();
+        let flat = if self.interp {
+            let budget = dstar::Budget::default();
+            let function = program.kernel().map_err(Failure::internal)?;
+            let series =
+                dstar::factor::taylor_series(function, order, &budget).map_err(|e| refused(e.into()))?;
+            self.interpret(&series, v)
+        } else {
+            let kernel = self.function.compile(dstar::Request::Taylor(order)).map_err(refused)?;
+            let mut out = vec![0.0; kernel.out_len()];
+            kernel.eval(dstar::Args::x(self.x).p(self.p).v(v), &mut out).map_err(Failure::internal)?;
+            out
+        };
+        // The kernel gives coefficient j of output i at j·m + i.
+        let coefficients = (0..m).map(|i| flat.iter().skip(i).step_by(m).copied().collect()).collect();
+        Ok(Series { coefficients })
     }
-    let refused = |e: dstar::Error| match e {
-        dstar::Error::Derivative(_) => Failure::input(format!("error: --order {order}: {e}\n")),
-        other => Failure::internal(other),
-    };
-    let m = program.outputs.len();
-    let flat = if interp {
-        let budget = dstar::Budget::default();
-        let function = program.kernel().map_err(Failure::internal)?;
-        let series = dstar::factor::taylor_series(function, order, &budget).map_err(|e| refused(e.into()))?;
-        dstar::frontend::eval(series.dag(), series.roots(), &[x, v].concat())
-    } else {
-        let kernel = dstar::TaylorKernel::compile(program, order, &pipeline.compiler()?).map_err(refused)?;
-        let mut out = vec![0.0; kernel.out_len()];
-        kernel.eval(x, v, &mut out).map_err(Failure::internal)?;
-        out
-    };
-    // The kernel gives coefficient j of output i at j·m + i.
-    let coefficients = (0..m).map(|i| flat.iter().skip(i).step_by(m).copied().collect()).collect();
-    Ok(Series { coefficients })
 }

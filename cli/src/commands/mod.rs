@@ -145,6 +145,35 @@ fn point(at: Option<&[f64]>, program: &dstar::frontend::Program, path: &Path) ->
     Ok(x)
 }
 
+/// The parameters' values: `given` (from `--params`), else the file's
+/// `# @params`; none for a program without parameters.
+fn params(
+    given: Option<&[f64]>,
+    program: &dstar::frontend::Program,
+    path: &Path,
+) -> Result<Vec<f64>, Failure> {
+    let p = match (given, &program.param_values) {
+        (Some(p), _) => p.to_vec(),
+        (None, Some(p)) => p.clone(),
+        (None, None) if program.params.is_empty() => Vec::new(),
+        (None, None) => {
+            return Err(Failure::input(format!(
+                "error: {} has {} and no '# @params' comment; give their values with --params V1,V2,...\n",
+                path.display(),
+                listed(&program.params, "parameter")
+            )))
+        }
+    };
+    if p.len() != program.params.len() {
+        return Err(Failure::input(format!(
+            "error: --params has {} but the function has {}\n",
+            counted(p.len(), "value"),
+            listed(&program.params, "parameter")
+        )));
+    }
+    Ok(p)
+}
+
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

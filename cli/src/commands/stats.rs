@@ -54,6 +54,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     if args.json {
         let mut stats = json!({
             "inputs": n,
+            "params": program.params.len(),
             "outputs": m,
             "function_ops": function_ops,
             "jacobian_ops": jacobian_ops,
@@ -80,7 +81,12 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         }
         println!("{stats}");
     } else {
-        println!("{}: {n} inputs, {m} outputs", args.file.display());
+        let params = match program.params.len() {
+            0 => String::new(),
+            1 => ", 1 parameter".to_string(),
+            q => format!(", {q} parameters"),
+        };
+        println!("{}: {n} inputs{params}, {m} outputs", args.file.display());
         println!("function ops         {function_ops:>10}");
         println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
         println!("  accumulated by     {strategy:>10}   the cheapest of D* and the vertex eliminations");

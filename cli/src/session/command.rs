@@ -196,14 +196,14 @@ fn time(program: &Program) -> Result<String, SessionError> {
     let n = program.inputs.len();
     let function = compiler.compile(&function).map_err(internal)?;
     let start = std::time::Instant::now();
-    let kernel = dstar::JacobianKernel::compile(&jacobian, &compiler).map_err(internal)?;
+    let kernel = compiler.compile(jacobian.kernel()).map_err(internal)?;
     let compile = start.elapsed();
     let x = vec![0.5; n];
     let mut out = vec![0.0; function.num_outputs()];
     let f_ns = dstar::timing::median_ns(|| {
         let _ = function.eval(std::hint::black_box(&x), &mut out);
     });
-    let mut out = vec![0.0; kernel.out_len()];
+    let mut out = vec![0.0; kernel.num_outputs()];
     let j_ns = dstar::timing::median_ns(|| {
         let _ = kernel.eval(std::hint::black_box(&x), &mut out);
     });

@@ -1,0 +1,171 @@
+//! [`Compiled`]: the one compiled kernel type. Whatever was asked for (a
+//! [`Request`]), it is called the same way: named argument blocks in, a
+//! buffer whose [`Layout`] says what is where out.
+
+use crate::request::{Args, Batch, Blocks, Request, NAMES, WHAT};
+use crate::Error;
+use backend::{JitKernel, Rows};
+use frontend::{Block, Layout, SparsityPattern};
+
+/// A native kernel for a [`Request`] on a function, built by
+/// [`Function::compile`](crate::Function::compile) or [`crate::compile`].
+///
+/// [`eval`](Compiled::eval) takes the argument blocks by name ([`Args`]:
+/// `x`, `p`, `w`, `v`, their lengths checked against [`blocks`](Compiled::blocks))
+/// and writes [`out_len`](Compiled::out_len) values laid out by
+/// [`layout`](Compiled::layout); [`eval_batch`](Compiled::eval_batch) does
+/// many points in parallel, two per call in SIMD lanes; [`eval_dense`](Compiled::eval_dense)
+/// gives each block as a dense matrix. A kernel may be shared by threads.
+///
+/// ```
+/// use dstar::{Args, Options, Request};
+/// let jacobian = dstar::compile("param a\nin x, y\nout f = a*x*y\nout g = sin(x)", Request::Jacobian, &Options::default())?;
+/// let mut out = vec![0.0; jacobian.out_len()];
+/// jacobian.eval(Args::x(&[2.0, 3.0]).p(&[10.0]), &mut out)?;
+/// assert_eq!(out[..2], [60.0, 2f64.sin()]); // the values
+/// assert_eq!(out[2..], [30.0, 20.0, 2f64.cos()]); // the nonzeros of J, row by row
+/// let dense = jacobian.eval_dense(Args::x(&[2.0, 3.0]).p(&[10.0]))?;
+/// assert_eq!(dense[1], [[30.0, 20.0], [2f64.cos(), 0.0]]);
+/// # Ok::<(), dstar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Compiled {
+    kernel: JitKernel,
+    request: Request,
+    blocks: Blocks,
+    layout: Layout,
+    ops: usize,
+}
+
+impl Compiled {
+    /// Wraps `kernel`, compiled with parts of `blocks`' lengths.
+    pub(crate) fn new(
+        kernel: JitKernel,
+        request: Request,
+        blocks: Blocks,
+        layout: Layout,
+        ops: usize,
+    ) -> Compiled {
+        debug_assert_eq!(kernel.part_lengths(), blocks.lengths());
+        debug_assert_eq!(kernel.num_outputs(), layout.len());
+        Compiled { kernel, request, blocks, layout, ops }
+    }
+
+    /// What the kernel computes.
+    pub fn request(&self) -> Request {
+        self.request
+    }
+
+    /// The lengths of the argument blocks it takes.
+    pub fn blocks(&self) -> Blocks {
+        self.blocks
+    }
+
+    /// How its output divides into values, sparse and dense matrices.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The length of one call's output.
+    pub fn out_len(&self) -> usize {
+        self.layout.len()
+    }
+
+    /// The sparsity pattern of a Jacobian (CSR) or of a Hessian's lower
+    /// triangle; `None` for the other requests.
+    pub fn pattern(&self) -> Option<&SparsityPattern> {
+        self.layout.blocks().iter().find_map(|b| match b {
+            Block::Sparse(p) | Block::Lower(p) => Some(p),
+            _ => None,
+        })
+    }
+
+    /// Operations the kernel computes per call.
+    pub fn ops(&self) -> usize {
+        self.ops
+    }
+
+    /// The underlying native kernel (its input is the blocks one after another).
+    pub fn kernel(&self) -> &JitKernel {
+        &self.kernel
+    }
+
+    /// Evaluates at `args` into `out` ([`out_len`](Self::out_len) values,
+    /// laid out by [`layout`](Self::layout)); allocates nothing.
+    ///
+    /// # Errors
+    /// [`Error::Argument`] for a block of the wrong length,
+    /// [`Error::Kernel`] for an `out` of the wrong length; `out` is then
+    /// left untouched.
+    #[inline]
+    pub fn eval(&self, args: Args<'_>, out: &mut [f64]) -> Result<(), Error> {
+        let blocks = args.blocks();
+        for (b, (given, expected)) in blocks.iter().zip(self.blocks.lengths()).enumerate() {
+            if given.len() != expected {
+                return Err(self.argument(b, expected, given.len(), None));
+            }
+        }
+        Ok(self.kernel.eval_parts(&blocks, out)?)
+    }
+
+    /// Evaluates many points in parallel: `batch.x` holds a row of inputs
+    /// per point, each other block one row shared by all the points or a
+    /// row per point; point `i` gives row `i` of `outs`
+    /// ([`out_len`](Self::out_len) values each), bit for bit what
+    /// [`eval`](Self::eval) gives.
+    ///
+    /// # Errors
+    /// [`Error::Argument`] for a block that is neither whole rows for the
+    /// points nor one row; [`Error::Kernel`] for `outs` not a row per point;
+    /// [`Error::SelfCheck`] if the two-point kernel failed its check.
+    pub fn eval_batch(&self, batch: Batch<'_>, outs: &mut [f64]) -> Result<(), Error> {
+        let (lengths, blocks) = (self.blocks.lengths(), batch.blocks());
+        let points = match (lengths[0], self.out_len()) {
+            (0, 0) => 0,
+            (0, out) => outs.len() / out,
+            (n, _) => blocks[0].len() / n,
+        };
+        if blocks[0].len() != points * lengths[0] {
+            return Err(self.argument(0, lengths[0], blocks[0].len(), Some(points)));
+        }
+        let mut rows = [Rows::Shared(&[]); 4];
+        for (b, (given, len)) in blocks.iter().zip(lengths).enumerate() {
+            rows[b] = if b == 0 || (given.len() == points * len && len > 0) {
+                Rows::Each(given)
+            } else if given.len() == len {
+                Rows::Shared(given)
+            } else {
+                return Err(self.argument(b, len, given.len(), Some(points)));
+            };
+        }
+        Ok(self.kernel.eval_batch_parts(&rows, outs)?)
+    }
+
+    /// The output at `args` as one dense matrix per block of the layout:
+    /// a row of values, a Jacobian with its zeros, a whole symmetric
+    /// Hessian, a row per direction.
+    ///
+    /// # Errors
+    /// As [`eval`](Self::eval).
+    pub fn eval_dense(&self, args: Args<'_>) -> Result<Vec<Vec<Vec<f64>>>, Error> {
+        let mut out = vec![0.0; self.out_len()];
+        self.eval(args, &mut out)?;
+        let blocks = self.layout.blocks();
+        Ok(blocks.iter().zip(self.layout.split(&out)).map(|(b, values)| b.to_dense(values)).collect())
+    }
+
+    /// The error for block `b`, of `found` values where `expected` (per
+    /// point, for a batch of `points`) were due.
+    fn argument(&self, b: usize, expected: usize, found: usize, points: Option<usize>) -> Error {
+        let (name, what) = (NAMES[b], WHAT[b]);
+        let message = match points {
+            None => format!("{name} has {found} values; the kernel takes {expected} {what}"),
+            Some(_) if b == 0 => format!("{name} has {found} values, not whole rows of {expected} {what}"),
+            Some(points) => format!(
+                "{name} has {found} values; the kernel takes {expected} {what} for all {points} points, \
+                 or a row of {expected} per point"
+            ),
+        };
+        Error::Argument { block: name, message }
+    }
+}

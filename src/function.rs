@@ -1,0 +1,117 @@
+//! [`Function`]: a parsed program and the options it is compiled with; it
+//! compiles any [`Request`] into the one kernel type, [`Compiled`].
+
+use crate::compiled::Compiled;
+use crate::pipeline::{differentiate_alongside, Options};
+use crate::request::Request;
+use crate::Error;
+use eliminate::{scarcity_remainder, Remainder};
+use factor::higher::Budget;
+use frontend::{Kernel, Program};
+use std::sync::OnceLock;
+
+/// A function to compile kernels of: a [`Program`] (inputs, parameters,
+/// outputs) and the [`Options`] of its kernels. What compiling needs more
+/// than once (the remainder graph `J·v` kernels of every width share) is
+/// kept; a `Function` may be shared by threads.
+///
+/// ```
+/// use dstar::{Args, Function, Options, Request};
+/// let f = Function::parse("in x, y\nout x*x*y", Options::default())?;
+/// let hessian = f.compile(Request::Hessian)?;
+/// let h = hessian.eval_dense(Args::x(&[1.0, 2.0]).w(&[1.0]))?;
+/// assert_eq!(h[0], [[4.0, 2.0], [2.0, 0.0]]);
+/// let jv = f.compile(Request::Jvp(2))?; // two directions per call
+/// let mut out = vec![0.0; jv.out_len()];
+/// jv.eval(Args::x(&[1.0, 2.0]).v(&[1.0, 0.0, /* v2 */ 0.0, 1.0]), &mut out)?;
+/// assert_eq!(out, [4.0, 1.0]);
+/// # Ok::<(), dstar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Function {
+    program: Program,
+    options: Options,
+    /// The scarcity remainder of `J·v` kernels, searched for once.
+    remainder: OnceLock<Remainder>,
+}
+
+impl Function {
+    /// The function of `program`, nothing compiled yet.
+    pub fn new(program: Program, options: Options) -> Function {
+        Function { program, options, remainder: OnceLock::new() }
+    }
+
+    /// Parses a problem file (or fails with its line and column).
+    ///
+    /// # Errors
+    /// [`Error::Parse`].
+    pub fn parse(source: &str, options: Options) -> Result<Function, Error> {
+        Ok(Function::new(frontend::parse_program(source)?, options))
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The options its kernels are compiled with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Builds and compiles the kernel of `request`: the cheapest
+    /// accumulation the plan finds ([`factor::plan`]), simplified if the
+    /// options say so (Jacobians), checked against the interpreter unless
+    /// they say not to.
+    ///
+    /// # Errors
+    /// [`Error::Derivative`] for a Taylor order past its budget;
+    /// [`Error::SelfCheck`] if the kernel disagrees with the interpreter;
+    /// Cranelift's failures as [`Error::Codegen`].
+    pub fn compile(&self, request: Request) -> Result<Compiled, Error> {
+        let f = self.program.kernel()?;
+        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
+        let blocks = request.blocks(n, q, m);
+        let compiler = self.options.compiler()?;
+        let (kernel, pattern) = match request {
+            Request::Jacobian => return self.jacobian(),
+            Request::Values => (f, None),
+            Request::Gradient => (factor::gradient(f), None),
+            Request::Hessian => {
+                let hessian = factor::lagrangian_hessian(f);
+                (hessian.lower_kernel(), Some(hessian.lower_pattern().clone()))
+            }
+            Request::Jvp(k) => (self.remainder(&f).directions_kernel(k), None),
+            Request::Vjp(k) => (factor::vjp(f, k), None),
+            Request::Hvp(k) => (factor::hvp(f, k), None),
+            Request::Taylor(order) => (factor::taylor_series(f, order, &Budget::default())?, None),
+        };
+        let layout = request.layout(n, m, pattern);
+        let ops = kernel.count_ops();
+        let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;
+        Ok(Compiled::new(jit, request, blocks, layout, ops))
+    }
+
+    /// The Jacobian's kernel: the function's chunks compile while the
+    /// entries are simplified ([`backend::JitCompiler::compile_function`]).
+    fn jacobian(&self) -> Result<Compiled, Error> {
+        let compiler = self.options.compiler()?;
+        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
+        let blocks = Request::Jacobian.blocks(n, q, m);
+        let (differentiated, function) = differentiate_alongside(&self.program, &self.options, |jacobian| {
+            compiler.compile_function(jacobian.kernel(), m, &blocks.lengths())
+        })?;
+        let jacobian = differentiated.jacobian;
+        let jit = compiler.compile_rest(function?, jacobian.kernel(), &blocks.lengths())?;
+        let layout = Request::Jacobian.layout(n, m, Some(jacobian.pattern().clone()));
+        Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, jacobian.kernel().count_ops()))
+    }
+
+    /// The scarcity remainder graph of the function, searched for on first use.
+    fn remainder(&self, f: &Kernel) -> &Remainder {
+        self.remainder.get_or_init(|| {
+            scarcity_remainder(f, factor::plan::DIRECTIONS_ELIMINATION)
+                .expect("scarcity is a partial elimination")
+        })
+    }
+}
