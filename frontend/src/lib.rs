@@ -13,6 +13,7 @@
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 
+pub mod builder;
 pub mod dag;
 pub mod error;
 pub mod eval;
@@ -28,6 +29,7 @@ pub mod shown;
 pub mod source;
 pub mod span;
 
+pub use builder::{BuildError, Builder, Expr, Operand};
 pub use dag::{ExprDag, Node, NodeId};
 pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};

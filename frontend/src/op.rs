@@ -93,7 +93,8 @@ impl Cmp {
 ///
 /// A row reads `Variant "name" function [arity reference] jit C Rust;`:
 /// - `"name"`: how the operation prints (the operator for arithmetic);
-/// - `function`: its name in the source language, or `-` for an operator;
+/// - `function`: its name in the source language (an identifier, also the
+///   name of the builder's method, [`Expr::sin`](crate::Expr::sin)), or `-` for an operator;
 /// - `[unary f]` or `[binary f]`: the reference implementation, a
 ///   `fn(f64) -> f64` or `fn(f64, f64) -> f64` that [`Op::eval`] calls;
 /// - `native` (the JIT lowers it to instructions) or `call` (the JIT imports
@@ -112,37 +113,37 @@ macro_rules! for_each_op {
         Sub   "-"     -        [binary |a, b| a - b]              native infix "-"         infix "-";
         Mul   "*"     -        [binary |a, b| a * b]              native infix "*"         infix "*";
         Div   "/"     -        [binary |a, b| a / b]              native infix "/"         infix "/";
-        Pow   "^"     "pow"    [binary $crate::portable::pow]     call   call "dstar_pow"  portable "pow";
-        Sin   "sin"   "sin"    [unary f64::sin]                   call   call "sin"        method "sin";
-        Cos   "cos"   "cos"    [unary f64::cos]                   call   call "cos"        method "cos";
-        Tan   "tan"   "tan"    [unary f64::tan]                   call   call "tan"        method "tan";
-        Asin  "asin"  "asin"   [unary f64::asin]                  call   call "asin"       method "asin";
-        Acos  "acos"  "acos"   [unary f64::acos]                  call   call "acos"       method "acos";
-        Atan  "atan"  "atan"   [unary f64::atan]                  call   call "atan"       method "atan";
-        Sinh  "sinh"  "sinh"   [unary f64::sinh]                  call   call "sinh"       method "sinh";
-        Cosh  "cosh"  "cosh"   [unary f64::cosh]                  call   call "cosh"       method "cosh";
-        Tanh  "tanh"  "tanh"   [unary f64::tanh]                  call   call "tanh"       method "tanh";
-        Asinh "asinh" "asinh"  [unary $crate::portable::asinh]    call   call "asinh"      portable "asinh";
-        Acosh "acosh" "acosh"  [unary $crate::portable::acosh]    call   call "acosh"      portable "acosh";
-        Atanh "atanh" "atanh"  [unary $crate::portable::atanh]    call   call "atanh"      portable "atanh";
-        Exp   "exp"   "exp"    [unary f64::exp]                   call   call "exp"        method "exp";
-        Expm1 "expm1" "expm1"  [unary f64::exp_m1]                call   call "expm1"      method "exp_m1";
-        Exp2  "exp2"  "exp2"   [unary f64::exp2]                  call   call "exp2"       method "exp2";
-        Log   "log"   "log"    [unary f64::ln]                    call   call "log"        method "ln";
-        Log1p "log1p" "log1p"  [unary f64::ln_1p]                 call   call "log1p"      method "ln_1p";
-        Log2  "log2"  "log2"   [unary f64::log2]                  call   call "log2"       method "log2";
-        Log10 "log10" "log10"  [unary f64::log10]                 call   call "log10"      method "log10";
-        Sqrt  "sqrt"  "sqrt"   [unary f64::sqrt]                  native call "sqrt"       method "sqrt";
-        Cbrt  "cbrt"  "cbrt"   [unary f64::cbrt]                  call   call "cbrt"       method "cbrt";
-        Abs   "abs"   "abs"    [unary f64::abs]                   native call "fabs"       method "abs";
-        Sign  "sign"  "sign"   [unary $crate::portable::sign]     native call "dstar_sign" portable "sign";
-        Floor "floor" "floor"  [unary f64::floor]                 native call "floor"      method "floor";
-        Ceil  "ceil"  "ceil"   [unary f64::ceil]                  native call "ceil"       method "ceil";
-        Erf   "erf"   "erf"    [unary $crate::portable::erf]      call   call "erf"        portable "erf";
-        Atan2 "atan2" "atan2"  [binary f64::atan2]                call   call "atan2"      method "atan2";
-        Hypot "hypot" "hypot"  [binary f64::hypot]                call   call "hypot"      method "hypot";
-        Min   "min"   "min"    [binary $crate::portable::minimum] native call "dstar_min"  portable "minimum";
-        Max   "max"   "max"    [binary $crate::portable::maximum] native call "dstar_max"  portable "maximum";
+        Pow   "^"     pow      [binary $crate::portable::pow]     call   call "dstar_pow"  portable "pow";
+        Sin   "sin"   sin      [unary f64::sin]                   call   call "sin"        method "sin";
+        Cos   "cos"   cos      [unary f64::cos]                   call   call "cos"        method "cos";
+        Tan   "tan"   tan      [unary f64::tan]                   call   call "tan"        method "tan";
+        Asin  "asin"  asin     [unary f64::asin]                  call   call "asin"       method "asin";
+        Acos  "acos"  acos     [unary f64::acos]                  call   call "acos"       method "acos";
+        Atan  "atan"  atan     [unary f64::atan]                  call   call "atan"       method "atan";
+        Sinh  "sinh"  sinh     [unary f64::sinh]                  call   call "sinh"       method "sinh";
+        Cosh  "cosh"  cosh     [unary f64::cosh]                  call   call "cosh"       method "cosh";
+        Tanh  "tanh"  tanh     [unary f64::tanh]                  call   call "tanh"       method "tanh";
+        Asinh "asinh" asinh    [unary $crate::portable::asinh]    call   call "asinh"      portable "asinh";
+        Acosh "acosh" acosh    [unary $crate::portable::acosh]    call   call "acosh"      portable "acosh";
+        Atanh "atanh" atanh    [unary $crate::portable::atanh]    call   call "atanh"      portable "atanh";
+        Exp   "exp"   exp      [unary f64::exp]                   call   call "exp"        method "exp";
+        Expm1 "expm1" expm1    [unary f64::exp_m1]                call   call "expm1"      method "exp_m1";
+        Exp2  "exp2"  exp2     [unary f64::exp2]                  call   call "exp2"       method "exp2";
+        Log   "log"   log      [unary f64::ln]                    call   call "log"        method "ln";
+        Log1p "log1p" log1p    [unary f64::ln_1p]                 call   call "log1p"      method "ln_1p";
+        Log2  "log2"  log2     [unary f64::log2]                  call   call "log2"       method "log2";
+        Log10 "log10" log10    [unary f64::log10]                 call   call "log10"      method "log10";
+        Sqrt  "sqrt"  sqrt     [unary f64::sqrt]                  native call "sqrt"       method "sqrt";
+        Cbrt  "cbrt"  cbrt     [unary f64::cbrt]                  call   call "cbrt"       method "cbrt";
+        Abs   "abs"   abs      [unary f64::abs]                   native call "fabs"       method "abs";
+        Sign  "sign"  sign     [unary $crate::portable::sign]     native call "dstar_sign" portable "sign";
+        Floor "floor" floor    [unary f64::floor]                 native call "floor"      method "floor";
+        Ceil  "ceil"  ceil     [unary f64::ceil]                  native call "ceil"       method "ceil";
+        Erf   "erf"   erf      [unary $crate::portable::erf]      call   call "erf"        portable "erf";
+        Atan2 "atan2" atan2    [binary f64::atan2]                call   call "atan2"      method "atan2";
+        Hypot "hypot" hypot    [binary f64::hypot]                call   call "hypot"      method "hypot";
+        Min   "min"   min      [binary $crate::portable::minimum] native call "dstar_min"  portable "minimum";
+        Max   "max"   max      [binary $crate::portable::maximum] native call "dstar_max"  portable "maximum";
     } };
 }
 
@@ -175,8 +176,8 @@ macro_rules! function_name {
     (-) => {
         None
     };
-    ($name:literal) => {
-        Some($name)
+    ($name:ident) => {
+        Some(stringify!($name))
     };
 }
 
@@ -205,8 +206,8 @@ macro_rules! libm_symbol {
     (native $function:tt) => {
         None
     };
-    (call $function:literal) => {
-        Some(concat!("dstar_", $function))
+    (call $function:ident) => {
+        Some(concat!("dstar_", stringify!($function)))
     };
 }
 

@@ -4,6 +4,7 @@
 //! shunting-yard), so nesting depth is bounded by memory, not by the call
 //! stack: 100,000 nested parentheses parse like any other input.
 
+use crate::builder::{renumber, PARAM_BASE};
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{DidYouMean, ParseError, ParseErrorKind};
 use crate::lexer::{Lexer, Token, TokenStream};
@@ -359,10 +360,6 @@ struct Parser<'s> {
     first_statement: Option<Span>,
 }
 
-/// Where parameters are numbered while parsing: far above any input, so
-/// that inputs declared after a parameter keep their own numbers.
-const PARAM_BASE: u32 = 1 << 31;
-
 fn err<T>(kind: ParseErrorKind, span: Span) -> Result<T, ParseError> {
     Err(ParseError { kind, span })
 }
@@ -390,12 +387,7 @@ impl<'s> Parser<'s> {
     /// The program; parameter `j` becomes `Op::Input(n + j)` after the `n`
     /// inputs, wherever its declaration was (every node keeps its id).
     fn finish(self, point: Option<Vec<f64>>, param_values: Option<Vec<f64>>) -> Program {
-        let n = self.inputs.len() as u32;
-        let dag = if self.params.is_empty() {
-            self.dag
-        } else {
-            self.dag.renumber_inputs(|k| if k >= PARAM_BASE { n + (k - PARAM_BASE) } else { k })
-        };
+        let dag = renumber(self.dag, self.inputs.len(), self.params.len());
         let program = Program::new(dag, self.inputs, self.outputs).with_params(self.params, param_values);
         Program { spans: self.spans, point, ..program }
     }
