@@ -109,22 +109,46 @@ impl Block {
         self.len() == 0
     }
 
+    /// The shape of the block as a dense matrix: `(1, n)` for values.
+    pub fn dense_shape(&self) -> (usize, usize) {
+        match self {
+            Block::Values(n) => (1, *n),
+            Block::Sparse(p) | Block::Lower(p) => (p.num_rows(), p.num_cols),
+            Block::Dense { rows, cols } => (*rows, *cols),
+        }
+    }
+
+    /// Writes the block's `values` into `out`, a dense row-major matrix of
+    /// [`dense_shape`](Self::dense_shape): zeros where there is no
+    /// nonzero, both triangles of a [`Block::Lower`]. The one scatter every
+    /// caller (NumPy arrays, the command line) uses.
+    pub fn scatter(&self, values: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(values.len(), self.len());
+        match self {
+            Block::Values(_) | Block::Dense { .. } => out.copy_from_slice(values),
+            Block::Sparse(p) | Block::Lower(p) => {
+                out.fill(0.0);
+                let n = p.num_cols;
+                for ((row, col), &v) in p.positions().zip(values) {
+                    out[row * n + col] = v;
+                    if matches!(self, Block::Lower(_)) {
+                        out[col * n + row] = v;
+                    }
+                }
+            }
+        }
+    }
+
     /// The block's `values` as a dense matrix: one row for [`Block::Values`],
     /// both triangles filled for [`Block::Lower`].
     pub fn to_dense(&self, values: &[f64]) -> Vec<Vec<f64>> {
-        debug_assert_eq!(values.len(), self.len());
-        match self {
-            Block::Values(_) => vec![values.to_vec()],
-            Block::Sparse(p) => p.to_dense(values),
-            Block::Lower(p) => {
-                let mut dense = p.to_dense(values);
-                for ((row, col), &v) in p.positions().zip(values) {
-                    dense[col][row] = v;
-                }
-                dense
-            }
-            Block::Dense { cols, .. } => values.chunks((*cols).max(1)).map(<[f64]>::to_vec).collect(),
+        let (rows, cols) = self.dense_shape();
+        let mut flat = vec![0.0; rows * cols];
+        self.scatter(values, &mut flat);
+        if cols == 0 {
+            return vec![Vec::new(); rows];
         }
+        flat.chunks(cols).map(<[f64]>::to_vec).collect()
     }
 }
 
