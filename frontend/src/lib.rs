@@ -27,6 +27,7 @@ pub mod program;
 pub mod shown;
 pub mod source;
 pub mod span;
+pub mod value;
 
 pub use dag::{ExprDag, Node, NodeId};
 pub use error::{DidYouMean, ParseError, ParseErrorKind};

@@ -174,10 +174,12 @@ fn parse_point(source: &str, inputs: usize) -> Result<Option<Vec<f64>>, ParseErr
         if let Some((first, _)) = point {
             return fail(ParseErrorKind::SecondPoint { first });
         }
-        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
+        // Values as everywhere a point is read (`nan`, `inf`, `-inf`; `1e400` is an error).
+        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(crate::value::parse).collect();
         match values {
             Ok(v) if v.len() == inputs => point = Some((line_no, v)),
             Ok(v) => return fail(ParseErrorKind::BadPoint { expected: inputs, found: v.len() }),
+            Err(e @ ParseErrorKind::NumberOutOfRange(_)) => return fail(e),
             Err(_) => {
                 return fail(ParseErrorKind::Expected {
                     expected: "numbers after '# @point'",
@@ -1066,5 +1068,10 @@ mod tests {
         let p = parse_program("# @point 1 2.5\nin x, y\nout x*y").unwrap();
         assert_eq!(p.point, Some(vec![1.0, 2.5]));
         assert!(parse_program("# @point 1\nin x, y\nout x*y").is_err());
+        let p = parse_program("# @point nan -inf\nin x, y\nout x*y").unwrap();
+        assert!(p.point.as_ref().is_some_and(|p| p[0].is_nan() && p[1] == f64::NEG_INFINITY));
+        let e = parse_program("# @point 1e400 1\nin x, y\nout x*y").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::NumberOutOfRange("1e400".into()));
+        assert!(parse_program("# @point infinity 1\nin x, y\nout x*y").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
 use super::progress::Progress;
-use super::{load, point, Failure, PipelineArgs};
+use super::{load, point, value, Failure, PipelineArgs};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ pub struct BenchArgs {
     file: PathBuf,
     /// The point to call the kernels at (default: the file's `# @point`, or
     /// 0.5 for every input).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
     #[command(flatten)]
     pipeline: PipelineArgs,

@@ -1,8 +1,9 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{counted, json, listed, load, point, Failure, PipelineArgs};
+use super::{counted, json, listed, load, point, value, Failure, PipelineArgs};
 use clap::Args;
+use dstar::frontend::value::show;
 use dstar::frontend::Program;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ pub struct EvalArgs {
     file: PathBuf,
     /// The point, one value per input, comma-separated (default: the file's
     /// `# @point` comment). Example: --at 0.7,-1.3
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
     /// Also print the Jacobian (dense, one row per output).
     #[arg(long)]
@@ -23,7 +24,7 @@ pub struct EvalArgs {
     hessian: bool,
     /// With --hessian, also print the Hessian of the Lagrangian Σ w_i f_i
     /// with these weights, one per output. Example: --weights 1,0.5,0.5
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "hessian")]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "hessian")]
     weights: Option<Vec<f64>>,
     /// With --hessian, print Hessians as the nonzeros of their lower
     /// triangle (a pattern of rows and cols, then values) instead of dense
@@ -36,7 +37,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "K", requires = "direction")]
     order: Option<u64>,
     /// The direction v of --order, one value per input.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "order")]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "order")]
     direction: Option<Vec<f64>>,
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
@@ -120,7 +121,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         return Ok(());
     }
     for (i, (name, v)) in names.iter().zip(&values).enumerate() {
-        println!("{name} = {v}");
+        println!("{name} = {}", show(*v));
         if let Some(j) = &jacobian {
             println!("  gradient: {}", row_text(&j[i]));
         }
@@ -152,7 +153,7 @@ fn print_hessian(title: &str, h: &Hessians, output: Option<usize>, sparse: bool,
     if sparse {
         for (&k, v) in entries.iter().zip(values) {
             let (row, col) = positions[k];
-            println!("    d2/d{} d{} = {v}", inputs[row], inputs[col]);
+            println!("    d2/d{} d{} = {}", inputs[row], inputs[col], show(*v));
         }
     } else {
         let dense = match output {
@@ -166,7 +167,7 @@ fn print_hessian(title: &str, h: &Hessians, output: Option<usize>, sparse: bool,
 }
 
 fn row_text(row: &[f64]) -> String {
-    let items: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+    let items: Vec<String> = row.iter().map(|v| show(*v)).collect();
     format!("[{}]", items.join(", "))
 }
 

@@ -145,6 +145,13 @@ fn point(at: Option<&[f64]>, program: &dstar::frontend::Program, path: &Path) ->
     Ok(x)
 }
 
+/// A value of `--at`, `--weights` or `--direction` ([`dstar::frontend::value`]:
+/// `nan`, `inf`, `-inf` too, `1e400` an error), blanks around it allowed, so
+/// that `--at "1, 2"` reads as `--at 1,2`.
+fn value(text: &str) -> Result<f64, String> {
+    dstar::frontend::value::parse(text.trim()).map_err(|e| e.to_string())
+}
+
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

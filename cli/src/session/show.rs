@@ -65,13 +65,7 @@ fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> Stri
     s
 }
 
-/// A number as the REPL prints it: shortest round-trip digits, in exponent
-/// form when very large or small.
+/// A number as the REPL prints it ([`dstar::frontend::value::show`]).
 pub fn number(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
+    dstar::frontend::value::show(v)
 }
