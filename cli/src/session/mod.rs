@@ -348,6 +348,7 @@ fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
     let what = match dstar::frontend::reserved(name.text) {
         Some(what) => what,
         None if FORMS.contains(&name.text) => "a derivative form",
+        None if scope::VALUE_NAMES.contains(&name.text) => "a value",
         None => return Ok(()),
     };
     Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", Shown(name.text)), name.span))

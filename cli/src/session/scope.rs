@@ -6,8 +6,9 @@ use super::form::{self, Derived, Shape};
 use super::statement::{Form, FormName, Line, Name, Part};
 use super::{Session, SessionError};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{parse_expr_at, DidYouMean, Functions, Node, Op, Program};
+use dstar::frontend::{parse_expr_at, DidYouMean, ExprDag, Functions, Node, Op, Output, Program};
 use std::collections::{BTreeMap, HashSet};
+use std::sync::OnceLock;
 
 /// The names one statement sees.
 pub struct Scope<'a> {
@@ -24,12 +25,32 @@ pub struct Scope<'a> {
 
 impl Functions for Scope<'_> {
     fn function(&self, name: &str) -> Option<&Program> {
-        self.session.defs.get(name).map(|d| &d.program)
+        self.session.defs.get(name).map(|d| &d.program).or_else(|| value_name(name))
     }
 
     fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
         self.built.get(&offset).map(|(end, program)| (*end, program))
     }
+}
+
+/// The names of values, which the REPL reads as numbers wherever a number
+/// can stand (`f(nan, 1)`, `jacobian(f)(0, inf)`, `-inf`), as points are
+/// read everywhere ([`dstar::frontend::value`]); none can be defined.
+pub const VALUE_NAMES: [&str; 2] = ["nan", "inf"];
+
+/// The constant that `name` is, if it is one of [`VALUE_NAMES`]: a function
+/// of no variables, which the parser inlines.
+fn value_name(name: &str) -> Option<&'static Program> {
+    static VALUES: OnceLock<Vec<Program>> = OnceLock::new();
+    let values = VALUES.get_or_init(|| {
+        let constant = |name: &str| {
+            let mut dag = ExprDag::new();
+            let node = dag.constant(dstar::frontend::value::parse(name).expect("a value"));
+            Program::new(dag, vec![], vec![Output { name: name.to_string(), node }])
+        };
+        VALUE_NAMES.map(constant).into()
+    });
+    VALUE_NAMES.iter().position(|v| *v == name).map(|i| &values[i])
 }
 
 /// A derivative that is one expression.

@@ -6,8 +6,12 @@ use dstar::frontend::{print_nodes, NodeId, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
 
-/// `f(x, y)`
+/// `f(x, y)`, or `x` for a function of no variables (a constant), as it
+/// is defined (`x = 5`) and used.
 pub fn signature(name: &str, program: &Program) -> String {
+    if program.inputs.is_empty() {
+        return name.to_string();
+    }
     format!("{name}({})", program.inputs.join(", "))
 }
 
@@ -57,7 +61,11 @@ fn with_header(header: String, body: String) -> String {
 fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> String) -> String {
     let taken: HashSet<String> = program.inputs.iter().cloned().collect();
     let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
-    let mut s = layout(&printed.roots);
+    // A value is shown as a number (`inf`, not the expression `1/0`).
+    let texts: Vec<String> = (roots.iter().zip(printed.roots))
+        .map(|(&root, text)| program.dag.as_const(root).map_or(text, number))
+        .collect();
+    let mut s = layout(&texts);
     for (i, (name, text)) in printed.bindings.iter().enumerate() {
         let word = if i == 0 { "where" } else { "     " };
         let _ = write!(s, "\n  {word} {name} = {text}");

@@ -180,13 +180,13 @@ fn carets_count_chars_after_non_ascii_text() {
 #[test]
 fn several_statements_run_in_order_until_an_error() {
     let mut s = Session::new();
-    assert_eq!(run(&mut s, "a = 2; b = a * 3; b()"), "a() = 2\nb() = 6\n6");
+    assert_eq!(run(&mut s, "a = 2; b = a * 3; b()"), "a = 2\nb = 6\n6");
     let e = error(&mut s, "c = 1; d = nope(1); e2 = 3");
     assert_eq!(
         e.render("c = 1; d = nope(1); e2 = 3"),
-        "c() = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n"
+        "c = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n"
     );
-    assert_eq!(run(&mut s, ":vars"), "a() = 2\nb() = 6\nc() = 1");
+    assert_eq!(run(&mut s, ":vars"), "a = 2\nb = 6\nc = 1");
 }
 
 /// Issue 12: after `sin(x) = x^2`, `sin(3)` gave 9 but `sin(3) + 0` gave
