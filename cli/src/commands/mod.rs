@@ -10,6 +10,8 @@ mod progress;
 mod repl;
 mod stats;
 
+pub(crate) use diff::order;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::Path;
 use std::process::ExitCode;

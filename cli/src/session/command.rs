@@ -29,9 +29,11 @@ const HELP: &str = "\
 Define functions and take their derivatives:
   f(x, y) = sin(x*y) + x^2     a function of x and y, in that order
   g = f(x, 2*x)                a function of the variables it uses, in order of first appearance
-  diff(f, x)   diff(f, x, 2)   grad(f)   jacobian([f, g])   hessian(f)
-  diff(diff(f, x), y) + 1      diff is a value: it can be part of any expression
+  diff(f, x)   diff(f, x, 2)   diff(f, x, 2, y)   grad(f)   jacobian([f, g])   hessian(f)
+  taylor(f, x, 0, 5)           the Taylor polynomial of order 5 in x around x = 0
+  diff(diff(f, x), y) + 1      diff and taylor are values: part of any expression
   f(1, 2)      jacobian(f)(1, 2)         evaluate (compiles a kernel once)
+  f(nan, inf)  f(-inf, 1e-300)           nan, inf and -inf are values too
   df = diff(f, x)              define the derivative as a function
   a = 1; b = a + 2             several statements on a line
 A derivative's variables are its function's parameters in order, or, for an
@@ -80,6 +82,9 @@ impl Session {
                 let (expr, file) = arg.rsplit_once(char::is_whitespace).ok_or_else(usage)?;
                 let program = self.function_of(text, arg_start, expr.trim_end().len())?;
                 dot(&program, file)
+            }
+            "load" | "save" if arg.is_empty() => {
+                Err(SessionError::at_span(format!("usage: :{name} FILE"), name_span))
             }
             "load" => self.load(arg),
             "save" => self.save(arg),

@@ -206,13 +206,7 @@ impl<'a> Scope<'a> {
         if is_parameter {
             return Ok(None);
         }
-        let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
-        let vars =
-            if f.inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(&f.inputs) };
-        Err(SessionError::at_span(
-            format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var.text)),
-            var.span,
-        ))
+        Err(SessionError::at_span(not_a_variable(var.text, &f.inputs), var.span))
     }
 
     /// The error for a name where either a variable or an order could
@@ -230,4 +224,12 @@ impl<'a> Scope<'a> {
             var.span,
         )
     }
+}
+
+/// The message for `var`, which is not one of the variables `inputs` of the
+/// function to differentiate: the REPL's and `dstar diff`'s.
+pub fn not_a_variable(var: &str, inputs: &[String]) -> String {
+    let hint = DidYouMean::closest(var, inputs.iter().map(String::as_str));
+    let vars = if inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(inputs) };
+    format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var))
 }

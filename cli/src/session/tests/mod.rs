@@ -358,6 +358,19 @@ fn help_says_how_variables_are_ordered() {
     assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
 }
 
+/// Issue 31: `:help` showed every derivative form but `taylor`.
+#[test]
+fn issue_31_help_shows_every_derivative_form_and_the_values() {
+    let help = run(&mut Session::new(), ":help");
+    for form in super::statement::FORMS {
+        assert!(
+            help.contains(&format!("  {form}(")) || help.contains(&format!("   {form}(")),
+            "{form}: {help}"
+        );
+    }
+    assert!(help.contains("nan, inf and -inf"), "{help}");
+}
+
 #[test]
 fn completes_commands_functions_and_names() {
     let mut s = Session::new();
