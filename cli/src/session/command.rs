@@ -12,9 +12,10 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 /// Every command, with its help text.
-pub const COMMANDS: [(&str, &str); 10] = [
+pub const COMMANDS: [(&str, &str); 11] = [
     (":help", "this help"),
-    (":vars", "list the definitions"),
+    (":vars", "list the definitions (a long one shortened)"),
+    (":show NAMES", "print the named definitions whole"),
     (":ops EXPR", "op counts of EXPR and of its D* Jacobian"),
     (":time EXPR", "compile EXPR and time its kernels"),
     (":dot EXPR FILE", "write EXPR's derivative graph as Graphviz (and FILE.svg if `dot` is installed)"),
@@ -59,7 +60,14 @@ impl Session {
             "vars" => Ok(self
                 .defs
                 .iter()
-                .map(|(name, d)| show::signature(name, &d.program) + " = " + &show::program(&d.program))
+                .map(|(name, d)| show::definition_summary(name, &d.program))
+                .collect::<Vec<_>>()
+                .join("\n")),
+            "show" if arg.is_empty() => Err(SessionError::at_span("usage: :show NAMES", name_span)),
+            "show" => Ok(self
+                .defined(text, arg, arg_start)?
+                .iter()
+                .map(|name| show::definition(name, &self.defs[name].program))
                 .collect::<Vec<_>>()
                 .join("\n")),
             "ops" => {
@@ -136,6 +144,18 @@ impl Session {
 
     /// `:clear` forgets every definition, `:clear f g` those named.
     fn clear(&mut self, text: &str, arg: &str, arg_start: Pos) -> Result<String, SessionError> {
+        let mut names = self.defined(text, arg, arg_start)?;
+        if arg.is_empty() {
+            names = self.defs.keys().cloned().collect();
+        }
+        let n = names.len();
+        self.redefine([], names);
+        Ok(format!("forgot {}", counted(n, "definition")))
+    }
+
+    /// The names listed in `arg` (at `arg_start` of the line `text`), each
+    /// a definition; one that is not is an error pointing at it.
+    fn defined(&self, text: &str, arg: &str, arg_start: Pos) -> Result<Vec<String>, SessionError> {
         let mut names = vec![];
         for word in arg.split_whitespace() {
             if !self.defs.contains_key(word) {
@@ -149,12 +169,7 @@ impl Session {
             }
             names.push(word.to_string());
         }
-        if arg.is_empty() {
-            names = self.defs.keys().cloned().collect();
-        }
-        let n = names.len();
-        self.redefine([], names);
-        Ok(format!("forgot {}", counted(n, "definition")))
+        Ok(names)
     }
 }
 

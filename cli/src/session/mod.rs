@@ -192,7 +192,7 @@ impl Session {
         let mut scope = Scope::new(self, line, body)?;
         let program = scope.expression_with_forms(body, params.as_deref())?;
         let program = file::canonical(&program, name.text);
-        let shown = show::signature(name.text, &program) + " = " + &show::program(&program);
+        let shown = show::definition_summary(name.text, &program);
         self.redefine([(name.text.to_string(), program)], []);
         Ok(shown)
     }

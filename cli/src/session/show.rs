@@ -15,6 +15,48 @@ pub fn signature(name: &str, program: &Program) -> String {
     format!("{name}({})", program.inputs.join(", "))
 }
 
+/// `f(x, y) = ...`: a definition whole, as `:show` prints it.
+pub fn definition(name: &str, program: &Program) -> String {
+    signature(name, program) + " = " + &self::program(program)
+}
+
+/// Lines past which a definition is echoed (and listed by `:vars`) as a
+/// summary: a derivative of high order can have 20,000 shared
+/// subexpressions.
+const MAX_LINES: usize = 24;
+/// Characters past which a definition is echoed as a summary.
+const MAX_CHARS: usize = 4_000;
+/// Lines of a summary's head, and the characters shown of each.
+const HEAD_LINES: usize = 8;
+const HEAD_WIDTH: usize = 100;
+
+/// A definition as it is echoed and listed: whole when short, else its
+/// first lines (each clipped), how much more there is and how to see it.
+pub fn definition_summary(name: &str, program: &Program) -> String {
+    let whole = definition(name, program);
+    let lines = whole.lines().count();
+    if lines <= MAX_LINES && whole.len() <= MAX_CHARS {
+        return whole;
+    }
+    let mut s = String::new();
+    for line in whole.lines().take(HEAD_LINES) {
+        let mut chars = line.chars();
+        s.extend(chars.by_ref().take(HEAD_WIDTH));
+        if chars.next().is_some() {
+            s.push('…');
+        }
+        s.push('\n');
+    }
+    let more = lines.saturating_sub(HEAD_LINES);
+    let _ = write!(
+        s,
+        "  … {more} more line{} ({} operations in all); :show {name} prints it whole",
+        if more == 1 { "" } else { "s" },
+        program.count_ops()
+    );
+    s
+}
+
 /// A one-output program as readable text: the expression, then the shared
 /// subexpressions as `where t1 = ...` lines.
 pub fn program(program: &Program) -> String {
