@@ -33,6 +33,11 @@ fn golden_printed_forms() {
         (&["x^2 * y^3", "y", "x", "2"], "6 * y^2"),
         (&["x^2", "x", "18446744073709551615"], "0"),
         (&["exp(-x) * y", "x", "999", "y"], "-exp(-x)"),
+        // Issue 31: like terms collect (order 3 printed `t1 = sin(x);
+        // exp(x) * (2 * cos(x) - 3 * t1 + t1)`).
+        (&["exp(x)*sin(x)", "x", "3"], "2 * (cos(x) - sin(x)) * exp(x)"),
+        (&["exp(x)*sin(x)", "x", "4"], "-4 * sin(x) * exp(x)"),
+        (&["exp(x)*sin(x)", "x", "5"], "-4 * (cos(x) + sin(x)) * exp(x)"),
     ] {
         assert_eq!(diff(args), want, "dstar diff {args:?}");
     }

@@ -153,8 +153,11 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String,
     // Operands that would need parentheses on the right read better on the
     // left, where the same precedence needs none: `2 * x * y`, not
     // `y * (2 * x)`.
+    // A leading minus needs brackets on the right only (`-2 * x * y`, not
+    // `y * (-2 * x)`).
     let bracketed = |i: usize, prec: u8| args.get(i).is_some_and(|(t, p)| *p < prec || t.starts_with('-'));
-    let leans = |prec: u8| bracketed(1, prec + 1) && !bracketed(1, prec) && !bracketed(0, prec + 1);
+    let lower = |i: usize, prec: u8| args.get(i).is_some_and(|(_, p)| *p < prec);
+    let leans = |prec: u8| bracketed(1, prec + 1) && !lower(1, prec) && !bracketed(0, prec + 1);
     let swap = match op {
         Op::Mul => number(1) && !number(0) || !number(0) && leans(2),
         Op::Add => number(0) && !number(1) || !number(1) && leans(1),
@@ -218,6 +221,9 @@ mod tests {
         round_trip("in x, y\nout f = x / (y * 2) + ifelse(x < y, x, -y)");
         round_trip("in x\nout f = 1/0 + 0/0 * -0 + 1e-300 + 6.02e23");
         assert_eq!(round_trip("in x, y\nout f = -2 * x + -x / y"), "in x, y\nout f = -2 * x + (-x / y)\n");
+        // A product that starts with a minus moves left, where it needs no
+        // brackets.
+        assert_eq!(round_trip("in x, y\nout f = y * (-2 * x)"), "in x, y\nout f = -2 * x * y\n");
         assert_eq!(
             round_trip("in x, y\nout f = y * (2 * x) + (y + x^2)"),
             "in x, y\nout f = y + x^2 + 2 * x * y\n"
