@@ -5,7 +5,7 @@
 use crate::Error;
 use factor::higher::Budget;
 use factor::Tidier;
-use frontend::{ExprDag, NodeId, Op, Output, Program};
+use frontend::{ExprDag, NodeId, Op, Output, Program, Stop};
 
 /// The partial derivative of `program`'s single output by its inputs `by`
 /// (`(input, order)` pairs, differentiated in that order), as a program over
@@ -14,7 +14,7 @@ use frontend::{ExprDag, NodeId, Op, Output, Program};
 ///
 /// ```
 /// let program = dstar::parse_expr("log(x) * y")?;
-/// let d = dstar::partial(&program, &[(0, 10), (1, 1)], &dstar::Budget::default(), &|| false)?;
+/// let d = dstar::partial(&program, &[(0, 10), (1, 1)], &dstar::Budget::default(), &dstar::Stop::never())?;
 /// assert_eq!(dstar::print_expr(&d.dag, d.outputs[0].node, &d.inputs), "-362880 / x^10");
 /// # Ok::<(), dstar::Error>(())
 /// ```
@@ -27,7 +27,7 @@ pub fn partial(
     program: &Program,
     by: &[(usize, u64)],
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<Program, Error> {
     let [output] = program.outputs.as_slice() else {
         return Err(Error::Usage(format!(
@@ -65,7 +65,7 @@ pub fn tidy(program: &Program) -> Program {
 ///
 /// ```
 /// let program = dstar::parse_expr("exp(x)")?;
-/// let p = dstar::taylor_polynomial(&program, 0, 0.0, 3, &dstar::Budget::default(), &|| false)?;
+/// let p = dstar::taylor_polynomial(&program, 0, 0.0, 3, &dstar::Budget::default(), &dstar::Stop::never())?;
 /// assert_eq!(dstar::print_expr(&p.dag, p.outputs[0].node, &p.inputs), "1 + x + x^2 / 2 + x^3 / 6");
 /// # Ok::<(), dstar::Error>(())
 /// ```
@@ -78,7 +78,7 @@ pub fn taylor_polynomial(
     at: f64,
     order: u64,
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<Program, Error> {
     let [output] = program.outputs.as_slice() else {
         return Err(Error::Usage(format!(

@@ -18,7 +18,7 @@ impl HigherError {
         HigherError::Constants { order, stage, within: at as u64 - 1 }
     }
 }
-use frontend::{ExprDag, Kernel, NodeId};
+use frontend::{ExprDag, Kernel, NodeId, Stop};
 use std::collections::HashMap;
 
 /// Bounds on a higher derivative, in units of work (never time).
@@ -108,7 +108,7 @@ pub enum HigherError {
 /// let program = frontend::parse_expr("x^3 * sin(y)")?;
 /// let kernel = program.kernel()?;
 /// let budget = factor::higher::Budget::default();
-/// let d = factor::higher::partial(kernel, &[(0, 2), (1, 1)], &budget, &|| false)?;
+/// let d = factor::higher::partial(kernel, &[(0, 2), (1, 1)], &budget, &frontend::Stop::never())?;
 /// assert_eq!(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs), "6 * x * cos(y)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -122,7 +122,7 @@ pub fn partial(
     function: Kernel,
     by: &[(usize, u64)],
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<Kernel, HigherError> {
     assert_eq!(function.num_outputs(), 1, "a partial derivative of a scalar function");
     let n = function.num_inputs();
@@ -149,7 +149,7 @@ pub fn derivatives(
     input: usize,
     order: u64,
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<(ExprDag, Vec<Option<NodeId>>), HigherError> {
     assert_eq!(function.num_outputs(), 1, "derivatives of a scalar function");
     let root = function.roots()[0];
@@ -160,7 +160,7 @@ pub fn derivatives(
     let mut taylor = Taylor::new(&dag, &[root], &direction, Scale::Derivatives);
     let mut all = vec![Some(root)];
     for k in 1..=order {
-        if stop() {
+        if stop.requested() {
             return Err(HigherError::Stopped);
         }
         advance_within(&mut taylor, &mut dag, k, order, budget)?;
@@ -197,7 +197,7 @@ fn along(
     stage: usize,
     budget: &Budget,
     spent: &mut u64,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<(ExprDag, NodeId), HigherError> {
     let root = kernel.roots()[0];
     let (mut dag, _) = kernel.into_parts();
@@ -216,7 +216,7 @@ fn along(
     let mut seen: HashMap<NodeId, u64> = HashMap::from([(root, 0)]);
     let mut next_ops_check = 1;
     for k in 1..=order {
-        if stop() {
+        if stop.requested() {
             return Err(HigherError::Stopped);
         }
         let before = taylor.work();
@@ -341,7 +341,7 @@ mod tests {
 
     fn derivative(source: &str, by: &[(usize, u64)]) -> Result<String, HigherError> {
         let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("valid");
-        let d = partial(program.kernel().expect("valid"), by, &Budget::default(), &|| false)?;
+        let d = partial(program.kernel().expect("valid"), by, &Budget::default(), &Stop::never())?;
         Ok(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs))
     }
 
@@ -386,13 +386,13 @@ mod tests {
         for (source, by, budget) in cases {
             let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("valid");
             let kernel = program.kernel().expect("valid");
-            let Err(error) = partial(kernel.clone(), by, &budget, &|| false) else {
+            let Err(error) = partial(kernel.clone(), by, &budget, &Stop::never()) else {
                 panic!("{source} {by:?} is within {budget:?}")
             };
             let (stage, within) = hint(&error).expect("a hint");
             let mut asked = by.to_vec();
             asked[stage].1 = within;
-            match partial(kernel, &asked, &budget, &|| false) {
+            match partial(kernel, &asked, &budget, &Stop::never()) {
                 Ok(_) => {}
                 Err(e) => assert!(
                     hint(&e).is_some_and(|(later, _)| later > stage),
@@ -406,13 +406,13 @@ mod tests {
     fn budgets_name_an_order_within_them() {
         let program = frontend::parse_expr("sin(x)*exp(x)").expect("valid");
         let budget = Budget { max_work: 20_000, max_ops: usize::MAX };
-        let error = partial(program.kernel().unwrap(), &[(0, 1000)], &budget, &|| false).unwrap_err();
+        let error = partial(program.kernel().unwrap(), &[(0, 1000)], &budget, &Stop::never()).unwrap_err();
         let HigherError::Work { within, .. } = error else { panic!("{error}") };
-        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &Stop::never()).is_ok());
         let budget = Budget { max_work: u64::MAX, max_ops: 50 };
-        let error = partial(program.kernel().unwrap(), &[(0, 40)], &budget, &|| false).unwrap_err();
+        let error = partial(program.kernel().unwrap(), &[(0, 40)], &budget, &Stop::never()).unwrap_err();
         let HigherError::Ops { within, .. } = error else { panic!("{error}") };
-        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
-        assert!(partial(program.kernel().unwrap(), &[(0, within + 1)], &budget, &|| false).is_err());
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &Stop::never()).is_ok());
+        assert!(partial(program.kernel().unwrap(), &[(0, within + 1)], &budget, &Stop::never()).is_err());
     }
 }

@@ -194,7 +194,12 @@ impl Function {
         simplify: bool,
         self_check: bool,
     ) -> PyResult<Function> {
-        crate::expr::function(inputs, outputs, output_names, Options { simplify, self_check })
+        crate::expr::function(
+            inputs,
+            outputs,
+            output_names,
+            Options { simplify, self_check, ..Default::default() },
+        )
     }
 
     /// Number of inputs ``n``.

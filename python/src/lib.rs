@@ -76,7 +76,7 @@ fn compile(
         }
     };
     let program = program.map_err(|e| to_py(py, e.into(), text))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check }))
+    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
 }
 
 /// Rebuilds a pickled :class:`Function` from its source text.
@@ -89,7 +89,7 @@ fn _function_from_source(
     self_check: bool,
 ) -> PyResult<Function> {
     let program = dstar::parse_program(source).map_err(|e| to_py(py, e.into(), source))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check }))
+    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
 }
 
 /// The ``order``-th derivative of the expression ``expr`` with respect to

@@ -36,7 +36,7 @@ pub fn run(args: &DiffArgs) -> Result<(), Failure> {
             }
         }
     }
-    let derivative = dstar::partial(&program, &columns, &dstar::Budget::default(), &|| false)
+    let derivative = dstar::partial(&program, &columns, &dstar::Budget::default(), &dstar::Stop::never())
         .map_err(|e| Failure::input(format!("error: {e}\n")))?;
     println!("{}", dstar::print_expr(&derivative.dag, derivative.outputs[0].node, &derivative.inputs));
     Ok(())

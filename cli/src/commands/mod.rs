@@ -77,7 +77,7 @@ pub struct PipelineArgs {
 impl PipelineArgs {
     /// The library options these flags ask for.
     pub fn options(&self) -> dstar::Options {
-        dstar::Options { simplify: !self.no_simplify, self_check: !self.no_self_check }
+        dstar::Options { simplify: !self.no_simplify, self_check: !self.no_self_check, ..Default::default() }
     }
 
     /// The compiler these flags ask for.

@@ -9,7 +9,6 @@ use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{DidYouMean, Pos, Program, Span};
 use std::fmt::Write;
-use std::sync::Arc;
 
 /// Every command, with its help text.
 pub const COMMANDS: [(&str, &str); 11] = [
@@ -99,8 +98,7 @@ impl Session {
             "clear" => self.clear(text, arg, arg_start),
             "reset" => {
                 let n = self.defs.len();
-                *self =
-                    Session { interrupt: Arc::clone(&self.interrupt), budget: self.budget, ..Session::new() };
+                *self = Session { interrupt: self.interrupt.clone(), budget: self.budget, ..Session::new() };
                 Ok(format!("forgot {}", counted(n, "definition")))
             }
             _ => Err(SessionError::at_span(
