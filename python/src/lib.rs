@@ -7,6 +7,7 @@ mod arrays;
 mod errors;
 mod expr;
 mod function;
+mod interrupt;
 mod threads;
 mod widths;
 
