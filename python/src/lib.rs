@@ -141,6 +141,8 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Expr>()?;
     m.add_class::<Condition>()?;
     m.add("ParseError", m.py().get_type::<ParseError>())?;
+    // The package's version: pyproject.toml takes it from Cargo.toml.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(_function_from_source, m)?)?;
     m.add_function(wrap_pyfunction!(derivative, m)?)?;

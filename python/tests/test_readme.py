@@ -1,5 +1,5 @@
 """The README's Python section as a new user meets it: its install line and
-its snippet, verbatim."""
+its snippet, verbatim; the package's version."""
 
 import pathlib
 import re
@@ -47,3 +47,10 @@ def test_readme_install_line_installs_what_the_snippet_needs():
     if "sparse=True" in code:
         assert "scipy" in names, f"{command!r} installs {sorted(names)}"
 
+
+def test_version_is_the_package_version():
+    """Issue 31: dstar.__version__ was missing."""
+    from importlib.metadata import version
+
+    assert dstar.__version__ == version("dstar")
+    assert re.fullmatch(r"\d+\.\d+\.\d+.*", dstar.__version__)
