@@ -44,12 +44,14 @@ fn order_twenty() {
     );
     for k in [1u64, 2, 4, 8, 12, 20] {
         let (time, text) = median(5, || {
-            let d = dstar::partial(&program, &[(0, k)], &budget, &|| false).expect("within the budget");
+            let d = dstar::partial(&program, &[(0, k)], &budget, &dstar::Stop::never())
+                .expect("within the budget");
             dstar::print_expr(&d.dag, d.outputs[0].node, &d.inputs)
         });
         let (raw, _) = median(5, || {
             let kernel = program.kernel().expect("valid");
-            dstar::factor::higher::partial(kernel, &[(0, k)], &budget, &|| false).expect("within the budget")
+            dstar::factor::higher::partial(kernel, &[(0, k)], &budget, &dstar::Stop::never())
+                .expect("within the budget")
         });
         // The old way doubles with every order: only up to 12.
         let repeated = (k <= 12).then(|| {

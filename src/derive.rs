@@ -41,7 +41,7 @@ pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error
             "0".into()
         });
     };
-    let d = crate::partial(&program, &[(col, order as u64)], &Budget::default(), &|| false)?;
+    let d = crate::partial(&program, &[(col, order as u64)], &Budget::default(), &frontend::Stop::never())?;
     Ok(print_expr(&d.dag, d.outputs[0].node, &d.inputs))
 }
 

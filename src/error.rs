@@ -42,6 +42,9 @@ pub enum Error {
     /// A higher derivative needs more than its budget, or was stopped.
     #[error(transparent)]
     Derivative(#[from] factor::higher::HigherError),
+    /// The caller asked to stop ([`Options::stop`](crate::Options::stop)).
+    #[error("stopped")]
+    Stopped,
     /// A request that does not fit the function (a wrong point length, a
     /// Hessian of a vector function, an unknown variable...).
     #[error("{0}")]
@@ -63,6 +66,7 @@ impl From<backend::CodegenError> for Error {
     fn from(error: backend::CodegenError) -> Error {
         match error {
             backend::CodegenError::SelfCheck(failure) => Error::SelfCheck(failure),
+            backend::CodegenError::Stopped => Error::Stopped,
             other => Error::Codegen(other),
         }
     }

@@ -65,10 +65,12 @@ impl Function {
     /// they say not to.
     ///
     /// # Errors
+    /// [`Error::Stopped`] if the options' stop was asked for;
     /// [`Error::Derivative`] for a Taylor order past its budget;
     /// [`Error::SelfCheck`] if the kernel disagrees with the interpreter;
     /// Cranelift's failures as [`Error::Codegen`].
     pub fn compile(&self, request: Request) -> Result<Compiled, Error> {
+        self.options.check_stop()?;
         let f = self.program.kernel()?;
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
@@ -86,6 +88,7 @@ impl Function {
             Request::Hvp(k) => (factor::hvp(f, k), None),
             Request::Taylor(order) => (factor::taylor_series(f, order, &Budget::default())?, None),
         };
+        self.options.check_stop()?;
         let layout = request.layout(n, m, pattern);
         let ops = kernel.count_ops();
         let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;

@@ -42,7 +42,7 @@ pub use factor::higher::{Budget, HigherError};
 pub use factor::{Hessian, HessianMethod, Jacobian};
 pub use frontend::{
     eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program, Block,
-    ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern,
+    ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern, Stop,
 };
 pub use function::Function;
 pub use higher::{partial, taylor_polynomial, tidy};

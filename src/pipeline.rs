@@ -6,7 +6,7 @@ use crate::Error;
 use backend::JitCompiler;
 use factor::Jacobian;
 use factor::SimplifyReport;
-use frontend::Program;
+use frontend::{Program, Stop};
 use std::time::{Duration, Instant};
 
 /// How [`crate::compile`] and the command line build a Jacobian.
@@ -19,21 +19,33 @@ pub struct Options {
     /// [`JitCompiler::with_self_check`]): a disagreement is
     /// [`Error::SelfCheck`], never a wrong number.
     pub self_check: bool,
+    /// A request to stop, asked between the stages and between batches of
+    /// compiled chunks ([`JitCompiler::with_stop`]): then the result is
+    /// [`Error::Stopped`]. [`Stop::never`] by default.
+    pub stop: Stop,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { simplify: true, self_check: true }
+        Options { simplify: true, self_check: true, stop: Stop::never() }
     }
 }
 
 impl Options {
+    /// [`Error::Stopped`] if the caller asked to stop.
+    pub(crate) fn check_stop(&self) -> Result<(), Error> {
+        if self.stop.requested() {
+            return Err(Error::Stopped);
+        }
+        Ok(())
+    }
+
     /// The compiler these options ask for.
     ///
     /// # Errors
     /// [`Error::Codegen`] if Cranelift cannot target this machine.
     pub fn compiler(&self) -> Result<JitCompiler, Error> {
-        Ok(JitCompiler::new()?.with_self_check(self.self_check))
+        Ok(JitCompiler::new()?.with_self_check(self.self_check).with_stop(self.stop.clone()))
     }
 }
 
@@ -67,7 +79,9 @@ pub(crate) fn differentiate_alongside<R: Send>(
     alongside: impl FnOnce(&Jacobian) -> R + Send,
 ) -> Result<(Differentiated, R), Error> {
     let start = Instant::now();
+    options.check_stop()?;
     let mut jacobian = factor::jacobian(program.kernel()?);
+    options.check_stop()?;
     let ops_before_simplify = jacobian.jacobian_ops();
     let (simplify, along) = if options.simplify {
         let (report, along) = jacobian.simplify_alongside(&factor::plan::simplifier(), alongside);

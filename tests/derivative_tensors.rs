@@ -141,7 +141,7 @@ fn mixed_partials_match_the_repeated_jacobian() {
                     _ => by.push((j as usize, 1)),
                 }
             }
-            let partial = dstar::partial(&program, &by, &budget, &|| false).unwrap();
+            let partial = dstar::partial(&program, &by, &budget, &dstar::Stop::never()).unwrap();
             for x in POINTS {
                 let got = dstar::eval_program(&partial, &x)[0];
                 let want = dense.eval(&x)[flat(&index, 3)];

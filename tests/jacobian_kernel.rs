@@ -140,3 +140,19 @@ fn corpus_batches_run_two_points_per_call_and_match_single_calls() {
         assert_eq!(kernel.kernel().points_per_call(), 2, "{}", problem.name);
     }
 }
+
+/// Issue 31: `Options::stop` is asked between the stages and the compiled
+/// chunks; a request makes the result `Error::Stopped`.
+#[test]
+fn issue_31_a_requested_stop_stops_compiling() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let flag = Arc::new(AtomicBool::new(true));
+    let options = dstar::Options { stop: dstar::Stop::flag(Arc::clone(&flag)), ..Default::default() };
+    let source = "in x, y\nout f = sin(x*y) + x^2";
+    for request in [Request::Jacobian, Request::Hessian, Request::Values] {
+        assert!(matches!(dstar::compile(source, request, &options), Err(dstar::Error::Stopped)));
+    }
+    flag.store(false, Ordering::Relaxed);
+    assert!(dstar::compile(source, Request::Jacobian, &options).is_ok());
+}

@@ -21,7 +21,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
-use frontend::{ExprDag, Kernel, NodeId, Op};
+use frontend::{ExprDag, Kernel, NodeId, Op, Stop};
 use rayon::prelude::*;
 
 /// Cranelift's register allocators.
@@ -58,6 +58,7 @@ pub struct JitCompiler {
     regalloc: Regalloc,
     chunk_size: usize,
     self_check: bool,
+    stop: Stop,
 }
 
 impl JitCompiler {
@@ -77,6 +78,7 @@ impl JitCompiler {
             regalloc: Regalloc::default(),
             chunk_size: JitCompiler::DEFAULT_CHUNK_SIZE,
             self_check: true,
+            stop: Stop::never(),
         })
     }
 
@@ -100,6 +102,15 @@ impl JitCompiler {
     /// Off, a back-end bug would go unnoticed: switch it off only to measure.
     pub fn with_self_check(mut self, on: bool) -> JitCompiler {
         self.self_check = on;
+        self
+    }
+
+    /// Stops compiling, with [`CodegenError::Stopped`], when `stop` is
+    /// requested: it is asked before each batch of chunks (a few thousand
+    /// operations), so a kernel of a million operations stops within a
+    /// fraction of a second.
+    pub fn with_stop(mut self, stop: Stop) -> JitCompiler {
+        self.stop = stop;
         self
     }
 
@@ -296,7 +307,8 @@ impl JitCompiler {
             Variant::OnePoint => Scalar::signature(module),
             Variant::TwoPoints => Lanes::signature(module),
         };
-        Ok(Session { code, isa, libm, sincos, signature, variant, chunks: Vec::new() })
+        let stop = self.stop.clone();
+        Ok(Session { code, isa, libm, sincos, signature, variant, chunks: Vec::new(), stop })
     }
 
     /// The host ISA with this compiler's settings.
@@ -334,6 +346,8 @@ struct Session {
     variant: Variant,
     /// The chunks compiled so far, in call order.
     chunks: Vec<FuncId>,
+    /// Asked before each batch of chunks.
+    stop: Stop,
 }
 
 impl Session {
@@ -354,6 +368,9 @@ impl Session {
         let mut cache = ValueCache::new(dag);
         let mut lowered = Vec::with_capacity(COMPILE_BATCH);
         for c in self.chunks.len()..plan.num_chunks() {
+            if lowered.is_empty() && self.stop.requested() {
+                return Err(CodegenError::Stopped);
+            }
             let id = module.declare_anonymous_function(&self.signature)?;
             let mut func = Function::with_name_signature(UserFuncName::default(), self.signature.clone());
             match self.variant {

@@ -40,6 +40,9 @@ pub enum CodegenError {
     /// The compiled kernel disagreed with the interpreter at the check point.
     #[error(transparent)]
     SelfCheck(#[from] SelfCheckFailure),
+    /// The caller asked to stop ([`JitCompiler::with_stop`](crate::JitCompiler::with_stop)).
+    #[error("stopped")]
+    Stopped,
 }
 
 impl From<ModuleError> for CodegenError {

@@ -177,3 +177,26 @@ fn chunked_kernels_equal_unchunked_ones() {
         }
     }
 }
+
+/// Issue 31: compiling checks the caller's stop between batches of chunks
+/// (units of work), so a huge kernel stops soon after it is asked to; it
+/// checked nothing and Ctrl-C waited for the whole compile.
+#[test]
+fn issue_31_compiling_stops_between_batches_of_chunks() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    // A sum of 40,000 products: 80 chunks of 1,000 operations, 5 batches.
+    let terms: Vec<String> = (0..40_000).map(|i| format!("x{} * x{}", i % 50, (i * 7 + 1) % 50)).collect();
+    let inputs: Vec<String> = (0..50).map(|i| format!("x{i}")).collect();
+    let source = format!("in {}\nout f = {}", inputs.join(", "), terms.join(" + "));
+    let kernel = frontend::parse_program(&source).unwrap().kernel().unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&asked);
+    // Stop at the third question: two batches compiled, then none.
+    let stop = frontend::Stop::new(move || count.fetch_add(1, Ordering::Relaxed) >= 2);
+    let Ok(compiler) = backend::JitCompiler::new() else { return };
+    let result = compiler.clone().with_stop(stop).compile(&kernel);
+    assert!(matches!(result, Err(backend::CodegenError::Stopped)), "{result:?}");
+    assert_eq!(asked.load(Ordering::Relaxed), 3, "asked once per batch, until it said stop");
+    assert!(compiler.compile(&kernel).is_ok(), "a compiler without the stop compiles it");
+}

@@ -165,3 +165,66 @@ fn weights_ask_for_the_lagrangian_and_each_output_stands_alone() {
     assert_eq!(got["lagrangian_hessian"].as_array().unwrap().len(), 60);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A problem file `name` with `source` in a fresh directory of this test run.
+fn problem(name: &str, source: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("dstar-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(name);
+    std::fs::write(&file, source).unwrap();
+    file
+}
+
+/// Issue 31: the text output wrote 1e-150 as 0.000…0001 (150 zeros); it
+/// shows values as --json and the REPL do.
+#[test]
+fn issue_31_text_output_shows_huge_and_tiny_values_with_an_exponent() {
+    let file = problem("square.dstar", "in x\nout y = x*x\n");
+    let file = file.to_str().unwrap();
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1e-150", "--jacobian"]);
+    assert_eq!((status, stdout.as_str()), (0, "y = 1e-300\n  gradient: [2e-150]\n"), "{stderr}");
+    let (status, stdout, _) = dstar(&["eval", file, "--at", "1e150", "--hessian", "--sparse"]);
+    let y = format!("{:e}", 1e150f64 * 1e150); // 9.999999999999999e299
+    assert_eq!((status, stdout), (0, format!("y = {y}\n  hessian:\n    d2/dx dx = 2\n")));
+    let (status, stdout, _) = dstar(&["eval", file, "--at", "-1e200", "--order", "2", "--direction", "1"]);
+    assert_eq!(status, 0);
+    assert!(stdout.contains("taylor coefficients along v: [inf, -2e200, 1]"), "{stdout}");
+    let (_, stdout, _) = dstar(&["eval", file, "--at", "nan", "--jacobian"]);
+    assert_eq!(stdout, "y = nan\n  gradient: [nan]\n");
+}
+
+/// Issue 31: values are read by one rule: blanks after the commas, `nan`,
+/// `inf`, `-inf`; a number too large for double precision is an error (it
+/// read as infinity), as it is in a file.
+#[test]
+fn issue_31_values_on_the_command_line_read_as_everywhere() {
+    let file = problem("pair.dstar", "in x, y\nout f = x*y\nout g = x + y\n");
+    let file = file.to_str().unwrap();
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1, 2"]);
+    assert_eq!((status, stdout.as_str()), (0, "f = 2\ng = 3\n"), "{stderr}");
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "inf, -inf"]);
+    assert_eq!((status, stdout.as_str()), (0, "f = -inf\ng = nan\n"), "{stderr}");
+    let (status, stdout, stderr) =
+        dstar(&["eval", file, "--at", "1,2", "--hessian", "--weights", "1, 0.5", "--sparse"]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.ends_with("lagrangian hessian:\n    d2/dy dx = 1\n"), "{stdout}");
+    let (status, stdout, stderr) =
+        dstar(&["eval", file, "--at", "1,2", "--order", "1", "--direction", " 1, 0"]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.contains("taylor coefficients along v: [2, 2]"), "{stdout}");
+    for (at, direction) in [("1e400,1", "1,0"), ("1, -1e309", "1,0"), ("1,2", "1e999, 0")] {
+        let (status, stdout, stderr) =
+            dstar(&["eval", file, "--at", at, "--order", "1", "--direction", direction]);
+        assert_eq!(status, 2, "{at} {direction}: {stdout}");
+        assert!(stderr.contains("too large for double precision"), "{stderr}");
+    }
+    for value in ["infinity,1", "1,,2", "NaN,1"] {
+        let (status, _, stderr) = dstar(&["eval", file, "--at", value]);
+        assert_eq!(status, 2, "{value}: {stderr}");
+        assert!(stderr.contains("malformed number"), "{stderr}");
+    }
+    let point = problem("overflow.dstar", "# @point 1e400 1\nin x, y\nout x*y\n");
+    let (status, _, stderr) = dstar(&["eval", point.to_str().unwrap()]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("1:1: the number '1e400' is too large"), "{stderr}");
+}

@@ -39,7 +39,7 @@ fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
     let Run { status, stdout: out, .. } = repl(script.as_bytes());
     assert_eq!(status, 0, "{out}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "loaded f(x, y), h(u), g(y, x), c(), x(y), k(x), df(y, x)");
+    assert_eq!(lines[0], "loaded f(x, y), h(u), g(y, x), c, x(y), k(x), df(y, x)");
     assert_eq!(
         lines[1..],
         [

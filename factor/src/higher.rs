@@ -18,7 +18,7 @@ impl HigherError {
         HigherError::Constants { order, stage, within: at as u64 - 1 }
     }
 }
-use frontend::{ExprDag, Kernel, NodeId};
+use frontend::{ExprDag, Kernel, NodeId, Stop};
 use std::collections::HashMap;
 
 /// Bounds on a higher derivative, in units of work (never time).
@@ -108,7 +108,7 @@ pub enum HigherError {
 /// let program = frontend::parse_expr("x^3 * sin(y)")?;
 /// let kernel = program.kernel()?;
 /// let budget = factor::higher::Budget::default();
-/// let d = factor::higher::partial(kernel, &[(0, 2), (1, 1)], &budget, &|| false)?;
+/// let d = factor::higher::partial(kernel, &[(0, 2), (1, 1)], &budget, &frontend::Stop::never())?;
 /// assert_eq!(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs), "6 * x * cos(y)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -122,7 +122,7 @@ pub fn partial(
     function: Kernel,
     by: &[(usize, u64)],
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<Kernel, HigherError> {
     assert_eq!(function.num_outputs(), 1, "a partial derivative of a scalar function");
     let mut kernel = compact(&function, function.roots()[0]);
@@ -148,7 +148,7 @@ pub fn derivatives(
     input: usize,
     order: u64,
     budget: &Budget,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<(ExprDag, Vec<Option<NodeId>>), HigherError> {
     assert_eq!(function.num_outputs(), 1, "derivatives of a scalar function");
     let root = function.roots()[0];
@@ -159,7 +159,7 @@ pub fn derivatives(
     let mut taylor = Taylor::new(&dag, &[root], &direction, Scale::Derivatives);
     let mut all = vec![Some(root)];
     for k in 1..=order {
-        if stop() {
+        if stop.requested() {
             return Err(HigherError::Stopped);
         }
         advance_within(&mut taylor, &mut dag, k, order, budget)?;
@@ -196,7 +196,7 @@ fn along(
     stage: usize,
     budget: &Budget,
     spent: &mut u64,
-    stop: &dyn Fn() -> bool,
+    stop: &Stop,
 ) -> Result<(ExprDag, NodeId), HigherError> {
     let root = kernel.roots()[0];
     let (mut dag, _) = kernel.into_parts();
@@ -215,7 +215,7 @@ fn along(
     let mut seen: HashMap<NodeId, u64> = HashMap::from([(root, 0)]);
     let mut next_ops_check = 1;
     for k in 1..=order {
-        if stop() {
+        if stop.requested() {
             return Err(HigherError::Stopped);
         }
         let before = taylor.work();
@@ -227,7 +227,9 @@ fn along(
                 order,
                 stage,
                 reached: k - 1,
-                within: k - 1,
+                // The orders built were within the work, not all within the
+                // operations.
+                within: highest_within(&dag, &derivatives, k - 1, budget),
                 work: *spent + before,
                 limit: budget.max_work,
             });
@@ -280,18 +282,42 @@ fn finish(
         let root = fresh.import(&dag, &[answer], None)[0];
         return Ok((fresh, root));
     }
-    // Operations grow with the order: the last order within the limit by
-    // bisection over the orders built (order 0 always is).
-    let (mut lo, mut hi) = (0usize, derivatives.len().min(order as usize + 1));
+    let within = highest_within(&dag, derivatives, order, budget);
+    Err(HigherError::Ops { order, stage, ops, within, limit: budget.max_ops })
+}
+
+/// The highest order up to `upto` among `derivatives` (by order, from 0)
+/// that [`along`] answers: asking for order `j` checks the operations of
+/// the orders `2, 4, 8, ... <= j` on the way and of `j` at the end (orders
+/// 0 and 1 pass whatever they hold), so the answer is below the first
+/// power of two over the limit, and within the limit itself. Operations
+/// grow with the order, so a bisection finds the last order within the
+/// limit; should they not, it still ends on one that is.
+fn highest_within(dag: &ExprDag, derivatives: &[NodeId], upto: u64, budget: &Budget) -> u64 {
+    let within = |k: u64| k <= 1 || dag.count_ops(&[derivatives[k as usize]]) <= budget.max_ops;
+    let mut hi = upto.min(derivatives.len() as u64 - 1);
+    let mut power = 2;
+    while power <= hi {
+        if !within(power) {
+            hi = power - 1;
+            break;
+        }
+        power *= 2;
+    }
+    if within(hi) {
+        return hi;
+    }
+    // `lo` is within the limit, `hi` is not.
+    let mut lo = 1;
     while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if dag.count_ops(&[derivatives[mid]]) <= budget.max_ops {
+        let mid = lo + (hi - lo) / 2;
+        if within(mid) {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    Err(HigherError::Ops { order, stage, ops, within: lo as u64, limit: budget.max_ops })
+    lo
 }
 
 /// The constant 0, alone in a DAG.
@@ -314,7 +340,7 @@ mod tests {
 
     fn derivative(source: &str, by: &[(usize, u64)]) -> Result<String, HigherError> {
         let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("valid");
-        let d = partial(program.kernel().expect("valid"), by, &Budget::default(), &|| false)?;
+        let d = partial(program.kernel().expect("valid"), by, &Budget::default(), &Stop::never())?;
         Ok(frontend::print_expr(d.dag(), d.roots()[0], &program.inputs))
     }
 
@@ -330,17 +356,62 @@ mod tests {
         assert_eq!(derivative("y", &[(0, 1)]).unwrap(), "0");
     }
 
+    /// The stage and the order an error names as within the budget.
+    fn hint(error: &HigherError) -> Option<(usize, u64)> {
+        match *error {
+            HigherError::Work { stage, within, .. }
+            | HigherError::Ops { stage, within, .. }
+            | HigherError::Constants { stage, within, .. } => Some((stage, within)),
+            HigherError::Stopped => None,
+        }
+    }
+
+    /// Issue 31: a work error named the last order built within the work,
+    /// whatever its operations: order (40, 40) of this function asked for
+    /// (40, 28), whose derivative has 196,153 operations (limit 100,000),
+    /// and that error asked for (40, 18). A hint is now an order that
+    /// works: asking for it gets past that variable.
+    #[test]
+    fn issue_31_the_order_an_error_names_works() {
+        type Case = (&'static str, &'static [(usize, u64)], Budget);
+        let cases: [Case; 6] = [
+            ("exp(sin(x)*cos(y))/(1+x^2+y^2)", &[(0, 40), (1, 40)], Budget::default()),
+            ("exp(sin(x)*cos(y))/(1+x^2+y^2)", &[(1, 40), (0, 40)], Budget::default()),
+            ("exp(sin(x)*cos(y))/(1+x^2+y^2)", &[(0, 200)], Budget::default()),
+            ("sin(x)*exp(x)/(1+y^2)", &[(0, 300), (1, 30)], Budget { max_work: 100_000, max_ops: 400 }),
+            ("sin(x*y)/(1+x^2)", &[(0, 60)], Budget { max_work: 20_000, max_ops: 300 }),
+            ("atan(x*y)*log(1+x)", &[(0, 30), (1, 30)], Budget { max_work: 300_000, max_ops: 3_000 }),
+        ];
+        for (source, by, budget) in cases {
+            let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("valid");
+            let kernel = program.kernel().expect("valid");
+            let Err(error) = partial(kernel.clone(), by, &budget, &Stop::never()) else {
+                panic!("{source} {by:?} is within {budget:?}")
+            };
+            let (stage, within) = hint(&error).expect("a hint");
+            let mut asked = by.to_vec();
+            asked[stage].1 = within;
+            match partial(kernel, &asked, &budget, &Stop::never()) {
+                Ok(_) => {}
+                Err(e) => assert!(
+                    hint(&e).is_some_and(|(later, _)| later > stage),
+                    "{source} {by:?}: {error}; then {asked:?}: {e}"
+                ),
+            }
+        }
+    }
+
     #[test]
     fn budgets_name_an_order_within_them() {
         let program = frontend::parse_expr("sin(x)*exp(x)").expect("valid");
         let budget = Budget { max_work: 20_000, max_ops: usize::MAX };
-        let error = partial(program.kernel().unwrap(), &[(0, 1000)], &budget, &|| false).unwrap_err();
+        let error = partial(program.kernel().unwrap(), &[(0, 1000)], &budget, &Stop::never()).unwrap_err();
         let HigherError::Work { within, .. } = error else { panic!("{error}") };
-        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &Stop::never()).is_ok());
         let budget = Budget { max_work: u64::MAX, max_ops: 50 };
-        let error = partial(program.kernel().unwrap(), &[(0, 40)], &budget, &|| false).unwrap_err();
+        let error = partial(program.kernel().unwrap(), &[(0, 40)], &budget, &Stop::never()).unwrap_err();
         let HigherError::Ops { within, .. } = error else { panic!("{error}") };
-        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &|| false).is_ok());
-        assert!(partial(program.kernel().unwrap(), &[(0, within + 1)], &budget, &|| false).is_err());
+        assert!(partial(program.kernel().unwrap(), &[(0, within)], &budget, &Stop::never()).is_ok());
+        assert!(partial(program.kernel().unwrap(), &[(0, within + 1)], &budget, &Stop::never()).is_err());
     }
 }

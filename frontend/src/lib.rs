@@ -28,6 +28,8 @@ pub mod program;
 pub mod shown;
 pub mod source;
 pub mod span;
+pub mod stop;
+pub mod value;
 
 pub use builder::{BuildError, Builder, Expr, Operand};
 pub use dag::{ExprDag, Node, NodeId};
@@ -43,6 +45,7 @@ pub use print::{print_expr, print_nodes, print_program, Printed};
 pub use program::{Output, Program, SpanMap};
 pub use source::{decode, source_lines};
 pub use span::{Pos, Span};
+pub use stop::Stop;
 
 /// The text of [`portable`], which the Rust emitter copies into kernels so
 /// that they run the interpreter's own code.

@@ -188,11 +188,13 @@ fn parse_numbers(source: &str, tag: &'static str, count: usize) -> Result<Option
                 ParseErrorKind::SecondPoint { first }
             });
         }
-        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(str::parse).collect();
+        // Values as everywhere a point is read (`nan`, `inf`, `-inf`; `1e400` is an error).
+        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(crate::value::parse).collect();
         match values {
             Ok(v) if v.len() == count => point = Some((line_no, v)),
             Ok(v) if params => return fail(ParseErrorKind::BadParams { expected: count, found: v.len() }),
             Ok(v) => return fail(ParseErrorKind::BadPoint { expected: count, found: v.len() }),
+            Err(e @ ParseErrorKind::NumberOutOfRange(_)) => return fail(e),
             Err(_) => {
                 return fail(ParseErrorKind::Expected {
                     expected: if params { "numbers after '# @params'" } else { "numbers after '# @point'" },
@@ -1119,5 +1121,10 @@ mod tests {
         let p = parse_program("# @point 1 2.5\nin x, y\nout x*y").unwrap();
         assert_eq!(p.point, Some(vec![1.0, 2.5]));
         assert!(parse_program("# @point 1\nin x, y\nout x*y").is_err());
+        let p = parse_program("# @point nan -inf\nin x, y\nout x*y").unwrap();
+        assert!(p.point.as_ref().is_some_and(|p| p[0].is_nan() && p[1] == f64::NEG_INFINITY));
+        let e = parse_program("# @point 1e400 1\nin x, y\nout x*y").unwrap_err();
+        assert_eq!(e.kind, ParseErrorKind::NumberOutOfRange("1e400".into()));
+        assert!(parse_program("# @point infinity 1\nin x, y\nout x*y").is_err());
     }
 }

@@ -34,6 +34,21 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
     let is_root: HashSet<NodeId> = roots.iter().copied().collect();
     // A set, not `inputs.contains`: programs with 10^4 inputs print 10^4 temporaries.
     let input_names: HashSet<&str> = inputs.iter().map(String::as_str).collect();
+    // A root's terms: the sums down the left of a root that is a sum, each
+    // used only there. They stay on the root's line, however long, and
+    // write a constant term first (`1 + x + x^2 / 2`).
+    let mut terms = vec![false; dag.len()];
+    for &root in roots {
+        let mut sum = root;
+        while matches!(dag.op(sum), Op::Add | Op::Sub) {
+            let left = dag.args(sum)[0];
+            if !matches!(dag.op(left), Op::Add | Op::Sub) || uses[left.index()] != 1 {
+                break;
+            }
+            terms[left.index()] = true;
+            sum = left;
+        }
+    }
     let mut texts: Vec<Option<(String, u8)>> = vec![None; dag.len()];
     let mut bindings = vec![];
     let mut counter = 0;
@@ -46,9 +61,10 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
             let text = if uses[a.index()] == 1 { slot.take() } else { slot.clone() };
             args.push(text.expect("arguments are printed before their parents"));
         }
-        let (text, prec) = node_text(node.op, args, inputs);
+        let in_root = is_root.contains(&id) || terms[id.index()];
+        let (text, prec) = node_text(node.op, args, inputs, terms[id.index()]);
         let leaf = node.op.is_leaf();
-        let bind = !leaf && (uses[id.index()] > 1 || (text.len() > MAX_INLINE && !is_root.contains(&id)));
+        let bind = !leaf && (uses[id.index()] > 1 || (text.len() > MAX_INLINE && !in_root));
         texts[id.index()] = Some(if bind {
             let name = loop {
                 counter += 1;
@@ -150,7 +166,9 @@ fn paren_left(text: String, prec: u8, min: u8) -> String {
 
 /// The text of one node from its arguments' texts and precedences:
 /// 1 for `+ -`, 2 for `* /`, 3 for unary minus, 4 for `^`, 5 for atoms.
-fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String, u8) {
+/// `first_term` puts a constant first instead of last, for the first terms
+/// of a longer sum (`1 + x + x^2`).
+fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String], first_term: bool) -> (String, u8) {
     // Constant factors read best first (`2 * x`), constant terms last
     // (`x + 1`); the operands commute, so the DAG is the same.
     let number = |i: usize| {
@@ -162,10 +180,14 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String,
     // Operands that would need parentheses on the right read better on the
     // left, where the same precedence needs none: `2 * x * y`, not
     // `y * (2 * x)`.
+    // A leading minus needs brackets on the right only (`-2 * x * y`, not
+    // `y * (-2 * x)`).
     let bracketed = |i: usize, prec: u8| args.get(i).is_some_and(|(t, p)| *p < prec || t.starts_with('-'));
-    let leans = |prec: u8| bracketed(1, prec + 1) && !bracketed(1, prec) && !bracketed(0, prec + 1);
+    let lower = |i: usize, prec: u8| args.get(i).is_some_and(|(_, p)| *p < prec);
+    let leans = |prec: u8| bracketed(1, prec + 1) && !lower(1, prec) && !bracketed(0, prec + 1);
     let swap = match op {
         Op::Mul => number(1) && !number(0) || !number(0) && leans(2),
+        Op::Add if first_term => number(1) && !number(0) || !number(0) && !number(1) && leans(1),
         Op::Add => number(0) && !number(1) || !number(1) && leans(1),
         _ => false,
     };
@@ -173,8 +195,15 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String]) -> (String,
         args.swap(0, 1);
     }
     let mut arg = |i: usize| std::mem::take(&mut args[i]);
+    // Appended to the left operand's text, which is moved, not copied: a
+    // sum of many terms prints in linear time.
     let infix = |(a, pa): (String, u8), sym: &str, (b, pb): (String, u8), prec: u8, right_min: u8| {
-        (format!("{} {sym} {}", paren_left(a, pa, prec), paren(b, pb, right_min)), prec)
+        let mut text = paren_left(a, pa, prec);
+        text.push(' ');
+        text.push_str(sym);
+        text.push(' ');
+        text.push_str(&paren(b, pb, right_min));
+        (text, prec)
     };
     match op {
         Op::Const(c) => format_number(c.get()),
@@ -227,10 +256,28 @@ mod tests {
         round_trip("in x, y\nout f = x / (y * 2) + ifelse(x < y, x, -y)");
         round_trip("in x\nout f = 1/0 + 0/0 * -0 + 1e-300 + 6.02e23");
         assert_eq!(round_trip("in x, y\nout f = -2 * x + -x / y"), "in x, y\nout f = -2 * x + (-x / y)\n");
+        // A product that starts with a minus moves left, where it needs no
+        // brackets.
+        assert_eq!(round_trip("in x, y\nout f = y * (-2 * x)"), "in x, y\nout f = -2 * x * y\n");
         assert_eq!(
             round_trip("in x, y\nout f = y * (2 * x) + (y + x^2)"),
             "in x, y\nout f = y + x^2 + 2 * x * y\n"
         );
+    }
+
+    /// Issue 31: a root's own terms stay on its line however long (the
+    /// first terms of a Taylor polynomial were bound to a name, used once),
+    /// and a constant first term of a longer sum is written first.
+    #[test]
+    fn a_roots_terms_stay_on_its_line() {
+        let terms: Vec<String> = (2..=13).map(|k| format!("x^{k} / {}", 1000 * k)).collect();
+        let text = round_trip(&format!("in x\nout f = {}", terms.join(" + ")));
+        assert_eq!(text, format!("in x\nout f = {}\n", terms.join(" + ")));
+        assert_eq!(round_trip("in x\nout f = 1 + x + x^2"), "in x\nout f = 1 + x + x^2\n");
+        assert_eq!(round_trip("in x\nout f = 1 + x"), "in x\nout f = x + 1\n");
+        // Other long expressions are still bound.
+        let long = round_trip(&format!("in x\nout f = sin({})", terms.join(" + ")));
+        assert!(long.lines().count() > 2, "{long}");
     }
 
     #[test]

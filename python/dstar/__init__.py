@@ -28,6 +28,7 @@ from ._dstar import (
     Expr,
     Function,
     ParseError,
+    __version__,
     compile,
     derivative,
     functions as _functions,

@@ -9,6 +9,7 @@ from ._dstar import (
     Function as Function,
     ParseError as ParseError,
     Operand as Operand,
+    __version__ as __version__,
     compile as compile,
     derivative as derivative,
     hessian_source as hessian_source,

@@ -5,6 +5,8 @@ from typing import Iterable, Optional, Sequence, Tuple, Union, overload
 import numpy as np
 import numpy.typing as npt
 
+__version__: str
+
 ArrayLike = npt.ArrayLike
 Operand = Union["Expr", float]
 

@@ -185,7 +185,9 @@ pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64]
 
 /// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel (on the
 /// threads of [`crate::threads`]) with the GIL released, each writing its
-/// `out.len() / batch` doubles of `out`.
+/// `out.len() / batch` doubles of `out`. A batch of [`INTERRUPTIBLE`] points
+/// or more stops at the next point when Ctrl-C is pressed
+/// ([`interruptible`](crate::interrupt::interruptible)).
 pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
 where
     F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
@@ -194,16 +196,31 @@ where
         return Ok(());
     }
     let out_len = out.len() / batch;
-    py.detach(|| {
+    let mut run = |stop: &dstar::Stop| {
         crate::threads::install(|| {
-            out.par_chunks_mut(out_len)
-                .enumerate()
-                .with_min_len(64)
-                .try_for_each_init(Vec::new, |scratch, (i, o)| f(i, o, scratch))
+            out.par_chunks_mut(out_len).enumerate().with_min_len(64).try_for_each_init(
+                Vec::new,
+                |scratch, (i, o)| {
+                    if stop.requested() {
+                        return Err(dstar::Error::Stopped);
+                    }
+                    f(i, o, scratch)
+                },
+            )
         })
-    })
-    .map_err(|e| to_py_plain(py, e))
+    };
+    let result = if batch >= INTERRUPTIBLE {
+        crate::interrupt::interruptible(py, run)?
+    } else {
+        py.detach(|| run(&dstar::Stop::never()))
+    };
+    result.map_err(|e| to_py_plain(py, e))
 }
+
+/// Batches of at least this many points can be stopped by Ctrl-C; the
+/// thread that waits for them costs tens of microseconds, which smaller
+/// batches of small kernels would feel.
+const INTERRUPTIBLE: usize = 256;
 
 /// Results of at least this many doubles are computed with the GIL released
 /// also for one point.

@@ -80,32 +80,39 @@ impl Function {
     }
 
     fn values_kernel(&self, py: Python<'_>) -> PyResult<&JitKernel> {
-        compiled(py, &self.kernels.values, || {
-            Ok(self.options.compiler()?.compile(&self.program.kernel()?)?)
+        compiled(py, &self.kernels.values, &self.options, |options| {
+            Ok(options.compiler()?.compile(&self.program.kernel()?)?)
         })
     }
 
     fn jacobian_kernel(&self, py: Python<'_>) -> PyResult<&JacobianKernel> {
-        compiled(py, &self.kernels.jacobian, || dstar::compile_program(&self.program, &self.options))
+        compiled(py, &self.kernels.jacobian, &self.options, |options| {
+            dstar::compile_program(&self.program, options)
+        })
     }
 
     fn hessian_kernel(&self, py: Python<'_>) -> PyResult<&HessianKernel> {
-        compiled(py, &self.kernels.hessian, || {
-            HessianKernel::compile(&self.program, &self.options.compiler()?)
+        compiled(py, &self.kernels.hessian, &self.options, |options| {
+            HessianKernel::compile(&self.program, &options.compiler()?)
         })
     }
 
     fn jvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, DirectionsKernel>> {
-        let directions = compiled(py, &self.kernels.directions, || DirectionsPlan::new(&self.program))?;
-        self.kernels.jvp.plan(py, k, |w| directions.compile(w, &self.options.compiler()?))
+        let directions =
+            compiled(py, &self.kernels.directions, &self.options, |_| DirectionsPlan::new(&self.program))?;
+        self.kernels.jvp.plan(py, k, &self.options, |w, options| directions.compile(w, &options.compiler()?))
     }
 
     fn vjp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, VjpKernel>> {
-        self.kernels.vjp.plan(py, k, |w| VjpKernel::compile(&self.program, w, &self.options.compiler()?))
+        self.kernels.vjp.plan(py, k, &self.options, |w, options| {
+            VjpKernel::compile(&self.program, w, &options.compiler()?)
+        })
     }
 
     fn hvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, HvpKernel>> {
-        self.kernels.hvp.plan(py, k, |w| HvpKernel::compile(&self.program, w, &self.options.compiler()?))
+        self.kernels.hvp.plan(py, k, &self.options, |w, options| {
+            HvpKernel::compile(&self.program, w, &options.compiler()?)
+        })
     }
 
     /// The weights of the Lagrangian: given, or `[1]` for a scalar function.
@@ -126,17 +133,22 @@ impl Function {
     }
 }
 
-/// The kernel in `cell`, compiled by `build` (with the GIL released) if
-/// this is the first call.
+/// The kernel in `cell`, compiled by `build` from `options` if this is the
+/// first call: with the GIL released, and stopped by Ctrl-C
+/// ([`interruptible`](crate::interrupt::interruptible)).
 pub(crate) fn compiled<'a, T: Send + Sync>(
     py: Python<'_>,
     cell: &'a OnceLock<T>,
-    build: impl FnOnce() -> Result<T, dstar::Error> + Send,
+    options: &Options,
+    build: impl FnOnce(&Options) -> Result<T, dstar::Error> + Send,
 ) -> PyResult<&'a T> {
     if let Some(kernel) = cell.get() {
         return Ok(kernel);
     }
-    let kernel = py.detach(build).map_err(|e| to_py_plain(py, e))?;
+    let kernel = crate::interrupt::interruptible(py, |stop| {
+        build(&Options { stop: stop.clone(), ..options.clone() })
+    })?
+    .map_err(|e| to_py_plain(py, e))?;
     // Two threads may both compile; the first one stored wins.
     let _ = cell.set(kernel);
     Ok(cell.get().expect("just set"))
@@ -194,7 +206,12 @@ impl Function {
         simplify: bool,
         self_check: bool,
     ) -> PyResult<Function> {
-        crate::expr::function(inputs, outputs, output_names, Options { simplify, self_check })
+        crate::expr::function(
+            inputs,
+            outputs,
+            output_names,
+            Options { simplify, self_check, ..Default::default() },
+        )
     }
 
     /// Number of inputs ``n``.

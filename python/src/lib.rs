@@ -7,6 +7,7 @@ mod arrays;
 mod errors;
 mod expr;
 mod function;
+mod interrupt;
 mod threads;
 mod widths;
 
@@ -76,7 +77,7 @@ fn compile(
         }
     };
     let program = program.map_err(|e| to_py(py, e.into(), text))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check }))
+    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
 }
 
 /// Rebuilds a pickled :class:`Function` from its source text.
@@ -89,7 +90,7 @@ fn _function_from_source(
     self_check: bool,
 ) -> PyResult<Function> {
     let program = dstar::parse_program(source).map_err(|e| to_py(py, e.into(), source))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check }))
+    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
 }
 
 /// The ``order``-th derivative of the expression ``expr`` with respect to
@@ -140,6 +141,8 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Expr>()?;
     m.add_class::<Condition>()?;
     m.add("ParseError", m.py().get_type::<ParseError>())?;
+    // The package's version: pyproject.toml takes it from Cargo.toml.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(_function_from_source, m)?)?;
     m.add_function(wrap_pyfunction!(derivative, m)?)?;

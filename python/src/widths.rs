@@ -63,16 +63,17 @@ pub(crate) struct Plan<'a, T> {
 }
 
 impl<T: Send + Sync> ByWidth<T> {
-    /// The kernels covering `k` directions, compiling by `build(width)` the
-    /// ones not compiled yet (with the GIL released).
+    /// The kernels covering `k` directions, compiling by `build(width,
+    /// options)` the ones not compiled yet (see [`compiled`]).
     pub(crate) fn plan(
         &self,
         py: Python<'_>,
         k: usize,
-        build: impl Fn(usize) -> Result<T, dstar::Error> + Sync,
+        options: &dstar::Options,
+        build: impl Fn(usize, &dstar::Options) -> Result<T, dstar::Error> + Sync,
     ) -> PyResult<Plan<'_, T>> {
         for (_, width) in self.runs(k) {
-            compiled(py, &self.kernels[width.ilog2() as usize], || build(width))?;
+            compiled(py, &self.kernels[width.ilog2() as usize], options, |options| build(width, options))?;
         }
         Ok(Plan { k, widths: self })
     }

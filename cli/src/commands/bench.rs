@@ -1,7 +1,7 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
 use super::progress::Progress;
-use super::{load, params, point, Failure, PipelineArgs};
+use super::{load, params, point, value, Failure, PipelineArgs};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -13,10 +13,10 @@ pub struct BenchArgs {
     file: PathBuf,
     /// The point to call the kernels at (default: the file's `# @point`, or
     /// 0.5 for every input).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
     /// The parameters' values (default: the file's `# @params`).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     params: Option<Vec<f64>>,
     #[command(flatten)]
     pipeline: PipelineArgs,

@@ -13,7 +13,7 @@ pub struct DiffArgs {
     /// The variables to differentiate by, each followed by its order if it
     /// is not 1: `x`, `x 3`, `x y`, `x 2 y`. Stops early when the
     /// derivative is 0 or repeats.
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required = true, num_args = 1.., allow_negative_numbers = true)]
     by: Vec<String>,
 }
 
@@ -28,15 +28,15 @@ pub fn run(args: &DiffArgs) -> Result<(), Failure> {
             None if dstar::parse_expr_with_inputs("0", &[var.as_str()]).is_err() => {
                 return Err(Failure::input(format!("error: '{}' is not a variable name\n", Shown(&var))));
             }
-            // A variable the expression does not use: the derivative is 0.
-            None if order > 0 => {
-                println!("0");
-                return Ok(());
+            // As in the REPL: a name the expression does not use is more
+            // likely a typo than a request for 0.
+            None => {
+                let message = crate::session::not_a_variable(&var, &program.inputs);
+                return Err(Failure::input(format!("error: {message}\n")));
             }
-            None => {}
         }
     }
-    let derivative = dstar::partial(&program, &columns, &dstar::Budget::default(), &|| false)
+    let derivative = dstar::partial(&program, &columns, &dstar::Budget::default(), &dstar::Stop::never())
         .map_err(|e| Failure::input(format!("error: {e}\n")))?;
     println!("{}", dstar::print_expr(&derivative.dag, derivative.outputs[0].node, &derivative.inputs));
     Ok(())
@@ -48,11 +48,9 @@ fn variables(words: &[String]) -> Result<Vec<(String, u64)>, Failure> {
     for word in words {
         // A number is an order (`2.5` a wrong one); `2x` is a wrong name.
         if word.parse::<f64>().is_ok() {
-            let order = word.parse().map_err(|_| {
-                Failure::input(format!("error: the order '{}' must be a whole number\n", Shown(word)))
-            })?;
+            let k = order(word).map_err(|message| Failure::input(format!("error: {message}\n")))?;
             match by.last_mut() {
-                Some((_, o @ None)) => *o = Some(order),
+                Some((_, o @ None)) => *o = Some(k),
                 _ => return Err(Failure::input(format!("error: the order {word} must follow a variable\n"))),
             }
         } else {
@@ -60,4 +58,20 @@ fn variables(words: &[String]) -> Result<Vec<(String, u64)>, Failure> {
         }
     }
     Ok(by.into_iter().map(|(var, order)| (var, order.unwrap_or(1))).collect())
+}
+
+/// A derivative's order as written, here and in the REPL: a whole number,
+/// 0 or more, read from its text (an `f64` would round orders past 2^53).
+pub fn order(text: &str) -> Result<u64, String> {
+    if let Ok(order) = text.parse::<u64>() {
+        return Ok(order);
+    }
+    let compact: String = text.split_whitespace().collect();
+    Err(if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        format!("the order must be at most {}", u64::MAX)
+    } else if compact.parse::<f64>().is_ok_and(|v| v < 0.0) {
+        format!("the order must be 0 or more, found '{}'", Shown(text))
+    } else {
+        format!("the order must be a whole number such as 2, found '{}'", Shown(text))
+    })
 }

@@ -1,8 +1,9 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{counted, json, listed, load, params, point, Failure, PipelineArgs};
+use super::{counted, json, listed, load, params, point, value, Failure, PipelineArgs};
 use clap::Args;
+use dstar::frontend::value::show;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -12,11 +13,11 @@ pub struct EvalArgs {
     file: PathBuf,
     /// The point, one value per input, comma-separated (default: the file's
     /// `# @point` comment). Example: --at 0.7,-1.3
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     at: Option<Vec<f64>>,
     /// The parameters' values, one per parameter, comma-separated (default:
     /// the file's `# @params` comment). Example: --params 9.81,0.5
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
     params: Option<Vec<f64>>,
     /// Also print the Jacobian (dense, one row per output).
     #[arg(long)]
@@ -28,7 +29,7 @@ pub struct EvalArgs {
     /// With --hessian, print the Hessian of the Lagrangian Σ w_i f_i with
     /// these weights, one per output, instead of every output's (--each
     /// adds those). Example: --weights 1,0.5,0.5
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "hessian")]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "hessian")]
     weights: Option<Vec<f64>>,
     /// With --weights, also print every output's own Hessian.
     #[arg(long, requires = "weights")]
@@ -44,7 +45,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "K", requires = "direction")]
     order: Option<u64>,
     /// The direction v of --order, one value per input.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1, requires = "order")]
+    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "order")]
     direction: Option<Vec<f64>>,
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
@@ -141,7 +142,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
         return Ok(());
     }
     for (i, (name, v)) in names.iter().zip(&values).enumerate() {
-        println!("{name} = {v}");
+        println!("{name} = {}", show(*v));
         if let Some(j) = &jacobian {
             println!("  gradient: {}", row_text(&j[i]));
         }
@@ -163,7 +164,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
 const DENSE_LIMIT: usize = 10_000_000;
 
 fn row_text(row: &[f64]) -> String {
-    let items: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+    let items: Vec<String> = row.iter().map(|v| show(*v)).collect();
     format!("[{}]", items.join(", "))
 }
 
@@ -248,7 +249,7 @@ impl Symmetric {
         println!("{title}:");
         if sparse {
             for ((row, col), v) in self.pattern.positions().zip(&self.values) {
-                println!("    d2/d{} d{} = {v}", inputs[row], inputs[col]);
+                println!("    d2/d{} d{} = {}", inputs[row], inputs[col], show(*v));
             }
         } else {
             for row in self.dense() {

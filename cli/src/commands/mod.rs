@@ -10,6 +10,8 @@ mod progress;
 mod repl;
 mod stats;
 
+pub(crate) use diff::order;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::Path;
 use std::process::ExitCode;
@@ -75,7 +77,7 @@ pub struct PipelineArgs {
 impl PipelineArgs {
     /// The library options these flags ask for.
     pub fn options(&self) -> dstar::Options {
-        dstar::Options { simplify: !self.no_simplify, self_check: !self.no_self_check }
+        dstar::Options { simplify: !self.no_simplify, self_check: !self.no_self_check, ..Default::default() }
     }
 
     /// The compiler these flags ask for.
@@ -172,6 +174,13 @@ fn params(
         )));
     }
     Ok(p)
+}
+
+/// A value of `--at`, `--weights` or `--direction` ([`dstar::frontend::value`]:
+/// `nan`, `inf`, `-inf` too, `1e400` an error), blanks around it allowed, so
+/// that `--at "1, 2"` reads as `--at 1,2`.
+fn value(text: &str) -> Result<f64, String> {
+    dstar::frontend::value::parse(text.trim()).map_err(|e| e.to_string())
 }
 
 /// Runs the command line and returns the exit status.

@@ -118,8 +118,8 @@ impl Completer for LineHelper {
 /// What completing `name` appends: a space after a command, an opening
 /// parenthesis after a built-in function, nothing after a definition.
 fn suffix(name: &str) -> &'static str {
-    let builtin = dstar::frontend::Op::function_names().any(|f| f == name)
-        || matches!(name, "diff" | "grad" | "jacobian" | "hessian");
+    let builtin =
+        dstar::frontend::Op::function_names().any(|f| f == name) || crate::session::FORMS.contains(&name);
     if name.starts_with(':') {
         " "
     } else if builtin {

@@ -9,12 +9,12 @@ use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{DidYouMean, Pos, Program, Span};
 use std::fmt::Write;
-use std::sync::Arc;
 
 /// Every command, with its help text.
-pub const COMMANDS: [(&str, &str); 10] = [
+pub const COMMANDS: [(&str, &str); 11] = [
     (":help", "this help"),
-    (":vars", "list the definitions"),
+    (":vars", "list the definitions (a long one shortened)"),
+    (":show NAMES", "print the named definitions whole"),
     (":ops EXPR", "op counts of EXPR and of its D* Jacobian"),
     (":time EXPR", "compile EXPR and time its kernels"),
     (":dot EXPR FILE", "write EXPR's derivative graph as Graphviz (and FILE.svg if `dot` is installed)"),
@@ -29,9 +29,11 @@ const HELP: &str = "\
 Define functions and take their derivatives:
   f(x, y) = sin(x*y) + x^2     a function of x and y, in that order
   g = f(x, 2*x)                a function of the variables it uses, in order of first appearance
-  diff(f, x)   diff(f, x, 2)   grad(f)   jacobian([f, g])   hessian(f)
-  diff(diff(f, x), y) + 1      diff is a value: it can be part of any expression
+  diff(f, x)   diff(f, x, 2)   diff(f, x, 2, y)   grad(f)   jacobian([f, g])   hessian(f)
+  taylor(f, x, 0, 5)           the Taylor polynomial of order 5 in x around x = 0
+  diff(diff(f, x), y) + 1      diff and taylor are values: part of any expression
   f(1, 2)      jacobian(f)(1, 2)         evaluate (compiles a kernel once)
+  f(nan, inf)  f(-inf, 1e-300)           nan, inf and -inf are values too
   df = diff(f, x)              define the derivative as a function
   a = 1; b = a + 2             several statements on a line
 A derivative's variables are its function's parameters in order, or, for an
@@ -57,7 +59,14 @@ impl Session {
             "vars" => Ok(self
                 .defs
                 .iter()
-                .map(|(name, d)| show::signature(name, &d.program) + " = " + &show::program(&d.program))
+                .map(|(name, d)| show::definition_summary(name, &d.program))
+                .collect::<Vec<_>>()
+                .join("\n")),
+            "show" if arg.is_empty() => Err(SessionError::at_span("usage: :show NAMES", name_span)),
+            "show" => Ok(self
+                .defined(text, arg, arg_start)?
+                .iter()
+                .map(|name| show::definition(name, &self.defs[name].program))
                 .collect::<Vec<_>>()
                 .join("\n")),
             "ops" => {
@@ -81,13 +90,15 @@ impl Session {
                 let program = self.function_of(text, arg_start, expr.trim_end().len())?;
                 dot(&program, file)
             }
+            "load" | "save" if arg.is_empty() => {
+                Err(SessionError::at_span(format!("usage: :{name} FILE"), name_span))
+            }
             "load" => self.load(arg),
             "save" => self.save(arg),
             "clear" => self.clear(text, arg, arg_start),
             "reset" => {
                 let n = self.defs.len();
-                *self =
-                    Session { interrupt: Arc::clone(&self.interrupt), budget: self.budget, ..Session::new() };
+                *self = Session { interrupt: self.interrupt.clone(), budget: self.budget, ..Session::new() };
                 Ok(format!("forgot {}", counted(n, "definition")))
             }
             _ => Err(SessionError::at_span(
@@ -131,6 +142,18 @@ impl Session {
 
     /// `:clear` forgets every definition, `:clear f g` those named.
     fn clear(&mut self, text: &str, arg: &str, arg_start: Pos) -> Result<String, SessionError> {
+        let mut names = self.defined(text, arg, arg_start)?;
+        if arg.is_empty() {
+            names = self.defs.keys().cloned().collect();
+        }
+        let n = names.len();
+        self.redefine([], names);
+        Ok(format!("forgot {}", counted(n, "definition")))
+    }
+
+    /// The names listed in `arg` (at `arg_start` of the line `text`), each
+    /// a definition; one that is not is an error pointing at it.
+    fn defined(&self, text: &str, arg: &str, arg_start: Pos) -> Result<Vec<String>, SessionError> {
         let mut names = vec![];
         for word in arg.split_whitespace() {
             if !self.defs.contains_key(word) {
@@ -144,12 +167,7 @@ impl Session {
             }
             names.push(word.to_string());
         }
-        if arg.is_empty() {
-            names = self.defs.keys().cloned().collect();
-        }
-        let n = names.len();
-        self.redefine([], names);
-        Ok(format!("forgot {}", counted(n, "definition")))
+        Ok(names)
     }
 }
 

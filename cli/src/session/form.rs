@@ -5,8 +5,7 @@
 
 use super::SessionError;
 use dstar::frontend::{ExprDag, Kernel, NodeId, Output, Program};
-use dstar::{Budget, HigherError};
-use std::sync::atomic::{AtomicBool, Ordering};
+use dstar::{Budget, HigherError, Stop};
 
 /// How the entries of a derivative are laid out when printed.
 #[derive(Clone, Debug)]
@@ -86,16 +85,15 @@ impl Derived {
 
 /// The partial derivative of `f` by `by`, `(input, order)` pairs in the
 /// order written (`names` are the variables, for messages), within
-/// `budget`; `interrupt` is read before every order.
+/// `budget`; `stop` is asked before every order.
 pub fn partial(
     f: &Program,
     by: &[(usize, u64)],
     names: &[&str],
     budget: &Budget,
-    interrupt: &AtomicBool,
+    stop: &Stop,
 ) -> Result<Program, SessionError> {
-    let stop = || interrupt.load(Ordering::Relaxed);
-    dstar::partial(f, by, budget, &stop).map_err(|e| match e {
+    dstar::partial(f, by, budget, stop).map_err(|e| match e {
         dstar::Error::Derivative(HigherError::Stopped) => SessionError::interrupted(),
         dstar::Error::Derivative(
             e @ (HigherError::Work { stage, .. }
@@ -113,10 +111,9 @@ pub fn taylor(
     at: f64,
     order: u64,
     budget: &Budget,
-    interrupt: &AtomicBool,
+    stop: &Stop,
 ) -> Result<Program, SessionError> {
-    let stop = || interrupt.load(Ordering::Relaxed);
-    dstar::taylor_polynomial(f, input, at, order, budget, &stop).map_err(|e| match e {
+    dstar::taylor_polynomial(f, input, at, order, budget, stop).map_err(|e| match e {
         dstar::Error::Derivative(HigherError::Stopped) => SessionError::interrupted(),
         e => internal(e),
     })

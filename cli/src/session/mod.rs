@@ -17,10 +17,12 @@ use cache::{KernelCache, KernelKey};
 use command::COMMANDS;
 use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{ParseError, ParseErrorKind, Program, Span};
+use dstar::frontend::{ParseError, ParseErrorKind, Program, Span, Stop};
 use indexmap::IndexMap;
+pub use scope::not_a_variable;
 use scope::Scope;
-use statement::{Args, Form, Line, Name, Part, Statement, FORMS};
+pub use statement::FORMS;
+use statement::{Args, Form, Line, Name, Part, Statement};
 use std::fmt::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -102,7 +104,7 @@ pub struct Session {
     /// Bounds on higher derivatives.
     budget: dstar::Budget,
     /// Set (by Ctrl-C) to stop the computation under way.
-    interrupt: Arc<AtomicBool>,
+    interrupt: Stop,
 }
 
 impl Default for Session {
@@ -120,14 +122,14 @@ impl Session {
             kernels: KernelCache::new(KernelCache::CAPACITY),
             compiler: None,
             budget: dstar::Budget::default(),
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt: Stop::never(),
         }
     }
 
     /// The flag that stops the computation under way when set: it is read
     /// between the steps of a long computation.
     pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
-        self.interrupt = flag;
+        self.interrupt = Stop::flag(flag);
     }
 
     /// Runs one line and returns what to print (possibly empty). Statements
@@ -190,7 +192,7 @@ impl Session {
         let mut scope = Scope::new(self, line, body)?;
         let program = scope.expression_with_forms(body, params.as_deref())?;
         let program = file::canonical(&program, name.text);
-        let shown = show::signature(name.text, &program) + " = " + &show::program(&program);
+        let shown = show::definition_summary(name.text, &program);
         self.redefine([(name.text.to_string(), program)], []);
         Ok(shown)
     }
@@ -297,9 +299,14 @@ impl Session {
                 if self.compiler.is_none() {
                     self.compiler = Some(JitCompiler::new().map_err(form::internal)?);
                 }
-                let compiler = self.compiler.as_ref().expect("created above");
+                let compiler =
+                    self.compiler.clone().expect("created above").with_stop(self.interrupt.clone());
                 let function = program.kernel().map_err(form::internal)?;
-                let kernel = Arc::new(compiler.compile(&function).map_err(form::internal)?);
+                let kernel = match compiler.compile(&function) {
+                    Ok(kernel) => Arc::new(kernel),
+                    Err(dstar::backend::CodegenError::Stopped) => return Err(SessionError::interrupted()),
+                    Err(e) => return Err(form::internal(e)),
+                };
                 self.kernels.insert(key, Arc::clone(&kernel));
                 kernel
             }
@@ -348,6 +355,7 @@ fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
     let what = match dstar::frontend::reserved(name.text) {
         Some(what) => what,
         None if FORMS.contains(&name.text) => "a derivative form",
+        None if scope::VALUE_NAMES.contains(&name.text) => "a value",
         None => return Ok(()),
     };
     Err(SessionError::at_span(format!("'{}' is {what} and cannot {role}", Shown(name.text)), name.span))

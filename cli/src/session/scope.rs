@@ -6,8 +6,9 @@ use super::form::{self, Derived, Shape};
 use super::statement::{Form, FormName, Line, Name, Part};
 use super::{Session, SessionError};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{parse_expr_at, DidYouMean, Functions, Node, Op, Program};
+use dstar::frontend::{parse_expr_at, DidYouMean, ExprDag, Functions, Node, Op, Output, Program};
 use std::collections::{BTreeMap, HashSet};
+use std::sync::OnceLock;
 
 /// The names one statement sees.
 pub struct Scope<'a> {
@@ -24,12 +25,32 @@ pub struct Scope<'a> {
 
 impl Functions for Scope<'_> {
     fn function(&self, name: &str) -> Option<&Program> {
-        self.session.defs.get(name).map(|d| &d.program)
+        self.session.defs.get(name).map(|d| &d.program).or_else(|| value_name(name))
     }
 
     fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
         self.built.get(&offset).map(|(end, program)| (*end, program))
     }
+}
+
+/// The names of values, which the REPL reads as numbers wherever a number
+/// can stand (`f(nan, 1)`, `jacobian(f)(0, inf)`, `-inf`), as points are
+/// read everywhere ([`dstar::frontend::value`]); none can be defined.
+pub const VALUE_NAMES: [&str; 2] = ["nan", "inf"];
+
+/// The constant that `name` is, if it is one of [`VALUE_NAMES`]: a function
+/// of no variables, which the parser inlines.
+fn value_name(name: &str) -> Option<&'static Program> {
+    static VALUES: OnceLock<Vec<Program>> = OnceLock::new();
+    let values = VALUES.get_or_init(|| {
+        let constant = |name: &str| {
+            let mut dag = ExprDag::new();
+            let node = dag.constant(dstar::frontend::value::parse(name).expect("a value"));
+            Program::new(dag, vec![], vec![Output { name: name.to_string(), node }])
+        };
+        VALUE_NAMES.map(constant).into()
+    });
+    VALUE_NAMES.iter().position(|v| *v == name).map(|i| &values[i])
 }
 
 /// A derivative that is one expression.
@@ -185,13 +206,7 @@ impl<'a> Scope<'a> {
         if is_parameter {
             return Ok(None);
         }
-        let hint = DidYouMean::closest(var.text, f.inputs.iter().map(String::as_str));
-        let vars =
-            if f.inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(&f.inputs) };
-        Err(SessionError::at_span(
-            format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var.text)),
-            var.span,
-        ))
+        Err(SessionError::at_span(not_a_variable(var.text, &f.inputs), var.span))
     }
 
     /// The error for a name where either a variable or an order could
@@ -209,4 +224,12 @@ impl<'a> Scope<'a> {
             var.span,
         )
     }
+}
+
+/// The message for `var`, which is not one of the variables `inputs` of the
+/// function to differentiate: the REPL's and `dstar diff`'s.
+pub fn not_a_variable(var: &str, inputs: &[String]) -> String {
+    let hint = DidYouMean::closest(var, inputs.iter().map(String::as_str));
+    let vars = if inputs.is_empty() { "none".to_string() } else { dstar::frontend::shown::list(inputs) };
+    format!("'{}' is not a variable of the function (its variables: {vars}){hint}", Shown(var))
 }

@@ -6,9 +6,55 @@ use dstar::frontend::{print_nodes, NodeId, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
 
-/// `f(x, y)`
+/// `f(x, y)`, or `x` for a function of no variables (a constant), as it
+/// is defined (`x = 5`) and used.
 pub fn signature(name: &str, program: &Program) -> String {
+    if program.inputs.is_empty() {
+        return name.to_string();
+    }
     format!("{name}({})", program.inputs.join(", "))
+}
+
+/// `f(x, y) = ...`: a definition whole, as `:show` prints it.
+pub fn definition(name: &str, program: &Program) -> String {
+    signature(name, program) + " = " + &self::program(program)
+}
+
+/// Lines past which a definition is echoed (and listed by `:vars`) as a
+/// summary: a derivative of high order can have 20,000 shared
+/// subexpressions.
+const MAX_LINES: usize = 24;
+/// Characters past which a definition is echoed as a summary.
+const MAX_CHARS: usize = 4_000;
+/// Lines of a summary's head, and the characters shown of each.
+const HEAD_LINES: usize = 8;
+const HEAD_WIDTH: usize = 100;
+
+/// A definition as it is echoed and listed: whole when short, else its
+/// first lines (each clipped), how much more there is and how to see it.
+pub fn definition_summary(name: &str, program: &Program) -> String {
+    let whole = definition(name, program);
+    let lines = whole.lines().count();
+    if lines <= MAX_LINES && whole.len() <= MAX_CHARS {
+        return whole;
+    }
+    let mut s = String::new();
+    for line in whole.lines().take(HEAD_LINES) {
+        let mut chars = line.chars();
+        s.extend(chars.by_ref().take(HEAD_WIDTH));
+        if chars.next().is_some() {
+            s.push('…');
+        }
+        s.push('\n');
+    }
+    let more = lines.saturating_sub(HEAD_LINES);
+    let _ = write!(
+        s,
+        "  … {more} more line{} ({} operations in all); :show {name} prints it whole",
+        if more == 1 { "" } else { "s" },
+        program.count_ops()
+    );
+    s
 }
 
 /// A one-output program as readable text: the expression, then the shared
@@ -57,7 +103,11 @@ fn with_header(header: String, body: String) -> String {
 fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> String) -> String {
     let taken: HashSet<String> = program.inputs.iter().cloned().collect();
     let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
-    let mut s = layout(&printed.roots);
+    // A value is shown as a number (`inf`, not the expression `1/0`).
+    let texts: Vec<String> = (roots.iter().zip(printed.roots))
+        .map(|(&root, text)| program.dag.as_const(root).map_or(text, number))
+        .collect();
+    let mut s = layout(&texts);
     for (i, (name, text)) in printed.bindings.iter().enumerate() {
         let word = if i == 0 { "where" } else { "     " };
         let _ = write!(s, "\n  {word} {name} = {text}");
@@ -65,13 +115,7 @@ fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> Stri
     s
 }
 
-/// A number as the REPL prints it: shortest round-trip digits, in exponent
-/// form when very large or small.
+/// A number as the REPL prints it ([`dstar::frontend::value::show`]).
 pub fn number(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-5..1e16).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
+    dstar::frontend::value::show(v)
 }

@@ -434,21 +434,10 @@ impl<'s> Line<'s> {
         Ok(args.items)
     }
 
-    /// A derivative's order: a whole number, read from its text (an `f64`
-    /// would round orders past 2^53).
+    /// A derivative's order ([`crate::commands::order`]).
     fn order(&self, part: Part) -> Result<u64, SessionError> {
-        let text = self.text_of(part);
-        match (self.token(part.start), part.end - part.start) {
-            (Some(Token::Number(_)), 1) => text.parse::<u64>().map_err(|_| {
-                let message = if text.bytes().all(|b| b.is_ascii_digit()) {
-                    format!("the order must be at most {}", u64::MAX)
-                } else {
-                    "the order must be a whole number".to_string()
-                };
-                SessionError::at_span(message, self.span(part))
-            }),
-            _ => Err(SessionError::at_span("the order must be a whole number", self.span(part))),
-        }
+        crate::commands::order(self.text_of(part))
+            .map_err(|message| SessionError::at_span(message, self.span(part)))
     }
 
     /// The derivative forms in `part`, innermost first: each comes before

@@ -25,6 +25,7 @@
 
 pub mod analysis;
 pub mod chains;
+pub mod collect;
 pub mod convert;
 pub mod extract;
 pub mod language;

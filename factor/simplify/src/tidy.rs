@@ -1,11 +1,13 @@
 //! The [`Tidier`]: rewrites an expression into the form a person would
-//! write (`60 * x^2` rather than `20 * (3 * x^2)`) for printing, with the
-//! rules of [`print_rules`] and an extraction that
+//! write (`60 * x^2` rather than `20 * (3 * x^2)`) for printing, with like
+//! terms collected ([`collect`]), the rules of [`print_rules`] and an
+//! extraction that
 //! prices what reads badly: operations, negative exponents, constants with
 //! many digits. Sharing is kept: a subexpression used twice is extracted
 //! once, and the printer binds it to a name.
 
 use crate::analysis::OpGraph;
+use crate::collect;
 use crate::convert::to_egraph;
 use crate::extract::DagExtractor;
 use crate::language::OpNode;
@@ -128,7 +130,17 @@ impl Tidier {
             report.stop_reason = StopReason::TooLarge(ops);
             return (kernel.clone(), report);
         }
-        let (egraph, classes) = to_egraph(dag, roots);
+        // The like terms collected (`collect`) are an alternative of each
+        // node they rewrite, in the same e-class from the start.
+        let (extended, pairs) = collect::alternatives(dag, roots);
+        let paired = pairs.iter().flat_map(|&(original, collected)| [original, collected]);
+        let (mut egraph, classes) =
+            to_egraph(&extended, &roots.iter().copied().chain(paired).collect::<Vec<_>>());
+        for pair in classes[roots.len()..].chunks(2) {
+            egraph.union(pair[0], pair[1]);
+        }
+        egraph.rebuild();
+        let classes = &classes[..roots.len()];
         let node_limit =
             self.node_limit.unwrap_or_else(|| default_node_limit(egraph.total_number_of_nodes()));
         let mut runner = Runner::default()
@@ -172,36 +184,51 @@ impl Tidier {
     }
 }
 
-/// Constant factors lean left, `c * (a * b)` becoming `(c * a) * b`, which
-/// prints without parentheses (`2 * x * y`); a product used elsewhere too
-/// stays as it is, shared.
+/// Constant factors lean left, `c * (a * b)` and `a * (c * b)` becoming
+/// `(c * a) * b`, which print without parentheses (`2 * x * y`,
+/// `-4 * exp(x) * sin(x)`); the constant goes with a sum if there is one
+/// (`-4 * (cos(x) + sin(x)) * exp(x)`). A product used elsewhere too stays
+/// as it is, shared.
 fn lean(dag: &ExprDag, roots: &[NodeId]) -> (ExprDag, Vec<NodeId>) {
     let uses = dag.use_counts(roots);
     let reach = dag.reachable(roots);
     let mut out = ExprDag::new();
     let mut map = vec![None; dag.len()];
+    let is_sum = |a: NodeId| matches!(dag.op(a), Op::Add | Op::Sub);
     for id in dag.ids().filter(|id| reach[id.index()]) {
         let node = dag.node(id);
         let args: Vec<NodeId> =
             node.args().iter().map(|a| map[a.index()].expect("arguments first")).collect();
+        // Argument `i` as a product used only here: its two factors.
         let product = |i: usize| {
             let a = node.args()[i];
-            (dag.op(a) == Op::Mul
-                && uses[a.index()] == 1
-                && dag.args(a).iter().all(|b| dag.as_const(*b).is_none()))
-            .then_some(a)
+            (dag.op(a) == Op::Mul && uses[a.index()] == 1).then(|| [dag.args(a)[0], dag.args(a)[1]])
         };
-        let leaning = match node.op {
-            Op::Mul if dag.as_const(node.args()[0]).is_some() => product(1).map(|m| (args[0], m)),
-            Op::Mul if dag.as_const(node.args()[1]).is_some() => product(0).map(|m| (args[1], m)),
+        let constant = |a: NodeId| dag.as_const(a).is_some();
+        // A constant and the two other factors of the product `node`.
+        let factors = match (node.op, node.args()) {
+            (Op::Mul, &[c, m]) | (Op::Mul, &[m, c]) if constant(c) && !constant(m) => {
+                let i = usize::from(node.args()[1] == m);
+                product(i).filter(|[p, q]| !constant(*p) && !constant(*q)).map(|[p, q]| (c, p, q))
+            }
+            (Op::Mul, &[a, b]) if !constant(a) && !constant(b) => {
+                let scaled = |i: usize, other: NodeId| {
+                    product(i).and_then(|[p, q]| match (constant(p), constant(q)) {
+                        (true, false) => Some((p, q, other)),
+                        (false, true) => Some((q, p, other)),
+                        _ => None,
+                    })
+                };
+                scaled(1, a).or_else(|| scaled(0, b))
+            }
             _ => None,
         };
-        map[id.index()] = Some(match leaning {
-            Some((c, m)) => {
-                let [p, q] =
-                    [dag.args(m)[0], dag.args(m)[1]].map(|a| map[a.index()].expect("arguments first"));
-                let left = out.mul(c, p);
-                out.mul(left, q)
+        let mapped = |a: NodeId| map[a.index()].expect("arguments first");
+        map[id.index()] = Some(match factors {
+            Some((c, p, q)) => {
+                let (with, other) = if is_sum(q) && !is_sum(p) { (q, p) } else { (p, q) };
+                let left = out.mul(mapped(c), mapped(with));
+                out.mul(left, mapped(other))
             }
             None => out.apply(node.op, &args),
         });
@@ -221,15 +248,17 @@ fn constant_cost(value: f64) -> f64 {
 }
 
 /// What an operation costs to read, given its exponent when it is a power
-/// with a constant one: one per operation, a little less for a power
-/// (`x^2` reads better than `x * x`), more for a negative exponent (`1 / x^2`
-/// reads better than `x^-2`).
-fn op_cost(op: Op, exponent: Option<f64>) -> f64 {
+/// with a constant one and whether its operands are one expression: one
+/// per operation, a little less for a power (`x^2` reads better than
+/// `x * x`), more for a negative exponent (`1 / x^2` reads better than
+/// `x^-2`) and for a sum of a term with itself (`2 * t1`, not `t1 + t1`).
+fn op_cost(op: Op, exponent: Option<f64>, twice: bool) -> f64 {
     match op {
         Op::Const(c) => constant_cost(c.get()),
         Op::Input(_) => 0.0,
         Op::Pow if exponent.is_some_and(|e| e < 0.0) => 2.5,
         Op::Pow if exponent.is_some() => 0.9,
+        Op::Add if twice => 1.5,
         _ => 1.0,
     }
 }
@@ -240,7 +269,9 @@ fn enode_cost(egraph: &OpGraph, node: &OpNode) -> f64 {
         Op::Pow => egraph[node.children()[1]].data.map(|c| c.get()),
         _ => None,
     };
-    op_cost(node.op(), exponent)
+    let twice =
+        node.children().len() == 2 && egraph.find(node.children()[0]) == egraph.find(node.children()[1]);
+    op_cost(node.op(), exponent, twice)
 }
 
 /// The printing cost of the nodes `roots` reach: each operation (and
@@ -254,7 +285,8 @@ pub fn print_cost(dag: &ExprDag, roots: &[NodeId]) -> f64 {
                 Op::Pow => dag.as_const(dag.args(id)[1]),
                 _ => None,
             };
-            op_cost(dag.op(id), exponent)
+            let twice = matches!(dag.args(id), [a, b] if a == b);
+            op_cost(dag.op(id), exponent, twice)
         })
         .sum()
 }

@@ -180,13 +180,13 @@ fn carets_count_chars_after_non_ascii_text() {
 #[test]
 fn several_statements_run_in_order_until_an_error() {
     let mut s = Session::new();
-    assert_eq!(run(&mut s, "a = 2; b = a * 3; b()"), "a() = 2\nb() = 6\n6");
+    assert_eq!(run(&mut s, "a = 2; b = a * 3; b()"), "a = 2\nb = 6\n6");
     let e = error(&mut s, "c = 1; d = nope(1); e2 = 3");
     assert_eq!(
         e.render("c = 1; d = nope(1); e2 = 3"),
-        "c() = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n"
+        "c = 1\n  c = 1; d = nope(1); e2 = 3\n             ^^^^\nerror: unknown function 'nope'\n"
     );
-    assert_eq!(run(&mut s, ":vars"), "a() = 2\nb() = 6\nc() = 1");
+    assert_eq!(run(&mut s, ":vars"), "a = 2\nb = 6\nc = 1");
 }
 
 /// Issue 12: after `sin(x) = x^2`, `sin(3)` gave 9 but `sin(3) + 0` gave
@@ -356,6 +356,19 @@ fn help_says_how_variables_are_ordered() {
         assert!(words.contains(&f) || f == "ifelse", "{f}");
     }
     assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
+}
+
+/// Issue 31: `:help` showed every derivative form but `taylor`.
+#[test]
+fn issue_31_help_shows_every_derivative_form_and_the_values() {
+    let help = run(&mut Session::new(), ":help");
+    for form in super::statement::FORMS {
+        assert!(
+            help.contains(&format!("  {form}(")) || help.contains(&format!("   {form}(")),
+            "{form}: {help}"
+        );
+    }
+    assert!(help.contains("nan, inf and -inf"), "{help}");
 }
 
 #[test]

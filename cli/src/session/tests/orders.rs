@@ -23,6 +23,6 @@ fn a_name_where_an_order_may_stand_says_both_what_was_expected_and_found() {
     }
     assert_eq!(
         rendered(&mut s, "diff(f, x, 2.5)"),
-        "  diff(f, x, 2.5)\n             ^^^\nerror: the order must be a whole number\n"
+        "  diff(f, x, 2.5)\n             ^^^\nerror: the order must be a whole number such as 2, found '2.5'\n"
     );
 }
