@@ -36,6 +36,8 @@ const PORTABLE: &str = "dstar_functions";
 pub fn emit_rust(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
     check_name(fn_name, "Rust", RUST_KEYWORDS)?;
     let blocks = Blocks::new(lengths, kernel.num_inputs())?;
+    // Calls are written out: the emitted function is one straight line.
+    let kernel = &kernel.inlined();
     let (dag, outputs) = (kernel.dag(), kernel.roots());
     let reach = dag.reachable(outputs);
     let mut body = String::new();

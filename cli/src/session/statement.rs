@@ -498,6 +498,7 @@ fn atom(token: Token<'_>) -> Atom {
         Token::RBracket => "]",
         Token::Comma => ",",
         Token::Assign => "=",
+        Token::Arrow => "->",
         Token::End | Token::Eof => ";",
     })
 }
