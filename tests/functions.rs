@@ -37,6 +37,18 @@ fn parse(text: &str, what: &str) -> Program {
 /// The structured program `structured` against `flat` (its calls written
 /// out) for every request, at the file's point and parameters.
 fn against_flat(structured: &Program, flat: &Program, rng: &mut Rng, what: &str, tally: &mut Tally) {
+    against_flat_for(&REQUESTS, structured, flat, rng, what, tally);
+}
+
+/// [`against_flat`] for `requests`.
+fn against_flat_for(
+    requests: &[Request],
+    structured: &Program,
+    flat: &Program,
+    rng: &mut Rng,
+    what: &str,
+    tally: &mut Tally,
+) {
     let options = Options { self_check: false, ..Options::default() };
     let x = structured.point.clone().expect("a point");
     let p = structured.param_values.clone().unwrap_or_default();
@@ -46,7 +58,7 @@ fn against_flat(structured: &Program, flat: &Program, rng: &mut Rng, what: &str,
     let conditioned = well_conditioned(&flat.dag, &flat.output_nodes(), &xp, 1e4);
     let ours = Function::new(structured.clone(), options.clone());
     let theirs = Function::new(flat.clone(), options);
-    for request in REQUESTS {
+    for &request in requests {
         let what = format!("{what}, {request:?}");
         let a = ours.compile(request).unwrap_or_else(|e| panic!("{what}: {e:?}"));
         let b = theirs.compile(request).unwrap_or_else(|e| panic!("{what}: flat: {e:?}"));
@@ -128,4 +140,48 @@ fn generated_programs_with_functions_equal_their_calls_written_out() {
         check(seed, [10, 30, 80][seed as usize % 3], &mut tally);
     }
     tally.report(&format!("{count} generated programs with functions"));
+}
+
+/// `../shared/structured/gen.py FAMILY N FORM`.
+fn gen_py(family: &str, n: usize, form: &[&str]) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
+    let output = std::process::Command::new("python3")
+        .arg(script)
+        .args([family, &n.to_string()])
+        .args(form)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 {script}: {e}"));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("text")
+}
+
+/// The families of `gen.py` (optimal control with nested calls, a fit and a
+/// Gaussian mixture with data as parameters, a grid), structured against
+/// their `--inline` form, at several sizes; the smallest of each also kernel
+/// by kernel against the interpreter.
+#[test]
+fn the_structured_families_equal_their_inlined_forms() {
+    let mut tally = Tally::default();
+    let first_order =
+        [Request::Values, Request::Jacobian, Request::Gradient, Request::Vjp(2), Request::Jvp(2)];
+    let families: [(&str, &[usize], &[Request]); 4] = [
+        ("cartpole", &[1, 7, 40], &REQUESTS),
+        ("fit", &[3, 60, 400], &REQUESTS),
+        ("minsurf", &[2, 6, 12], &REQUESTS),
+        ("gmm", &[1, 3], &first_order),
+    ];
+    let mut rng = Rng::new(28);
+    for (family, sizes, requests) in families {
+        for (i, &n) in sizes.iter().enumerate() {
+            let what = format!("{family} {n}");
+            let structured = parse(&gen_py(family, n, &[]), &what);
+            let inline = parse(&gen_py(family, n, &["--inline"]), &format!("{what} --inline"));
+            assert!(!structured.functions.is_empty(), "{what}: structured");
+            against_flat_for(requests, &structured, &inline, &mut rng, &what, &mut tally);
+            if i == 0 && family != "gmm" {
+                against_interpreter(&structured, &mut rng, &what, &mut tally);
+            }
+        }
+    }
+    tally.report("the gen.py families");
 }

@@ -174,3 +174,33 @@ fn import_inlined(
     }
     roots.iter().map(|r| map[r.index()]).collect()
 }
+
+/// The operations of `roots` of `dag` with every call written out (what
+/// [`inline`] would build, without building it): each function's count is
+/// computed once.
+pub fn inlined_ops(dag: &ExprDag, roots: &[NodeId]) -> u64 {
+    let mut memo = std::collections::HashMap::new();
+    inlined_ops_memo(dag, roots, &mut memo)
+}
+
+fn inlined_ops_memo(
+    dag: &ExprDag,
+    roots: &[NodeId],
+    memo: &mut std::collections::HashMap<usize, u64>,
+) -> u64 {
+    let mut ops = dag.count_ops(roots) as u64;
+    for site in dag.reached_sites(roots) {
+        let called = dag.site(site).called();
+        let key = Arc::as_ptr(&called) as usize;
+        let body = match memo.get(&key) {
+            Some(&ops) => ops,
+            None => {
+                let ops = inlined_ops_memo(called.body().dag(), called.body().roots(), memo);
+                memo.insert(key, ops);
+                ops
+            }
+        };
+        ops += body;
+    }
+    ops
+}

@@ -601,7 +601,10 @@ impl<'s> Parser<'s> {
                 Token::End => {
                     parser.next()?;
                 }
-                Token::Eof => return err(ParseErrorKind::Unterminated { function: name.into() }, span),
+                // A statement only the main program has: the body ended without `end`.
+                Token::Eof | Token::Ident("in" | "out" | "param" | "function") => {
+                    return err(ParseErrorKind::Unterminated { function: name.into() }, span)
+                }
                 Token::Ident("end") if matches!(parser.peek_n(1)?, Token::End | Token::Eof) => {
                     parser.next()?;
                     return parser.end_statement();
