@@ -14,7 +14,7 @@ const PORTABLE: &str = "dstar_functions";
 
 /// Writes `pub fn fn_name(x: &[f64], p: &[f64], ..., out: &mut [f64])`
 /// computing the kernel's outputs (in order) from its input in the blocks
-/// of `lengths` (as [`emit_c`](crate::emit_c)): plain Rust with no
+/// of `lengths` (as [`emit_c`](crate::emit_c())): plain Rust with no
 /// dependencies, that panics if a block or `out` is shorter than the kernel needs.
 ///
 /// Every operation is what the interpreter computes, bit for bit: the same
