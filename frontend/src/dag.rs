@@ -399,7 +399,7 @@ impl ExprDag {
 
     /// Number of operations that `roots` reach, counting each `+ - * /`,
     /// negation and built-in function once; constants, inputs and the
-    /// results of calls count zero (see [`ExprDag::count_calls`]).
+    /// results of calls count zero (see [`Program::count_calls`](crate::Program::count_calls)).
     pub fn count_ops(&self, roots: &[NodeId]) -> usize {
         let reach = self.reachable(roots);
         self.ids()
