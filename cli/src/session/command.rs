@@ -36,10 +36,10 @@ Define functions and take their derivatives:
   f(nan, inf)  f(-inf, 1e-300)           nan, inf and -inf are values too
   df = diff(f, x)              define the derivative as a function
   a = 1; b = a + 2             several statements on a line
-A derivative's variables are its function's parameters in order, or, for an
+A derivative's variables are its function's arguments in order, or, for an
 expression such as grad(x*y + z), its variables in order of first appearance;
 results name their rows and columns. In a derivative form every name must be
-a definition, a parameter of one, or the variable of a diff.
+a definition, an argument of one, or the variable of a diff.
 {EXPRESSIONS}
 Commands:
 ";

@@ -1,7 +1,7 @@
 //! Sessions as problem files. `:save` writes every definition as an output
 //! of one valid problem file (so `dstar eval` reads it) and says in a
-//! `# @def NAME(PARAMS) = OUTPUT` comment which output is which definition
-//! over which parameters, in order; `:load` restores exactly those. A
+//! `# @def NAME(ARGS) = OUTPUT` comment which output is which definition
+//! over which arguments, in order; `:load` restores exactly those. A
 //! problem file without such comments loads each output as a function of
 //! all the inputs.
 
@@ -16,15 +16,15 @@ use std::fmt::Write;
 const DEF: &str = "# @def ";
 
 /// The definitions `(name, program)` as a problem file. Each program's
-/// inputs are its parameters and its first output its value.
+/// inputs are its arguments and its first output its value.
 pub fn write(defs: &[(&str, &Program)]) -> String {
     let def_names: HashSet<&str> = defs.iter().map(|(n, _)| *n).collect();
-    // The file's inputs: every parameter, in order of first appearance.
+    // The file's inputs: every argument, in order of first appearance.
     let mut inputs: Vec<String> = vec![];
     for (_, p) in defs {
-        for param in &p.inputs {
-            if !inputs.contains(param) {
-                inputs.push(param.clone());
+        for arg in &p.inputs {
+            if !inputs.contains(arg) {
+                inputs.push(arg.clone());
             }
         }
     }
@@ -48,15 +48,15 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
     }
     let mut text = String::from(
         "# A dstar REPL session, written by :save. ':load FILE' restores each definition from\n\
-         # its '# @def NAME(PARAMETERS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
+         # its '# @def NAME(ARGUMENTS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
     );
     let _ = writeln!(text, "in {}", inputs.join(", "));
     // Each definition is written as it prints on its own (see `canonical`),
     // its temporaries renamed apart from every other name of the file.
     let mut counter = 0;
     for ((name, program), output) in defs.iter().zip(&outputs) {
-        let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
-        let (own, value) = standalone(&program.dag, program.outputs[0].node, &params);
+        let args: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+        let (own, value) = standalone(&program.dag, program.outputs[0].node, &args);
         let mut names = std::collections::HashMap::from([(value, output.clone())]);
         for line in own.lines() {
             let temp = line.split(' ').next().unwrap_or("");
@@ -71,7 +71,7 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
                 names.insert(temp.to_string(), global);
             }
         }
-        let _ = writeln!(text, "{DEF}{name}({}) = {output}", params.join(", "));
+        let _ = writeln!(text, "{DEF}{name}({}) = {output}", args.join(", "));
         text += &rename(&own, &names);
     }
     text
@@ -109,14 +109,14 @@ fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> Stri
 /// session then holds exactly what its file holds, and `:load` of that
 /// text, parsed the same way ([`parse_definition`]), gives it back.
 pub fn canonical(program: &Program, name: &str) -> Program {
-    let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let args: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
     let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
     // The texts printed so far, in order; a cycle closes within a few
     // rounds on every program the printer's round-trip tests cover.
     let mut texts: Vec<String> = Vec::new();
     let mut keep: Option<String> = None;
     for _ in 0..MAX_ROUNDS {
-        let (text, value) = standalone(&dag, root, &params);
+        let (text, value) = standalone(&dag, root, &args);
         match &keep {
             Some(kept) if *kept == text => break,
             Some(_) => {}
@@ -131,7 +131,7 @@ pub fn canonical(program: &Program, name: &str) -> Program {
                 }
             }
         }
-        match parse_definition(&text, &params, &value) {
+        match parse_definition(&text, &args, &value) {
             Some((d, r)) => (dag, root) = (d, r),
             None => {
                 debug_assert!(false, "printed text parses: {text}");
@@ -146,11 +146,11 @@ pub fn canonical(program: &Program, name: &str) -> Program {
 /// Rounds of printing and parsing [`canonical`] makes at most.
 const MAX_ROUNDS: usize = 32;
 
-/// One definition as a problem file of its own: `in` its parameters, its
+/// One definition as a problem file of its own: `in` its arguments, its
 /// temporaries, and `out` the name of its value (also returned).
-fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) {
-    let value = fresh("value", |n| params.contains(&n));
-    let inputs: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+fn standalone(dag: &ExprDag, root: NodeId, args: &[&str]) -> (String, String) {
+    let value = fresh("value", |n| args.contains(&n));
+    let inputs: Vec<String> = args.iter().map(|p| p.to_string()).collect();
     let printed = print_nodes(dag, &[root], &inputs, &HashSet::from([value.clone()]));
     let mut text = String::new();
     for (temp, expr) in &printed.bindings {
@@ -161,10 +161,10 @@ fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) 
 }
 
 /// The statements `text` of one definition parsed on their own, over
-/// `params` in that order: the DAG of output `value`, in tree order, or
+/// `args` in that order: the DAG of output `value`, in tree order, or
 /// `None` if they do not parse so.
-fn parse_definition(text: &str, params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
-    let inputs = if params.is_empty() { "_".to_string() } else { params.join(", ") };
+fn parse_definition(text: &str, args: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
+    let inputs = if args.is_empty() { "_".to_string() } else { args.join(", ") };
     let program = dstar::frontend::parse_program(&format!("in {inputs}\n{text}")).ok()?;
     let output = program.outputs.iter().find(|o| o.name == value)?;
     Some(in_tree_order(&program.dag, output.node))
@@ -205,11 +205,11 @@ fn fresh(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
         .expect("names are unbounded")
 }
 
-/// A `# @def` line read: the definition's name, its parameters, the output
+/// A `# @def` line read: the definition's name, its arguments, the output
 /// holding its value, and its line number.
 struct DefLine<'s> {
     name: &'s str,
-    params: Vec<&'s str>,
+    args: Vec<&'s str>,
     output: &'s str,
     line: usize,
 }
@@ -249,22 +249,22 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
             .iter()
             .find(|o| o.name == d.output)
             .ok_or_else(|| at(format!("the file has no output '{}'", Shown(d.output))))?;
-        if let Some(p) = d.params.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
-            return Err(at(format!("the parameter '{}' is not an input of the file", Shown(p))));
+        if let Some(p) = d.args.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
+            return Err(at(format!("the argument '{}' is not an input of the file", Shown(p))));
         }
-        let mut f = function(&program, output.node, &d.params).map_err(|input| {
+        let mut f = function(&program, output.node, &d.args).map_err(|input| {
             at(format!(
-                "'{}' reads the input '{}', which is not one of its parameters",
+                "'{}' reads the input '{}', which is not one of its arguments",
                 Shown(d.output),
                 Shown(&input)
             ))
         })?;
         // As `:save` writes it, a definition's lines (up to the next '# @def')
-        // parse on their own, over its parameters: read so, it is what it was
+        // parse on their own, over its arguments: read so, it is what it was
         // when saved, untouched by the nodes other definitions share.
         let end = lines.iter().map(|l| l.line - 1).find(|&l| l >= d.line).unwrap_or(source_lines.len());
         let block = source_lines[d.line..end].join("\n");
-        if let Some((dag, root)) = parse_definition(&block, &d.params, d.output) {
+        if let Some((dag, root)) = parse_definition(&block, &d.args, d.output) {
             f = Program::new(dag, f.inputs, vec![Output { name: "f".into(), node: root }]);
         }
         defs.push((d.name.to_string(), f));
@@ -282,14 +282,14 @@ fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
             t => tokens.push(t),
         }
     }
-    let usage = || "expected '# @def NAME(PARAMETERS) = OUTPUT'".to_string();
+    let usage = || "expected '# @def NAME(ARGUMENTS) = OUTPUT'".to_string();
     let (Some(Token::Ident(name)), Some(Token::LParen)) = (tokens.first(), tokens.get(1)) else {
         return Err(usage());
     };
-    let mut params = vec![];
+    let mut args = vec![];
     let mut i = 2;
     while let Some(Token::Ident(p)) = tokens.get(i) {
-        params.push(*p);
+        args.push(*p);
         i += 1;
         if tokens.get(i) == Some(&Token::Comma) {
             i += 1;
@@ -306,32 +306,32 @@ fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
     if FORMS.contains(name) {
         return Err(format!("'{}' is a derivative form and cannot be defined", Shown(name)));
     }
-    if let Some(p) = params.iter().enumerate().find_map(|(i, p)| params[..i].contains(p).then_some(p)) {
-        return Err(format!("the parameter '{}' is listed twice", Shown(p)));
+    if let Some(p) = args.iter().enumerate().find_map(|(i, p)| args[..i].contains(p).then_some(p)) {
+        return Err(format!("the argument '{}' is listed twice", Shown(p)));
     }
-    Ok(DefLine { name, params, output, line })
+    Ok(DefLine { name, args, output, line })
 }
 
-/// `node` of `program` as a function of `params` (inputs of `program`, in
+/// `node` of `program` as a function of `args` (inputs of `program`, in
 /// that order), or the name of an input it reads that is not among them.
-fn function(program: &Program, node: NodeId, params: &[&str]) -> Result<Program, String> {
+fn function(program: &Program, node: NodeId, args: &[&str]) -> Result<Program, String> {
     let mut dag = ExprDag::new();
     let reach = program.dag.reachable(&[node]);
-    let mut args = vec![];
+    let mut leaves = vec![];
     for (k, input) in program.inputs.iter().enumerate() {
-        match params.iter().position(|p| p == input) {
-            Some(j) => args.push(dag.input(j)),
+        match args.iter().position(|p| p == input) {
+            Some(j) => leaves.push(dag.input(j)),
             None => {
                 let read = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
                 if read.is_some_and(|id| reach[id.index()]) {
                     return Err(input.clone());
                 }
                 // Never read: any node will do.
-                args.push(dag.constant(0.0));
+                leaves.push(dag.constant(0.0));
             }
         }
     }
-    let root = dag.import(&program.dag, &[node], Some(&args))[0];
-    let inputs = params.iter().map(|p| p.to_string()).collect();
+    let root = dag.import(&program.dag, &[node], Some(&leaves))[0];
+    let inputs = args.iter().map(|p| p.to_string()).collect();
     Ok(Program::new(dag, inputs, vec![Output { name: "f".into(), node: root }]))
 }

@@ -84,7 +84,7 @@ impl SessionError {
 /// A named function of the session.
 #[derive(Clone, Debug)]
 pub struct Definition {
-    /// The function: inputs are its parameters, its one output its value.
+    /// The function: inputs are its arguments, its one output its value.
     pub program: Program,
     /// The session generation that defined it: kernels built from an
     /// earlier definition of the same name are stale.
@@ -156,7 +156,7 @@ impl Session {
             Statement::Command { name, name_span, arg, arg_start } => {
                 self.command(line.text, name, name_span, arg, arg_start)
             }
-            Statement::Define { name, params, body } => self.define(line, name, params, body),
+            Statement::Define { name, args, body } => self.define(line, name, args, body),
             Statement::Call { name, args, whole } => self.call(line, name, &args, whole),
             Statement::Form { form, point } => self.form(line, &form, point.as_ref()),
             Statement::Show(part) => {
@@ -170,27 +170,27 @@ impl Session {
         &mut self,
         line: &Line<'_>,
         name: Name<'_>,
-        params: Option<Vec<Name<'_>>>,
+        args: Option<Vec<Name<'_>>>,
         body: Part,
     ) -> Result<String, SessionError> {
         check_definable(name, "be defined")?;
-        let params: Option<Vec<&str>> = match params {
+        let args: Option<Vec<&str>> = match args {
             None => None,
-            Some(params) => {
-                for (i, p) in params.iter().enumerate() {
-                    check_definable(*p, "be a parameter")?;
-                    if params[..i].iter().any(|q| q.text == p.text) {
+            Some(args) => {
+                for (i, a) in args.iter().enumerate() {
+                    check_definable(*a, "be an argument")?;
+                    if args[..i].iter().any(|b| b.text == a.text) {
                         return Err(SessionError::at_span(
-                            format!("'{}' is already a parameter", Shown(p.text)),
-                            p.span,
+                            format!("'{}' is already an argument", Shown(a.text)),
+                            a.span,
                         ));
                     }
                 }
-                Some(params.iter().map(|p| p.text).collect())
+                Some(args.iter().map(|a| a.text).collect())
             }
         };
         let mut scope = Scope::new(self, line, body)?;
-        let program = scope.expression_with_forms(body, params.as_deref())?;
+        let program = scope.expression_with_forms(body, args.as_deref())?;
         let program = file::canonical(&program, name.text);
         let shown = show::definition_summary(name.text, &program);
         self.redefine([(name.text.to_string(), program)], []);
@@ -350,7 +350,7 @@ impl Session {
 
 /// Rejects the names the language reserves: built-in functions, `pi`, `e`,
 /// `in`, `out` and the derivative forms. `role` says what the name would
-/// be: "be defined", "be a parameter".
+/// be: "be defined", "be an argument".
 fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
     let what = match dstar::frontend::reserved(name.text) {
         Some(what) => what,

@@ -18,7 +18,7 @@ pub struct Scope<'a> {
     /// where it ends, and the derivative.
     built: BTreeMap<u32, (u32, Program)>,
     /// Names a derivative form's function may use as variables: the
-    /// parameters of every definition and the variables of every `diff` of
+    /// arguments of every definition and the variables of every `diff` of
     /// the statement.
     variables: HashSet<&'a str>,
 }
@@ -102,22 +102,22 @@ impl<'a> Scope<'a> {
     pub fn expression_with_forms(
         &mut self,
         part: Part,
-        params: Option<&[&str]>,
+        args: Option<&[&str]>,
     ) -> Result<Program, SessionError> {
         let has_forms = self.build_forms(part)?;
-        let program = self.expression(part, params)?;
+        let program = self.expression(part, args)?;
         Ok(if has_forms { dstar::tidy(&program) } else { program })
     }
 
-    /// `part` as an expression: over `params` in that order if given, else
+    /// `part` as an expression: over `args` in that order if given, else
     /// over its variables in order of first appearance.
-    pub fn expression(&self, part: Part, params: Option<&[&str]>) -> Result<Program, SessionError> {
-        parse_expr_at(self.line.text, self.line.span(part), params, self).map_err(SessionError::from_parse)
+    pub fn expression(&self, part: Part, args: Option<&[&str]>) -> Result<Program, SessionError> {
+        parse_expr_at(self.line.text, self.line.span(part), args, self).map_err(SessionError::from_parse)
     }
 
     /// A derivative form's function: a definition, or an inline expression
     /// over its variables in order of first appearance (`diff(sin(x*y), x)`).
-    /// A bare name must be a definition, a parameter of one, or a variable of
+    /// A bare name must be a definition, an argument of one, or a variable of
     /// a `diff` around or inside it: `grad(fff)` after a typo is an error,
     /// never the function `fff` of the new variable `fff`.
     fn function(&self, part: Part) -> Result<Program, SessionError> {
@@ -131,7 +131,7 @@ impl<'a> Scope<'a> {
             let node = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
             let span = node.and_then(|n| program.spans.get(n)).unwrap_or_else(|| self.line.span(part));
             return Err(SessionError::at_span(
-                format!("'{}' is neither a definition nor a parameter of one{hint}", Shown(name)),
+                format!("'{}' is neither a definition nor an argument of one{hint}", Shown(name)),
                 span,
             ));
         }
@@ -202,8 +202,8 @@ impl<'a> Scope<'a> {
         if let Some(col) = f.inputs.iter().position(|i| i == var.text) {
             return Ok(Some(col));
         }
-        let is_parameter = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
-        if is_parameter {
+        let is_argument = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
+        if is_argument {
             return Ok(None);
         }
         Err(SessionError::at_span(not_a_variable(var.text, &f.inputs), var.span))

@@ -2,7 +2,7 @@
 //! span is the lexer's (char columns), so carets line up with the frontend's.
 //!
 //! Only the shape of a statement is read here (which tokens are the name, the
-//! parameters, the body, a derivative form and its arguments); expressions
+//! arguments, the body, a derivative form and its arguments); expressions
 //! are parsed by the frontend over the spans found here. Brackets are matched
 //! with a counter, never by recursion, so any nesting depth is safe.
 
@@ -63,7 +63,7 @@ pub enum Statement<'s> {
     /// `:name arg`: the rest of the line is the command's.
     Command { name: &'s str, name_span: Span, arg: &'s str, arg_start: Pos },
     /// `f(x, y) = body` or `g = body`.
-    Define { name: Name<'s>, params: Option<Vec<Name<'s>>>, body: Part },
+    Define { name: Name<'s>, args: Option<Vec<Name<'s>>>, body: Part },
     /// `f(1, 2)`: evaluated through a kernel when `f` is a definition and
     /// the arguments are numbers, else shown as an expression.
     Call { name: Name<'s>, args: Args, whole: Part },
@@ -352,28 +352,28 @@ impl<'s> Line<'s> {
             SessionError::at_span("the left side of '=' must be a name or name(x, y, ...)", span)
         };
         let name = self.ident(start).ok_or_else(lhs_error)?;
-        let params = if assign == start + 1 {
+        let args = if assign == start + 1 {
             None
         } else {
             let close = assign - 1;
             if self.token(start + 1) != Some(Token::LParen) || self.token(close) != Some(Token::RParen) {
                 return Err(lhs_error());
             }
-            let mut params = vec![];
+            let mut args = vec![];
             if close > start + 2 {
                 for (i, j) in self.split_commas(start + 2, close) {
                     match self.ident(i) {
-                        Some(p) if j == i + 1 => params.push(p),
+                        Some(a) if j == i + 1 => args.push(a),
                         _ => return Err(lhs_error()),
                     }
                 }
             }
-            Some(params)
+            Some(args)
         };
         if assign + 1 == end {
             return Err(SessionError::at_span("expected an expression after '='", self.tokens[assign].1));
         }
-        Ok(Statement::Define { name, params, body: Part { start: assign + 1, end } })
+        Ok(Statement::Define { name, args, body: Part { start: assign + 1, end } })
     }
 
     /// The form whose name is token `start` and whose parentheses close at

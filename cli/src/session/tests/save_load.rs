@@ -1,13 +1,13 @@
 //! Whatever `:save` writes, `:load` restores exactly: generated sessions of
-//! functions with random parameter orders, constants, functions of
+//! functions with random argument orders, constants, functions of
 //! discovered variables, derivatives and redefinitions, some of whose names
-//! are also other definitions' parameters.
+//! are also other definitions' arguments.
 
 use super::*;
 use proptest::prelude::*;
 use testkit::same;
 
-/// Definition names; some are parameter names too.
+/// Definition names; some are argument names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
 const VARS: [&str; 5] = ["x", "y", "z", "u", "w"];
 const POINTS: [[f64; 5]; 3] =
@@ -23,19 +23,19 @@ fn statement(s: &Session, (kind, r): Choice) -> String {
     match kind % 5 {
         // f(y, x) = ... over a random subset of the variables, in random order.
         0 | 1 => {
-            let mut params: Vec<&str> = vec![];
+            let mut args: Vec<&str> = vec![];
             for (i, v) in VARS.iter().enumerate() {
                 if r[1] >> i & 1 == 1 {
-                    params.push(v);
+                    args.push(v);
                 }
             }
-            let shift = r[2] as usize % params.len().max(1);
-            params.rotate_left(shift);
+            let shift = r[2] as usize % args.len().max(1);
+            args.rotate_left(shift);
             if r[3] % 2 == 1 {
-                params.reverse();
+                args.reverse();
             }
-            let body = expression(&params, &defs, r[4], r[5], 3);
-            format!("{name}({}) = {body}", params.join(", "))
+            let body = expression(&args, &defs, r[4], r[5], 3);
+            format!("{name}({}) = {body}", args.join(", "))
         }
         // A constant.
         2 => format!("{name} = {}", ["3", "2^0.5", "-1/3", "pi", "e*2", "sin(1)"][r[1] as usize % 6]),
@@ -44,20 +44,20 @@ fn statement(s: &Session, (kind, r): Choice) -> String {
             let vars = [VARS[r[1] as usize % 5], VARS[r[2] as usize % 5]];
             format!("{name} = {}", expression(&vars, &defs, r[4], r[5], 3))
         }
-        // A derivative of an earlier definition over its parameters, reordered.
+        // A derivative of an earlier definition over its arguments, reordered.
         _ => {
             let Some((of, def)) = defs.get(r[1] as usize % defs.len().max(1)) else {
                 return format!("{name} = 1");
             };
-            let mut params: Vec<&str> = def.program.inputs.iter().map(String::as_str).collect();
-            let Some(&var) = params.get(r[2] as usize % params.len().max(1)) else {
+            let mut args: Vec<&str> = def.program.inputs.iter().map(String::as_str).collect();
+            let Some(&var) = args.get(r[2] as usize % args.len().max(1)) else {
                 return format!("{name} = 1");
             };
-            let shift = r[3] as usize % params.len();
-            params.rotate_left(shift);
+            let shift = r[3] as usize % args.len();
+            args.rotate_left(shift);
             format!(
                 "{name}({}) = diff({of}, {var}{})",
-                params.join(", "),
+                args.join(", "),
                 [", 1", "", ", 2"][r[6] as usize % 3]
             )
         }
@@ -138,7 +138,7 @@ proptest! {
         let mut script = vec![];
         for choice in choices {
             let line = statement(&s, choice);
-            // Statements that fail (a parameter missing, say) change nothing.
+            // Statements that fail (an argument missing, say) change nothing.
             let _ = s.execute(&line);
             script.push(line);
         }
@@ -163,7 +163,7 @@ proptest! {
 /// functions all took every input and `g`'s order was lost; after `x = 3`
 /// or `x = y^2; f(x) = x+1` the saved file was rejected.
 #[test]
-fn issue_12_saved_sessions_load_with_their_own_parameters() {
+fn issue_12_saved_sessions_load_with_their_own_arguments() {
     let dir = std::env::temp_dir().join(format!("dstar-save-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.dstar").display().to_string();
@@ -204,12 +204,12 @@ fn load_checks_the_def_lines() {
     assert_eq!(read(good), Ok(1));
     assert_eq!(
         read("in x, y\n# @def f(x) = out1\nout x - y\n"),
-        Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its parameters".into())
+        Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its arguments".into())
     );
     assert_eq!(read("in x\n# @def f(x) = g\nout x\n"), Err("p.dstar:2: the file has no output 'g'".into()));
     assert_eq!(
         read("in x\n# @def f(z) = out1\nout x\n"),
-        Err("p.dstar:2: the parameter 'z' is not an input of the file".into())
+        Err("p.dstar:2: the argument 'z' is not an input of the file".into())
     );
     assert_eq!(
         read("in x\n# @def sin(x) = out1\nout x\n"),
@@ -217,7 +217,7 @@ fn load_checks_the_def_lines() {
     );
     assert_eq!(
         read("in x\n# @def f(x, x) = out1\nout x\n"),
-        Err("p.dstar:2: the parameter 'x' is listed twice".into())
+        Err("p.dstar:2: the argument 'x' is listed twice".into())
     );
     assert_eq!(
         read("in x\n# @def f(x) = out1\n# @def f(x) = out1\nout x\n"),
@@ -225,7 +225,7 @@ fn load_checks_the_def_lines() {
     );
     assert_eq!(
         read("in x\n# @def f(x) out1\nout x\n"),
-        Err("p.dstar:2: expected '# @def NAME(PARAMETERS) = OUTPUT'".into())
+        Err("p.dstar:2: expected '# @def NAME(ARGUMENTS) = OUTPUT'".into())
     );
     // Without '# @def' lines, every output is a function of every input.
     assert_eq!(read("in x, y\nout x\nout y\n"), Ok(2));
