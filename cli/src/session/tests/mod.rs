@@ -7,6 +7,7 @@ mod carets;
 mod combined;
 mod higher;
 mod orders;
+mod parameters;
 mod save_load;
 
 fn run(s: &mut Session, line: &str) -> String {

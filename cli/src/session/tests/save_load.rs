@@ -1,7 +1,7 @@
 //! Whatever `:save` writes, `:load` restores exactly: generated sessions of
 //! functions with random argument orders, constants, functions of
 //! discovered variables, derivatives and redefinitions, some of whose names
-//! are also other definitions' arguments.
+//! are also other definitions' arguments, some reading parameters.
 
 use super::*;
 use proptest::prelude::*;
@@ -10,6 +10,8 @@ use testkit::same;
 /// Definition names; some are argument names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
 const VARS: [&str; 5] = ["x", "y", "z", "u", "w"];
+/// The session's parameters, declared first, with their values.
+const PARAMS: [(&str, f64); 2] = [("p", 0.25), ("q", -3.0)];
 const POINTS: [[f64; 5]; 3] =
     [[0.7, -1.3, 2.1, 0.4, 3.0], [-0.2, 0.9, 1.1, -2.5, 0.05], [1.5, 2.5, -0.75, 1e-3, -4.0]];
 
@@ -79,7 +81,7 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
     ) -> String {
         let leaf = |next: &mut dyn FnMut(u64) -> u64| {
             if vars.is_empty() || next(4) == 0 {
-                ["2", "0.5", "3", "pi"][next(4) as usize].to_string()
+                ["2", "0.5", "3", "pi", "p", "q"][next(6) as usize].to_string()
             } else {
                 vars[next(vars.len() as u64) as usize].to_string()
             }
@@ -114,18 +116,21 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
 
 fn values(def: &Definition) -> Vec<Vec<f64>> {
     let n = def.program.inputs.len();
-    POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &x[..n])).collect()
+    let p = def.program.params.iter().map(|name| PARAMS.iter().find(|(q, _)| q == name).expect("declared").1);
+    let leaves = |x: &[f64]| -> Vec<f64> { x[..n].iter().copied().chain(p.clone()).collect() };
+    POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &leaves(x))).collect()
 }
 
 fn saved(s: &Session) -> String {
     let defs: Vec<(&str, &Program)> = s.defs.iter().map(|(n, d)| (n.as_str(), &d.program)).collect();
-    file::write(&defs)
+    file::write(&defs, &s.parameters_used())
 }
 
 fn loaded(text: &str) -> Session {
     let mut s = Session::new();
-    let defs = file::read(text, "saved.dstar").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    s.redefine(defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
+    let contents = file::read(text, "saved.dstar").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    s.params = contents.params.into_iter().collect();
+    s.redefine(contents.defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
     s
 }
 
@@ -136,6 +141,9 @@ proptest! {
     fn save_then_load_restores_every_definition_exactly(choices in prop::collection::vec((any::<u8>(), any::<[u8; 8]>()), 1..10)) {
         let mut s = Session::new();
         let mut script = vec![];
+        for (name, value) in PARAMS {
+            run(&mut s, &format!("param {name} = {value}"));
+        }
         for choice in choices {
             let line = statement(&s, choice);
             // Statements that fail (an argument missing, say) change nothing.
@@ -149,9 +157,11 @@ proptest! {
         let back = loaded(&text);
         prop_assert_eq!(saved(&back), text.clone(), "save, load, save differ\n{}", script.join("\n"));
         prop_assert_eq!(back.defs.len(), s.defs.len());
+        prop_assert_eq!(back.parameters_used(), s.parameters_used());
         for ((name, def), (name2, def2)) in s.defs.iter().zip(&back.defs) {
             prop_assert_eq!(name, name2);
             prop_assert_eq!(&def.program.inputs, &def2.program.inputs, "{}", name);
+            prop_assert_eq!(&def.program.params, &def2.program.params, "{}", name);
             for (a, b) in values(def).iter().zip(values(def2)) {
                 prop_assert!(same(a[0], b[0]), "{}: {} vs {}\n{}\n{}", name, a[0], b[0], script.join("\n"), text);
             }
@@ -199,7 +209,7 @@ fn issue_12_saved_sessions_load_with_their_own_arguments() {
 
 #[test]
 fn load_checks_the_def_lines() {
-    let read = |text: &str| file::read(text, "p.dstar").map(|d| d.len()).map_err(|e| e.message);
+    let read = |text: &str| file::read(text, "p.dstar").map(|c| c.defs.len()).map_err(|e| e.message);
     let good = "in x, y\n# @def f(y, x) = out1\nout x - y\n";
     assert_eq!(read(good), Ok(1));
     assert_eq!(
