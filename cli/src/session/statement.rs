@@ -301,7 +301,9 @@ impl<'s> Line<'s> {
         if start == end {
             return Ok(Statement::Show(whole)); // the bad character alone
         }
-        let declares = !matches!(self.token(start + 1), None | Some(Token::Assign | Token::LParen));
+        // `param a, b = 1`; `param = 1` and `param(x) = 1` are definitions, refused.
+        let declares =
+            start + 1 < end && !matches!(self.token(start + 1), Some(Token::Assign | Token::LParen));
         if self.ident(start).is_some_and(|n| n.text == "param") && declares {
             return self.param(start + 1, end);
         }

@@ -55,6 +55,10 @@ fn a_parameter_is_declared_with_or_without_a_value() {
     assert!(!s.params.contains_key("z"));
     // `param` is a keyword, as in a file.
     assert_eq!(
+        rendered(&mut s, "param"),
+        "  param\n  ^^^^^\nerror: 'param' is a keyword and cannot be used as a name\n"
+    );
+    assert_eq!(
         rendered(&mut s, "param = 1"),
         "  param = 1\n  ^^^^^\nerror: 'param' is a keyword and cannot be defined\n"
     );
