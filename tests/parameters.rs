@@ -322,3 +322,32 @@ fn run(count: u64) {
 fn parameters_are_data_in_every_kernel() {
     run(if std::env::var_os("DSTAR_LONG").is_some() { 1000 } else { 40 });
 }
+
+/// The symbolic derivatives (the REPL's and `dstar diff`'s) keep the
+/// parameters as parameters: named when printed, given when evaluated.
+#[test]
+fn symbolic_derivatives_keep_the_parameters() -> Result<(), dstar::Error> {
+    let program = dstar::parse_program("param a, b\nin x, y\nout f = a * x^3 + b * x * y")?;
+    let (budget, never) = (dstar::Budget::default(), dstar::Stop::never());
+    let print = |p: &Program| dstar::print_expr(&p.dag, p.outputs[0].node, &p.leaves());
+    let d = dstar::partial(&program, &[(0, 2)], &budget, &never)?;
+    assert_eq!((d.inputs.len(), d.params.len()), (2, 2));
+    assert_eq!(print(&d), "6 * x * a");
+    assert_eq!(
+        Function::new(d, Options::default())
+            .compile(Request::Values)?
+            .eval_dense(Args::x(&[2.0, 0.0]).p(&[5.0, 0.0]))?[0],
+        [[60.0]]
+    );
+    let t = dstar::taylor_polynomial(&program, 1, 1.0, 2, &budget, &never)?;
+    assert_eq!(t.params, ["a", "b"]);
+    assert_eq!(print(&t), "t1 = x * b; a * x^3 + t1 + (y - 1) * t1");
+    let tidy = dstar::tidy(&program);
+    assert_eq!(tidy.params, ["a", "b"]);
+    let dot = dstar::derivative_graph_dot(&program)?;
+    // A parameter is no node of the graph (nothing is differentiated by
+    // it); it appears in the partials, by name.
+    let node_a = dot.lines().any(|l| l.ends_with("[label=\"a\"];") && !l.contains("->"));
+    assert!(dot.contains("n5 -> n6 [label=\"a\"]") && !node_a, "{dot}");
+    Ok(())
+}

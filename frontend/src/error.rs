@@ -125,6 +125,13 @@ pub enum ParseErrorKind {
         /// The name used.
         name: String,
     },
+    /// Expression mode: a parameter of a function called in the expression
+    /// whose name the expression binds as a variable.
+    #[error("'{}' is a parameter of a function called here and a variable of the expression", Shown(.name))]
+    ParameterAndVariable {
+        /// The name.
+        name: String,
+    },
     /// A `# @point` comment that does not hold one number per input.
     #[error("'# @point' gives {found} numbers for {expected} input{}", if *.expected == 1 { "" } else { "s" })]
     BadPoint {

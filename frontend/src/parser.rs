@@ -81,11 +81,21 @@ impl Functions for NoFunctions {
 /// Functions defined outside the source (the REPL's definitions), callable by
 /// name from an expression: `f(x, 2*x)` inlines `f`'s body with its inputs
 /// bound to the arguments, and a bare `g` inlines `g` with its inputs bound to
-/// the variables of the same names.
+/// the variables of the same names. A function's parameters stay parameters
+/// of the expression, by name.
 pub trait Functions {
-    /// The function `name`: its inputs are its parameters and its first
-    /// output its value.
+    /// The function `name`: its inputs are its arguments, its parameters
+    /// parameters, and its first output its value.
     fn function(&self, name: &str) -> Option<&Program>;
+
+    /// Whether `name`, when the expression does not bind it, is a parameter
+    /// (the REPL's `param a`): it becomes a parameter of the expression, never
+    /// a variable. Parameters are numbered in order of first appearance,
+    /// after the inputs, as a file's are.
+    fn is_parameter(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
 
     /// A part of the source that the caller has already turned into a
     /// function (the REPL's `diff(f, x)`), if one starts at byte `offset`:
@@ -795,11 +805,11 @@ impl<'s> Parser<'s> {
         Ok(self.names.get(name).expect("just declared").node)
     }
 
-    /// Declares the next parameter, `name`.
-    fn declare_param(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
+    /// Declares the next parameter, `name`, and returns its node.
+    fn declare_param(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         self.declare_leaf(name, span, PARAM_BASE as usize + self.params.len())?;
         self.params.push(name.to_string());
-        Ok(())
+        Ok(self.names.get(name).expect("just declared").node)
     }
 
     /// Binds `name` to input node `k`, unless it is reserved or bound.
@@ -1073,9 +1083,9 @@ impl<'s> Parser<'s> {
             last = self.next()?.1;
         }
         let span = span.to(last);
-        let params =
+        let args =
             function.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
-        let node = self.inline(function, &params);
+        let node = self.inline(function, args, span)?;
         self.push_node(node, span)
     }
 
@@ -1083,10 +1093,29 @@ impl<'s> Parser<'s> {
         self.functions.and_then(|f| f.function(name))
     }
 
-    /// Inlines a user function's value with its inputs bound to `args`.
-    fn inline(&mut self, function: &Program, args: &[NodeId]) -> NodeId {
+    /// Inlines a user function's value with its inputs bound to `args` and
+    /// its parameters to the expression's parameters of the same names.
+    fn inline(
+        &mut self,
+        function: &'s Program,
+        mut args: Vec<NodeId>,
+        span: Span,
+    ) -> Result<NodeId, ParseError> {
+        for name in &function.params {
+            args.push(self.parameter(name, span)?);
+        }
         let root = function.outputs[0].node;
-        self.dag.import(&function.dag, &[root], Some(args))[0]
+        Ok(self.dag.import(&function.dag, &[root], Some(&args))[0])
+    }
+
+    /// The parameter `name` of an inlined function (at `span`): the
+    /// expression's parameter of that name, declared on first use.
+    fn parameter(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
+        match self.names.get(name) {
+            Some(b) if matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => Ok(b.node),
+            Some(_) => err(ParseErrorKind::ParameterAndVariable { name: name.into() }, span),
+            None => self.declare_param(name, span),
+        }
     }
 
     fn finish_call(
@@ -1138,7 +1167,7 @@ impl<'s> Parser<'s> {
             Callee::User(f) => {
                 let nodes =
                     self.values[base..].iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
-                self.inline(f, &nodes)
+                self.inline(f, nodes, span)?
             }
         };
         self.values.truncate(base);
@@ -1178,17 +1207,21 @@ impl<'s> Parser<'s> {
             return err(ParseErrorKind::FunctionAsValue { name: name.into() }, span);
         }
         if let Some(f) = self.user_function(name) {
-            let params =
+            let args =
                 f.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
-            return Ok(self.inline(f, &params));
+            return self.inline(f, args, span);
         }
         self.variable(name, span)
     }
 
-    /// A variable of the expression: bound, or new when discovering.
+    /// A variable of the expression: bound, a parameter the caller declared
+    /// ([`Functions::is_parameter`]), or new when discovering.
     fn variable(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         if let Some(b) = self.names.get(name) {
             return Ok(b.node);
+        }
+        if self.functions.is_some_and(|f| f.is_parameter(name)) {
+            return self.declare_param(name, span);
         }
         match self.mode {
             Mode::Discover => self.declare_input(name, span),

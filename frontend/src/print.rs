@@ -111,8 +111,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
 /// Prints a whole program in problem format.
 pub fn print_program(program: &Program) -> String {
     let taken: HashSet<String> = program.output_names().into_iter().collect();
-    // Input k is named inputs[k], then the parameters follow.
-    let leaves: Vec<String> = program.inputs.iter().chain(&program.params).cloned().collect();
+    let leaves = program.leaves();
     let printed = print_nodes(&program.dag, &program.output_nodes(), &leaves, &taken);
     let mut s = String::new();
     if let Some(point) = &program.point {

@@ -77,6 +77,12 @@ impl Program {
         self
     }
 
+    /// The names of the input nodes: `Op::Input(k)` is `leaves()[k]`, the
+    /// inputs, then the parameters.
+    pub fn leaves(&self) -> Vec<String> {
+        self.inputs.iter().chain(&self.params).cloned().collect()
+    }
+
     /// The output nodes, in order.
     pub fn output_nodes(&self) -> Vec<NodeId> {
         self.outputs.iter().map(|o| o.node).collect()
