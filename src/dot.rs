@@ -7,7 +7,8 @@ use std::fmt::Write;
 
 /// The derivative graph of `program`'s outputs with respect to its inputs,
 /// in Graphviz `dot` syntax: one box per node, one arrow per edge (two
-/// arrows for `x*x`), labeled with its local partial.
+/// arrows for `x*x`), labeled with its local partial. Parameters are no
+/// nodes of it; the partials name them.
 ///
 /// # Errors
 /// [`Error::InvalidKernel`] for a hand-built program whose outputs read an
@@ -16,7 +17,7 @@ pub fn derivative_graph_dot(program: &Program) -> Result<String, Error> {
     let mut kernel = program.kernel()?;
     let graph = DerivativeGraph::new(&mut kernel);
     let (dag, roots) = (kernel.dag(), program.output_nodes());
-    let (inputs, output_names) = (&program.inputs, program.output_names());
+    let (inputs, output_names) = (&program.leaves(), program.output_names());
     let mut s =
         String::from("digraph derivative {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n");
     let label = |dag: &ExprDag, id: NodeId| -> String {

@@ -9,7 +9,7 @@ use frontend::{ExprDag, NodeId, Op, Output, Program, Stop};
 
 /// The partial derivative of `program`'s single output by its inputs `by`
 /// (`(input, order)` pairs, differentiated in that order), as a program over
-/// the same inputs, rewritten for printing. `stop` is asked before every
+/// the same inputs and parameters, rewritten for printing. `stop` is asked before every
 /// order, so that a caller (the REPL's Ctrl-C) can interrupt.
 ///
 /// ```
@@ -38,26 +38,26 @@ pub fn partial(
     let kernel = factor::higher::partial(program.kernel()?, by, budget, stop)?;
     let (dag, roots) = kernel.into_parts();
     let outputs = vec![Output { name: output.name.clone(), node: roots[0] }];
-    Ok(tidy(&Program::new(dag, program.inputs.clone(), outputs)))
+    Ok(tidy(&Program::new(dag, program.inputs.clone(), outputs).with_params(program.params.clone(), None)))
 }
 
 /// `program` rewritten for printing: like terms and powers collected,
 /// constants folded, signs and constant factors in front, shared
 /// subexpressions kept shared (see [`factor::Tidier`] for the limits and
-/// the NaN policy). The outputs keep their names; spans and the point are
-/// dropped.
+/// the NaN policy). The outputs keep their names and the parameters stay
+/// parameters; spans, the point and the parameters' values are dropped.
 pub fn tidy(program: &Program) -> Program {
     let Ok(kernel) = program.kernel() else { return program.clone() };
     let (kernel, _) = Tidier::new().run(&kernel);
     let (dag, roots) = kernel.into_parts();
     let outputs =
         program.outputs.iter().zip(roots).map(|(o, node)| Output { name: o.name.clone(), node }).collect();
-    Program::new(dag, program.inputs.clone(), outputs)
+    Program::new(dag, program.inputs.clone(), outputs).with_params(program.params.clone(), None)
 }
 
 /// The Taylor polynomial of order `order` of `program`'s single output in
-/// its input `input` around `input = at`, the other inputs left as they
-/// are: `Σ_k f^(k)(at) / k! · (x - at)^k`, written as a person writes one:
+/// its input `input` around `input = at`, the other inputs and the
+/// parameters left as they are: `Σ_k f^(k)(at) / k! · (x - at)^k`, written as a person writes one:
 /// terms by ascending power, no zero terms, each coefficient rewritten for
 /// printing and its constant over the factorial as an exact fraction when
 /// both are whole numbers (`- x^3 * y^3 / 6`, not
@@ -86,31 +86,34 @@ pub fn taylor_polynomial(
             program.outputs.len()
         )));
     };
-    let n = program.inputs.len();
+    // The leaves: the inputs, then the parameters.
+    let (n, leaves) = (program.inputs.len(), program.leaves().len());
     let (derivatives, nodes) = factor::higher::derivatives(program.kernel()?, input, order, budget, stop)?;
     let mut dag = ExprDag::new();
-    for k in 0..n {
+    for k in 0..leaves {
         dag.input(k);
     }
     let a = dag.constant(at);
     // f^(k) at x = a: the input replaced by the constant, folded.
-    let mut inputs: Vec<NodeId> = (0..n).map(|i| dag.input(i)).collect();
+    let mut inputs: Vec<NodeId> = (0..leaves).map(|i| dag.input(i)).collect();
     inputs[input] = a;
     let values = substitute(&mut dag, &derivatives, &nodes, &inputs);
-    let mut sum = Polynomial::new(n, input, at);
+    let mut sum = Polynomial::new(leaves, input, at);
     for (k, value) in values.into_iter().enumerate() {
         let Some(value) = value else { continue };
         // Each coefficient rewritten alone, so the sum keeps its order.
         let mut alone = ExprDag::new();
-        for i in 0..n {
+        for i in 0..leaves {
             alone.input(i);
         }
         let root = alone.import(&dag, &[value], None)[0];
-        let (tidy, _) = Tidier::new().run(&frontend::Kernel::new(alone, vec![root], n)?);
+        let coefficient = frontend::Kernel::new(alone, vec![root], leaves)?.with_variables(n);
+        let (tidy, _) = Tidier::new().run(&coefficient);
         sum.add_term(k, tidy.dag(), tidy.roots()[0]);
     }
     let node = sum.total.unwrap_or_else(|| sum.dag.constant(0.0));
-    Ok(Program::new(sum.dag, program.inputs.clone(), vec![Output { name: output.name.clone(), node }]))
+    let outputs = vec![Output { name: output.name.clone(), node }];
+    Ok(Program::new(sum.dag, program.inputs.clone(), outputs).with_params(program.params.clone(), None))
 }
 
 /// A Taylor polynomial as it is written, term by term.
@@ -122,9 +125,10 @@ struct Polynomial {
 }
 
 impl Polynomial {
-    fn new(n: usize, input: usize, at: f64) -> Polynomial {
+    /// The empty polynomial over `leaves` inputs and parameters, in `input`.
+    fn new(leaves: usize, input: usize, at: f64) -> Polynomial {
         let mut dag = ExprDag::new();
-        for k in 0..n {
+        for k in 0..leaves {
             dag.input(k);
         }
         let x = dag.input(input);

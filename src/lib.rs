@@ -49,6 +49,11 @@ pub use higher::{partial, taylor_polynomial, tidy};
 pub use pipeline::{differentiate, Differentiated, Options};
 pub use request::{Args, Batch, Blocks, Request};
 
+/// Every Rust example of the README, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
 /// Parses a problem file and compiles the kernel of `request`
 /// ([`Function::compile`]).
 pub fn compile(source: &str, request: Request, options: &Options) -> Result<Compiled, Error> {

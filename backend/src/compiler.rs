@@ -1,6 +1,7 @@
 //! [`JitCompiler`]: compiles a [`Kernel`] into a
 //! [`JitKernel`] with Cranelift, one function per chunk of operations.
 
+use crate::calls::{CallLayout, Callees};
 use crate::chunk::ChunkPlan;
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
@@ -143,14 +144,28 @@ impl JitCompiler {
     /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's
     /// own failures; [`CodegenError::SelfCheck`].
     pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
+        let callees = Callees::compile(self, kernel)?;
+        self.compile_with(kernel, lengths, &callees)
+    }
+
+    /// [`compile_parts`](Self::compile_parts) of a kernel whose calls are
+    /// to the functions of `callees`, compiled already.
+    pub(crate) fn compile_with(
+        &self,
+        kernel: &Kernel,
+        lengths: &[usize],
+        callees: &Callees,
+    ) -> Result<JitKernel, CodegenError> {
         let parts = self.parts(kernel, lengths)?;
-        let Built { code, chunks, scratch_len } = self.build(kernel, &parts, Variant::OnePoint, None)?;
+        let Built { code, chunks, scratch_len } =
+            self.build(kernel, &parts, Variant::OnePoint, None, callees)?;
         // Batches run two points at a time, even for kernels whose operations
         // mostly run in pairs already (matmul_10, 76% paired: 1.2x the
         // per-point throughput, once the two-point variant stored and loaded
         // two values at a time).
         let source = Some((kernel.clone(), self.clone()));
-        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, kernel.roots().len(), source))
+        let m = kernel.roots().len();
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, source, callees.clone()))
     }
 
     /// The input parts of `lengths`, if they fit `kernel`.
@@ -181,8 +196,10 @@ impl JitCompiler {
         &self,
         kernel: &Kernel,
         parts: &InputParts,
+        callees: &Callees,
     ) -> Result<TwoPoints, CodegenError> {
-        let Built { code, chunks, scratch_len } = self.build(kernel, parts, Variant::TwoPoints, None)?;
+        let Built { code, chunks, scratch_len } =
+            self.build(kernel, parts, Variant::TwoPoints, None, callees)?;
         let two = TwoPoints::new(code, &chunks, scratch_len);
         if self.self_check {
             let split = |x: &[f64]| -> Parts {
@@ -207,7 +224,8 @@ impl JitCompiler {
         let mut listing = String::new();
         let parts = InputParts::new(&[kernel.num_inputs()]);
         let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
-        self.build(kernel, &parts, variant, Some(&mut listing))?;
+        let callees = Callees::compile(self, kernel)?;
+        self.build(kernel, &parts, variant, Some(&mut listing), &callees)?;
         Ok(listing)
     }
 
@@ -232,6 +250,11 @@ impl JitCompiler {
         lengths: &[usize],
     ) -> Result<FunctionChunks, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
+        if kernel.has_calls() {
+            // Calls keep their results in a call area after the plan's
+            // slots, which the two plans would place apart.
+            return Ok(FunctionChunks { compiled: None });
+        }
         let function = FunctionFirst::new(dag, outputs, m);
         if function.ops.len() < 2 * self.chunk_size || outputs.len() <= m {
             return Ok(FunctionChunks { compiled: None });
@@ -239,7 +262,7 @@ impl JitCompiler {
         let parts = self.parts(kernel, lengths)?;
         let plan = ChunkPlan::function_first(dag, &function.outputs, &function, self.chunk_size);
         let mut session = self.session(Variant::OnePoint)?;
-        session.compile_chunks(dag, &function.outputs, &plan, &parts, None)?;
+        session.compile_chunks(dag, &function.outputs, &plan, &parts, None, None)?;
         Ok(FunctionChunks { compiled: Some((function, session)) })
     }
 
@@ -266,10 +289,11 @@ impl JitCompiler {
         };
         let parts = self.parts(kernel, lengths)?;
         let plan = ChunkPlan::function_first(dag, outputs, &function, self.chunk_size);
-        session.compile_chunks(dag, outputs, &plan, &parts, None)?;
-        let Built { code, chunks, scratch_len } = session.finish(&plan)?;
+        session.compile_chunks(dag, outputs, &plan, &parts, None, None)?;
+        let Built { code, chunks, scratch_len } = session.finish(&plan, None)?;
         let source = Some((kernel.clone(), self.clone()));
-        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, outputs.len(), source))
+        let m = outputs.len();
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, source, Callees::default()))
     }
 
     /// Compiles and finalizes the chunks of `kernel` as `variant`.
@@ -279,12 +303,19 @@ impl JitCompiler {
         parts: &InputParts,
         variant: Variant,
         listing: Option<&mut String>,
+        callees: &Callees,
     ) -> Result<Built, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
+        let lanes = match variant {
+            Variant::OnePoint => 1,
+            Variant::TwoPoints => 2,
+        };
+        let calls = (!callees.is_empty())
+            .then(|| CallLayout::new(dag, outputs, callees, lanes * plan.scratch_len(), lanes));
         let mut session = self.session(variant)?;
-        session.compile_chunks(dag, outputs, &plan, parts, listing)?;
-        session.finish(&plan)
+        session.compile_chunks(dag, outputs, &plan, parts, listing, calls.as_ref())?;
+        session.finish(&plan, calls.as_ref())
     }
 
     /// A module for `variant`'s chunks, which imports the library functions.
@@ -365,9 +396,11 @@ impl Session {
         plan: &ChunkPlan,
         parts: &InputParts,
         mut listing: Option<&mut String>,
+        calls: Option<&CallLayout>,
     ) -> Result<(), CodegenError> {
         let op_uses = pairs::op_uses(dag, outputs);
-        let input = LowerInput { dag, plan, libm: &self.libm, sincos: self.sincos, op_uses: &op_uses, parts };
+        let input =
+            LowerInput { dag, plan, libm: &self.libm, sincos: self.sincos, op_uses: &op_uses, parts, calls };
         let module = self.code.module_mut();
         let mut fctx = FunctionBuilderContext::new();
         let mut cache = ValueCache::new(dag);
@@ -410,13 +443,14 @@ impl Session {
     }
 
     /// The module with every chunk of `plan` defined, finalized.
-    fn finish(mut self, plan: &ChunkPlan) -> Result<Built, CodegenError> {
+    fn finish(mut self, plan: &ChunkPlan, calls: Option<&CallLayout>) -> Result<Built, CodegenError> {
         debug_assert_eq!(self.chunks.len(), plan.num_chunks(), "every chunk is compiled");
         self.code.module_mut().finalize_definitions()?;
-        let scratch_len = match self.variant {
+        let slots = match self.variant {
             Variant::OnePoint => plan.scratch_len(),
             Variant::TwoPoints => 2 * plan.scratch_len(),
         };
+        let scratch_len = calls.map_or(slots, |calls| calls.end);
         Ok(Built { code: self.code, chunks: self.chunks, scratch_len })
     }
 }

@@ -104,6 +104,8 @@ static inline double dstar_pow(double a, double b)
 pub fn emit_c(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
     check_name(fn_name, "C", C_KEYWORDS)?;
     let blocks = Blocks::new(lengths, kernel.num_inputs())?;
+    // Calls are written out: the emitted function is one straight line.
+    let kernel = &kernel.inlined();
     let (dag, outputs) = (kernel.dag(), kernel.roots());
     let reach = dag.reachable(outputs);
     let mut c = String::new();

@@ -14,7 +14,7 @@ const PORTABLE: &str = "dstar_functions";
 
 /// Writes `pub fn fn_name(x: &[f64], p: &[f64], ..., out: &mut [f64])`
 /// computing the kernel's outputs (in order) from its input in the blocks
-/// of `lengths` (as [`emit_c`](crate::emit_c)): plain Rust with no
+/// of `lengths` (as [`emit_c`](crate::emit_c())): plain Rust with no
 /// dependencies, that panics if a block or `out` is shorter than the kernel needs.
 ///
 /// Every operation is what the interpreter computes, bit for bit: the same
@@ -36,6 +36,8 @@ const PORTABLE: &str = "dstar_functions";
 pub fn emit_rust(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
     check_name(fn_name, "Rust", RUST_KEYWORDS)?;
     let blocks = Blocks::new(lengths, kernel.num_inputs())?;
+    // Calls are written out: the emitted function is one straight line.
+    let kernel = &kernel.inlined();
     let (dag, outputs) = (kernel.dag(), kernel.roots());
     let reach = dag.reachable(outputs);
     let mut body = String::new();

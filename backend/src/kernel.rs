@@ -2,6 +2,7 @@
 //! values. The only file of the crate with `unsafe`: calling JIT code and
 //! freeing it.
 
+use crate::calls::Callees;
 use crate::compiler::JitCompiler;
 use crate::error::CodegenError;
 use crate::error::KernelError;
@@ -121,6 +122,8 @@ pub struct JitKernel {
     /// The two-point variant: `Ok(None)` where there is none, `Err` where
     /// it failed its self-check.
     two_points: OnceLock<Result<Option<TwoPoints>, SelfCheckFailure>>,
+    /// The compiled functions the chunks call, kept alive with them.
+    callees: Callees,
     // Declared last: dropped after everything that points into its code.
     _code: OwnedModule,
 }
@@ -164,8 +167,7 @@ impl TwoPoints {
             // alone. The code lives as long as `self`.
             unsafe { chunk(x0[0], x1[0], out0, out1, scratch, x0[1], x1[1], x0[2], x1[2], x0[3], x1[3]) };
         };
-        if let [only] = &self.chunks[..] {
-            debug_assert_eq!(self.scratch_len, 0, "a single chunk hands no value on");
+        if let ([only], 0) = (&self.chunks[..], self.scratch_len) {
             run(only, std::ptr::null_mut());
             return;
         }
@@ -214,8 +216,12 @@ impl JitKernel {
         parts: InputParts,
         num_outputs: usize,
         source: Option<(Kernel, JitCompiler)>,
+        callees: Callees,
     ) -> JitKernel {
-        assert!(chunks.len() > 1 || scratch_len == 0, "a single chunk hands no value on");
+        assert!(
+            chunks.len() > 1 || scratch_len == 0 || !callees.is_empty(),
+            "a single chunk hands no value on"
+        );
         let module = code.module_mut();
         let signature = Scalar::signature(module);
         let chunks = finalized(module, chunks, &signature)
@@ -234,8 +240,21 @@ impl JitKernel {
             num_outputs,
             source: source.map(Box::new),
             two_points: OnceLock::new(),
+            callees,
             _code: code,
         }
+    }
+
+    /// The scratch length the chunks need.
+    pub(crate) fn scratch_len(&self) -> usize {
+        self.scratch_len
+    }
+
+    /// The entry addresses of the chunks, in call order: what a caller's
+    /// chunks call, with this kernel's inputs as one part, its outputs and
+    /// a scratch of [`scratch_len`](Self::scratch_len) values.
+    pub(crate) fn chunk_addresses(&self) -> impl Iterator<Item = usize> + '_ {
+        self.chunks.iter().map(|&chunk| chunk as usize)
     }
 
     /// Number of inputs, the length `x` must have.
@@ -304,12 +323,12 @@ impl JitKernel {
             return Err(KernelError::OutputLength { expected: self.num_outputs, found: out.len() });
         }
         let [x0, x1, x2, x3] = x;
-        if let [only] = self.chunks[..] {
+        if let ([only], 0) = (&self.chunks[..], self.scratch_len) {
             // SAFETY: the chunk reads part `p` of the input at `x[p]`, which
             // points at `parts.lengths()[p]` values (checked by the callers),
-            // writes `out[..num_outputs]` (checked above); a single chunk hands
-            // nothing on, so `scratch_len == 0` and it touches no scratch. The
-            // code lives as long as `self`.
+            // writes `out[..num_outputs]` (checked above); with
+            // `scratch_len == 0` it touches no scratch. The code lives as
+            // long as `self`.
             unsafe { only(x0, x1, x2, x3, out.as_mut_ptr(), std::ptr::null_mut()) };
             return Ok(());
         }
@@ -555,7 +574,7 @@ impl JitKernel {
         let Some(source) = self.source.as_deref() else { return Ok(None) };
         if self.two_points.get().is_none() {
             let compiler = source.1.clone().with_stop(source.1.stop().or(stop));
-            let compiled = match compiler.compile_two_points(&source.0, &self.parts) {
+            let compiled = match compiler.compile_two_points(&source.0, &self.parts, &self.callees) {
                 Ok(two) => Ok(Some(two)),
                 Err(CodegenError::SelfCheck(failure)) => Err(failure),
                 Err(CodegenError::Stopped) => return Err(KernelError::Stopped),

@@ -25,6 +25,7 @@
 //! ```
 
 mod blocks;
+mod calls;
 mod chunk;
 pub mod compiler;
 pub mod emit_c;

@@ -89,7 +89,7 @@ macro_rules! define_wrappers {
         fn wrapper(op: Op) -> Option<LibmFn> {
             match op {
                 $(Op::$variant => wrapper!($jit $arity $reference),)*
-                Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
             }
         }
     };

@@ -11,9 +11,11 @@
 //! loaded, stored and built, and the few instructions it spells its own way.
 //! Each lane computes what the one-point kernel computes, bit for bit.
 
+use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
 use crate::parts::InputParts;
 use crate::power::{self, inline_power, Compensated, Inline};
+use crate::scalar::Scalar;
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -22,7 +24,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Module};
-use frontend::{Cmp, ExprDag, Native, NodeId, Op};
+use frontend::{CallOut, Cmp, ExprDag, Native, NodeId, Op};
 
 /// The signature of an imported libm function of `arity` `f64` arguments.
 pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
@@ -37,12 +39,15 @@ pub(crate) fn libm_signature<M: Module>(module: &M, arity: usize) -> Signature {
 /// and lowering stays linear in the number of operations.
 pub(crate) struct ValueCache {
     pub(crate) entries: Vec<Option<(u32, Value)>>,
+    /// Whether each call site was called by a chunk lowered so far: its
+    /// results are in the call area from then on.
+    called: Vec<bool>,
 }
 
 impl ValueCache {
     /// A cache for the nodes of `dag`.
     pub(crate) fn new(dag: &ExprDag) -> ValueCache {
-        ValueCache { entries: vec![None; dag.len()] }
+        ValueCache { entries: vec![None; dag.len()], called: vec![false; dag.sites().len()] }
     }
 }
 
@@ -61,6 +66,8 @@ pub(crate) struct LowerInput<'a> {
     pub op_uses: &'a [u32],
     /// The arrays the input comes in.
     pub parts: &'a InputParts,
+    /// Where calls keep their arguments and results, for a kernel with calls.
+    pub calls: Option<&'a CallLayout>,
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.
@@ -261,6 +268,9 @@ impl<M: Module, W: Width> Lowering<'_, '_, M, W> {
     /// The value of node `id`, computed from its operands.
     fn lower(&mut self, id: NodeId) -> Value {
         let dag = self.input.dag;
+        if let Op::Call(c) = dag.op(id) {
+            return self.call_result(c);
+        }
         let mut args = [self.scratch; 4];
         for (slot, &a) in args.iter_mut().zip(dag.args(id)) {
             *slot = self.operand(a);
@@ -302,6 +312,54 @@ impl<M: Module, W: Width> Lowering<'_, '_, M, W> {
             Native::Min => self.b.ins().fmin(a, b),
             Native::Max => self.b.ins().fmax(a, b),
         }
+    }
+
+    /// Result `c.out` of a call: the site's callee runs here (once per lane,
+    /// on the lane's arguments) if no chunk before ran it, writing its
+    /// results to the site's rows of the call area; the result is loaded
+    /// from there.
+    fn call_result(&mut self, c: CallOut) -> Value {
+        let layout = self.input.calls.expect("a kernel with calls has a call area");
+        let (at, callee) = layout.site(c.site);
+        let results = callee.num_outputs();
+        let ptr = self.module.target_config().pointer_type();
+        let scratch = self.scratch;
+        let at_value = |b: &mut FunctionBuilder<'_>, index: usize| {
+            let bytes = i64::try_from(8 * index).expect("a scratch offset fits in i64");
+            b.ins().iadd_imm_s(scratch, bytes)
+        };
+        if !self.cache.called[c.site as usize] {
+            let site = &self.input.dag.site(c.site).args;
+            let args: Vec<Value> = site.iter().map(|&a| self.operand(a)).collect();
+            let signature = Scalar::signature(&*self.module);
+            let signature = self.b.import_signature(signature);
+            let null = self.b.ins().iconst(ptr, 0);
+            let args_row = at_value(&mut self.b, layout.args_at);
+            let callee_scratch = at_value(&mut self.b, layout.callee_scratch_at);
+            for lane in 0..W::LANES {
+                for (j, &v) in args.iter().enumerate() {
+                    let value = W::lane(&mut self.b, v, lane);
+                    let (addr, offset) = address(&mut self.b, self.scratch, layout.args_at + j);
+                    self.b.ins().store(STORE, value, addr, offset);
+                }
+                let out = at_value(&mut self.b, at + usize::from(lane) * results);
+                for chunk in callee.chunk_addresses() {
+                    let entry = self.b.ins().iconst(ptr, chunk as i64);
+                    let args = [args_row, null, null, null, out, callee_scratch];
+                    self.b.ins().call_indirect(signature, entry, &args);
+                }
+            }
+            self.cache.called[c.site as usize] = true;
+        }
+        // Written by the calls: not `LOAD`, which may move above them.
+        let lanes: Vec<Value> = (0..W::LANES)
+            .map(|lane| {
+                let index = at + usize::from(lane) * results + c.out as usize;
+                let (addr, offset) = address(&mut self.b, self.scratch, index);
+                self.b.ins().load(types::F64, STORE, addr, offset)
+            })
+            .collect();
+        W::join(&mut self.b, &lanes)
     }
 
     /// The imported reference of `op`, declared in this function on first use.

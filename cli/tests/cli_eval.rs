@@ -228,3 +228,42 @@ fn issue_31_values_on_the_command_line_read_as_everywhere() {
     assert_eq!(status, 2);
     assert!(stderr.contains("1:1: the number '1e400' is too large"), "{stderr}");
 }
+
+/// Issue 27: parameters come from `--params`, else the file's `# @params`;
+/// none, or the wrong number, is an error that says how many; `--json`
+/// names them, the Jacobian has no column for them and `stats` counts them.
+#[test]
+fn parameters_come_from_the_command_line_or_the_file() {
+    let source = "# @params 2\nparam a\nin x, y\nout f = a*x*y\n";
+    let file = problem("param.dstar", source);
+    let file = file.to_str().unwrap();
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1,3", "--jacobian"]);
+    assert_eq!((status, stdout.as_str()), (0, "f = 6\n  gradient: [6, 2]\n"), "{stderr}");
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1,3", "--params", "5", "--jacobian"]);
+    assert_eq!((status, stdout.as_str()), (0, "f = 15\n  gradient: [15, 5]\n"), "{stderr}");
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1,3", "--params", "5", "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["params"], serde_json::json!(["a"]));
+    assert_eq!(json["inputs"], serde_json::json!(["x", "y"]));
+    for bad in ["5,6", "5,6,7"] {
+        let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1,3", "--params", bad]);
+        assert_eq!(status, 2, "--params {bad:?}: {stdout}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(stderr.contains("1 parameter"), "--params {bad:?}: {stderr}");
+    }
+    let bare = problem("bare.dstar", "param a, b\nin x\nout f = a*x + b\n");
+    let (status, _, stderr) = dstar(&["eval", bare.to_str().unwrap(), "--at", "1"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("no '# @params' comment; give their values with --params"), "{stderr}");
+    let (status, _, stderr) = dstar(&["bench", bare.to_str().unwrap(), "--at", "1", "--params", "1"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("--params has 1 value but the function has 2 parameters"), "{stderr}");
+    let (status, stdout, stderr) = dstar(&["stats", file]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.contains("1 parameter"), "{stdout}");
+    let wrong = problem("wrong.dstar", "# @params 1 2\nparam a\nin x\nout a*x\n");
+    let (status, _, stderr) = dstar(&["eval", wrong.to_str().unwrap(), "--at", "1"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("1:1:"), "{stderr}");
+}

@@ -1,5 +1,6 @@
 //! What the REPL saves is a problem file: `dstar eval` evaluates it, and a
-//! new REPL loads it back with every definition's own parameters (issue 12).
+//! new REPL loads it back with every definition's own arguments (issue 12)
+//! and the parameters with their values (issue 27).
 
 use std::path::Path;
 use testkit::command::{run, run_with_input, Run};
@@ -51,6 +52,37 @@ fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
             "4",
             &format!("{}", 2.0 * 2f64.cos() + 2.0)
         ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 27: parameters are saved with their values, which `dstar eval`
+/// takes as its defaults and a new session gets back.
+#[test]
+fn issue_27_a_saved_session_keeps_its_parameters() {
+    let dir = std::env::temp_dir().join(format!("dstar-repl-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("session.dstar");
+    let path = file.to_str().unwrap();
+    let script = format!("param g = 9.81, unused = 1\nh(t) = g*t^2/2\nv(t) = diff(h, t)\n:save {path}\n");
+    let Run { status, stdout: out, .. } = repl(script.as_bytes());
+    assert_eq!(status, 0, "{out}");
+    assert!(out.ends_with(&format!("saved 2 definitions and 1 parameter to {path}\n")), "{out}");
+    let eval = |extra: &[&str]| {
+        let args = [&["eval", path, "--at", "2", "--json"][..], extra].concat();
+        let (status, stdout, stderr) = run(env!("CARGO_BIN_EXE_dstar"), &args);
+        assert_eq!(status, 0, "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["params"], serde_json::json!(["g"]));
+        as_vec(&v["values"])
+    };
+    assert_eq!(eval(&[]), [19.62, 19.62], "the saved value is the default");
+    assert_eq!(eval(&["--params", "1.62"]), [1.62 * 4.0 / 2.0, 1.62 * 2.0]);
+    let Run { status, stdout: out, .. } = repl(format!(":load {path}\n:vars\nh(2)\n").as_bytes());
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(
+        out,
+        "loaded h(t), v(t); param g = 9.81\nparam g = 9.81\nh(t) = g * t^2 / 2\nv(t) = t * g\n19.62\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -171,8 +171,9 @@ impl CasadiKernel {
 /// `derivative` into the directory given as its argument, and printing the
 /// work sizes and the derivative's sparsity as JSON.
 fn script(program: &Program, derivative: Derivative) -> Result<String, String> {
-    let dag = &program.dag;
-    let outputs = program.output_nodes();
+    // Calls written out: CasADi builds one SX expression graph.
+    let (dag, outputs) = dstar::frontend::call::inline(&program.dag, &program.output_nodes());
+    let dag = &dag;
     let reach = dag.reachable(&outputs);
     let mut py = String::new();
     py.push_str("import casadi as ca, json, os, sys\n");
@@ -188,6 +189,7 @@ fn script(program: &Program, derivative: Derivative) -> Result<String, String> {
         let expr = match dag.op(id) {
             Op::Const(_) => continue,
             Op::Input(k) => format!("x[{k}]"),
+            Op::Call(_) => unreachable!("calls are written out above"),
             Op::Neg => format!("-{}", a[0]),
             Op::Add => format!("{} + {}", a[0], a[1]),
             Op::Sub => format!("{} - {}", a[0], a[1]),

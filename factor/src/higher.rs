@@ -151,6 +151,8 @@ pub fn derivatives(
     stop: &Stop,
 ) -> Result<(ExprDag, Vec<Option<NodeId>>), HigherError> {
     assert_eq!(function.num_outputs(), 1, "derivatives of a scalar function");
+    // Taylor series run over calls written out.
+    let function = function.inlined();
     let root = function.roots()[0];
     let (mut dag, _) = function.into_parts();
     let one = dag.constant(1.0);
@@ -198,6 +200,7 @@ fn along(
     spent: &mut u64,
     stop: &Stop,
 ) -> Result<(ExprDag, NodeId), HigherError> {
+    let kernel = kernel.inlined();
     let root = kernel.roots()[0];
     let (mut dag, _) = kernel.into_parts();
     if order == 0 {

@@ -28,7 +28,8 @@ use frontend::Kernel;
 /// [`HigherError::Constants`] past order 170, where `k!` overflows.
 pub fn taylor_series(function: Kernel, order: u64, budget: &Budget) -> Result<Kernel, HigherError> {
     let (n, total, m) = (function.num_variables(), function.num_inputs(), function.num_outputs());
-    let (mut dag, roots) = function.clone().into_parts();
+    // Taylor series run over calls written out.
+    let (mut dag, roots) = function.inlined().into_parts();
     // Along the variables only: the direction is inputs total..total+n, the parameters stay put.
     let direction: Vec<_> = (0..total).map(|i| (i < n).then(|| dag.input(total + i))).collect();
     let mut taylor = Taylor::new(&dag, &roots, &direction, Scale::Coefficients);

@@ -93,7 +93,8 @@ pub fn derivative_tensor(
     budget: &Budget,
 ) -> Result<DerivativeTensor, HigherError> {
     let n = function.num_variables();
-    let (mut dag, roots) = function.clone().into_parts();
+    // Taylor series run over calls written out.
+    let (mut dag, roots) = function.inlined().into_parts();
     let one = dag.constant(1.0);
     // The entries of the current level: output, indices, node.
     let mut level: Vec<(usize, Vec<u32>, NodeId)> =

@@ -1,10 +1,12 @@
 //! The hash-consed expression DAG shared by every stage.
 
+use crate::call::{CallOut, FunctionDef, Site};
 use crate::op::{Op, Real};
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::fmt;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 /// Index of a node in an [`ExprDag`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,6 +84,10 @@ impl fmt::Debug for Node {
 /// `x*0 → 0`, `x - x → 0` and `x/x → 1` are *not* applied: they are wrong for
 /// NaN and infinities. Each `ExprDag` owns its hash-cons table; there is no
 /// global state.
+///
+/// Calls of functions ([`crate::call`]) are stored once per distinct
+/// function and arguments, as [`Site`]s; a result of one is a node
+/// `Op::Call`, whose arguments ([`ExprDag::args`]) are its site's.
 #[derive(Clone, Default)]
 pub struct ExprDag {
     nodes: Vec<Node>,
@@ -89,6 +95,10 @@ pub struct ExprDag {
     /// hash, so probing and growing rarely touch `nodes` itself. Eight bytes
     /// a slot: on million-node DAGs interning is bound by cache misses.
     table: HashTable<(NodeId, u32)>,
+    /// The call sites, in the order they were made.
+    sites: Vec<Site>,
+    /// The site of each function (by address) and argument list.
+    site_table: FxHashMap<(usize, Box<[NodeId]>), u32>,
 }
 
 impl ExprDag {
@@ -123,9 +133,65 @@ impl ExprDag {
         self.node(id).op
     }
 
-    /// The arguments of node `id`.
+    /// The arguments of node `id`: a call result's are its site's.
     pub fn args(&self, id: NodeId) -> &[NodeId] {
-        self.node(id).args()
+        let node = self.node(id);
+        match node.op {
+            Op::Call(c) => &self.sites[c.site as usize].args,
+            _ => node.args(),
+        }
+    }
+
+    /// The call sites, in the order they were made.
+    pub fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    /// The call site `site`.
+    pub fn site(&self, site: u32) -> &Site {
+        &self.sites[site as usize]
+    }
+
+    /// The results of `function` applied to `args` (nodes of this DAG, one
+    /// per argument), one node per result; the same function applied to the
+    /// same arguments is the same site. Panics on a wrong argument count.
+    pub fn call(&mut self, function: &Arc<FunctionDef>, args: &[NodeId]) -> Vec<NodeId> {
+        assert_eq!(args.len(), function.args().len(), "{}: an argument per parameter", function.name());
+        let site = self.site_of(function, 0, args);
+        (0..function.results().len()).map(|out| self.call_out(site, out)).collect()
+    }
+
+    /// The node of result `out` of site `site` (of the function its level
+    /// calls).
+    pub fn call_out(&mut self, site: u32, out: usize) -> NodeId {
+        let out = u32::try_from(out).expect("fewer than 2^32 results");
+        self.intern(Node::new(Op::Call(CallOut { site, out }), &[]))
+    }
+
+    /// Has site `site` call at least level `level` of its function's
+    /// derivative chain (which must be built): the results it had keep
+    /// their numbers and values, more follow them.
+    pub fn raise(&mut self, site: u32, level: u32) {
+        let site = &mut self.sites[site as usize];
+        site.level = site.level.max(level);
+    }
+
+    /// The site calling `function` at `level` or above on `args`, made if new.
+    fn site_of(&mut self, function: &Arc<FunctionDef>, level: u32, args: &[NodeId]) -> u32 {
+        assert!(
+            args.iter().all(|a| a.index() < self.len()),
+            "{}: arguments must be nodes of this DAG",
+            function.name()
+        );
+        let key = (Arc::as_ptr(function) as usize, Box::<[NodeId]>::from(args));
+        if let Some(&site) = self.site_table.get(&key) {
+            self.raise(site, level);
+            return site;
+        }
+        let site = u32::try_from(self.sites.len()).expect("fewer than 2^32 call sites");
+        self.sites.push(Site { function: Arc::clone(function), level, args: key.1.clone() });
+        self.site_table.insert(key, site);
+        site
     }
 
     /// All ids, in topological order.
@@ -179,7 +245,8 @@ impl ExprDag {
     /// The same DAG with input `k` renamed `rename(k)`, which must be
     /// one-to-one on the inputs present: every node keeps its id.
     pub fn renumber_inputs(&self, rename: impl Fn(u32) -> u32) -> ExprDag {
-        let mut dag = ExprDag::new();
+        let mut dag =
+            ExprDag { sites: self.sites.clone(), site_table: self.site_table.clone(), ..ExprDag::new() };
         dag.reserve(self.len());
         for node in &self.nodes {
             let mut node = *node;
@@ -215,7 +282,8 @@ impl ExprDag {
 
     fn simplify(&mut self, node: &Node) -> Option<NodeId> {
         let args = node.args();
-        if !node.op.is_leaf() && args.iter().all(|&a| self.as_const(a).is_some()) {
+        let folds = !node.op.is_leaf() && !matches!(node.op, Op::Call(_));
+        if folds && args.iter().all(|&a| self.as_const(a).is_some()) {
             let values: Vec<f64> = args.iter().map(|&a| self.as_const(a).unwrap_or(0.0)).collect();
             return Some(self.constant(node.op.eval(&values)));
         }
@@ -282,6 +350,12 @@ impl ExprDag {
             let node = other.node(id);
             map[id.index()] = match (node.op, inputs) {
                 (Op::Input(k), Some(inputs)) => inputs[k as usize],
+                (Op::Call(c), _) => {
+                    let site = other.site(c.site);
+                    let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
+                    let here = self.site_of(&site.function, site.level, &args);
+                    self.call_out(here, c.out as usize)
+                }
                 _ => {
                     let args: Vec<NodeId> = node.args().iter().map(|a| map[a.index()]).collect();
                     self.intern(Node::new(node.op, &args))
@@ -324,10 +398,29 @@ impl ExprDag {
     }
 
     /// Number of operations that `roots` reach, counting each `+ - * /`,
-    /// negation and function call once; constants and inputs count zero.
+    /// negation and built-in function once; constants, inputs and the
+    /// results of calls count zero (see [`Program::count_calls`](crate::Program::count_calls)).
     pub fn count_ops(&self, roots: &[NodeId]) -> usize {
         let reach = self.reachable(roots);
-        self.ids().filter(|id| reach[id.index()] && !self.op(*id).is_leaf()).count()
+        self.ids()
+            .filter(|id| reach[id.index()] && !self.op(*id).is_leaf() && !matches!(self.op(*id), Op::Call(_)))
+            .count()
+    }
+
+    /// The call sites whose results `roots` reach, ascending.
+    pub fn reached_sites(&self, roots: &[NodeId]) -> Vec<u32> {
+        let reach = self.reachable(roots);
+        let mut sites: Vec<u32> = self
+            .ids()
+            .filter(|id| reach[id.index()])
+            .filter_map(|id| match self.op(id) {
+                Op::Call(c) => Some(c.site),
+                _ => None,
+            })
+            .collect();
+        sites.sort_unstable();
+        sites.dedup();
+        sites
     }
 }
 

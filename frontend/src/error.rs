@@ -125,6 +125,13 @@ pub enum ParseErrorKind {
         /// The name used.
         name: String,
     },
+    /// Expression mode: a parameter of a function called in the expression
+    /// whose name the expression binds as a variable.
+    #[error("'{}' is a parameter of a function called here and a variable of the expression", Shown(.name))]
+    ParameterAndVariable {
+        /// The name.
+        name: String,
+    },
     /// A `# @point` comment that does not hold one number per input.
     #[error("'# @point' gives {found} numbers for {expected} input{}", if *.expected == 1 { "" } else { "s" })]
     BadPoint {
@@ -167,6 +174,65 @@ pub enum ParseErrorKind {
     InvalidUtf8 {
         /// The first offending byte.
         byte: u8,
+    },
+    /// A call of a function with several results inside an expression.
+    #[error("'{}' has {count} results; bind them all with a statement such as 'a, b = {}(...)'", Shown(.name), Shown(.name))]
+    SeveralResults {
+        /// The function.
+        name: String,
+        /// Its results.
+        count: usize,
+    },
+    /// A call statement binding another number of names than the results.
+    #[error("'{}' has {expected} result{}, found {found} name{}", Shown(.name), if *.expected == 1 { "" } else { "s" }, if *.found == 1 { "" } else { "s" })]
+    WrongResults {
+        /// The function.
+        name: String,
+        /// Its results.
+        expected: usize,
+        /// The names given.
+        found: usize,
+    },
+    /// `a, b = ...` whose right side is not a call of a function.
+    #[error("expected a call of a function after 'a, b =', found an expression")]
+    NotACall,
+    /// A function defined twice.
+    #[error("'{}' is already a function (defined on line {line})", Shown(.name))]
+    DuplicateFunction {
+        /// The name.
+        name: String,
+        /// The line of the first definition.
+        line: u32,
+    },
+    /// A result a function's body never binds.
+    #[error("result '{}' of '{}' is not bound in its body", Shown(.name), Shown(.function))]
+    UnboundResult {
+        /// The result.
+        name: String,
+        /// The function.
+        function: String,
+    },
+    /// A function block without its `end`.
+    #[error("function '{}' has no 'end'", Shown(.function))]
+    Unterminated {
+        /// The function.
+        function: String,
+    },
+    /// A name a function body cannot see.
+    #[error("'{}' is not an argument of '{}' nor assigned above in it; a function sees only its arguments, its own assignments and the functions defined before it{hint}", Shown(.name), Shown(.function))]
+    OutsideFunction {
+        /// The name used.
+        name: String,
+        /// The function.
+        function: String,
+        /// The closest name it sees, if any.
+        hint: DidYouMean,
+    },
+    /// A function's name used as a value.
+    #[error("'{}' is a function; call it as '{}(...)'", Shown(.name), Shown(.name))]
+    FunctionAsValue {
+        /// The name.
+        name: String,
     },
     /// More nodes or inputs than the DAG can index.
     #[error("the program is too large")]

@@ -162,6 +162,31 @@ impl Kernel {
     pub fn into_parts(self) -> (ExprDag, Vec<NodeId>) {
         (self.dag, self.roots)
     }
+
+    /// Whether the roots read a result of a call.
+    pub fn has_calls(&self) -> bool {
+        !self.dag.sites().is_empty() && !self.dag.reached_sites(&self.roots).is_empty()
+    }
+
+    /// The same function with every call written out ([`crate::call::inline`]):
+    /// the same values, bit for bit, the same inputs and variables.
+    pub fn inlined(&self) -> Kernel {
+        if !self.has_calls() {
+            return self.clone();
+        }
+        let (dag, roots) = crate::call::inline(&self.dag, &self.roots);
+        Kernel { dag, roots, ..self.clone_shape() }
+    }
+
+    /// An empty kernel of this one's inputs and variables.
+    fn clone_shape(&self) -> Kernel {
+        Kernel {
+            dag: ExprDag::new(),
+            roots: vec![],
+            num_inputs: self.num_inputs,
+            num_variables: self.num_variables,
+        }
+    }
 }
 
 impl Program {

@@ -35,6 +35,8 @@ pub enum Token<'s> {
     Comma,
     /// `=`
     Assign,
+    /// `->`, between a function's arguments and its results.
+    Arrow,
     /// `<`, `<=`, `>`, `>=`, `==`, `!=`
     Cmp(Cmp),
     /// End of a statement: newline or `;`.
@@ -60,6 +62,7 @@ impl Token<'_> {
             Token::RBracket => "']'".into(),
             Token::Comma => "','".into(),
             Token::Assign => "'='".into(),
+            Token::Arrow => "'->'".into(),
             Token::Cmp(c) => format!("'{}'", c.symbol()),
             Token::End => "end of statement".into(),
             Token::Eof => "end of input".into(),
@@ -174,6 +177,10 @@ impl<'s> Lexer<'s> {
         let token = match c {
             '\n' | '\r' | ';' => Token::End,
             '+' => Token::Plus,
+            '-' if self.peek_byte() == Some(b'>') => {
+                self.bump();
+                Token::Arrow
+            }
             '-' => Token::Minus,
             '*' if self.peek_byte() == Some(b'*') => {
                 self.bump();

@@ -7,6 +7,7 @@
 //! `match` on [`Op`] exhaustively, so a new operation fails to compile where
 //! a decision is due.
 
+use crate::call::CallOut;
 use std::fmt;
 
 /// A floating-point constant that can be hashed and compared bit for bit.
@@ -289,6 +290,11 @@ macro_rules! define_ops {
             Const(Real),
             /// The `k`-th input of the function, counting from 0.
             Input(u32),
+            /// A result of a call of a function ([`crate::call`]): its
+            /// arguments are those of the call site, which the DAG holds
+            /// ([`ExprDag::args`](crate::ExprDag::args)), and its value is
+            /// the interpreter's or the JIT's to find, as an input's is.
+            Call(CallOut),
             $(
                 #[doc = concat!("`", $name, "`")]
                 $variant,
@@ -331,7 +337,7 @@ macro_rules! define_ops {
             /// one entry per operation; `None` for leaves.
             pub fn index(self) -> Option<usize> {
                 match self {
-                    Op::Const(_) | Op::Input(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) => None,
                     $(Op::$variant => Some(Row::$variant as usize),)*
                     Op::Select(cmp) => Some(ROWS + cmp as usize),
                 }
@@ -343,6 +349,7 @@ macro_rules! define_ops {
                 match self {
                     Op::Const(_) => "const",
                     Op::Input(_) => "input",
+                    Op::Call(_) => "call",
                     $(Op::$variant => $name,)*
                     Op::Select(_) => "ifelse",
                 }
@@ -354,14 +361,15 @@ macro_rules! define_ops {
             pub fn function_name(self) -> Option<&'static str> {
                 match self {
                     $(Op::$variant => function_name!($function),)*
-                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
                 }
             }
 
-            /// Number of arguments.
+            /// Number of arguments a [`Node`](crate::Node) holds itself: a
+            /// call's are its site's ([`ExprDag::args`](crate::ExprDag::args)).
             pub fn arity(self) -> usize {
                 match self {
-                    Op::Const(_) | Op::Input(_) => 0,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) => 0,
                     $(Op::$variant => arity!($arity),)*
                     Op::Select(_) => 4,
                 }
@@ -369,13 +377,13 @@ macro_rules! define_ops {
 
             /// The reference evaluation: IEEE double precision, the `f64` methods
             /// and [`portable`](crate::portable). `args` has exactly
-            /// `self.arity()` values; a leaf `Input` reads nothing and returns
-            /// NaN (inputs are looked up by the caller).
+            /// `self.arity()` values; a leaf `Input` and a `Call` read nothing
+            /// and return NaN (inputs and results are looked up by the caller).
             pub fn eval(self, args: &[f64]) -> f64 {
                 debug_assert_eq!(args.len(), self.arity(), "{self:?}");
                 match self {
                     Op::Const(c) => c.get(),
-                    Op::Input(_) => f64::NAN,
+                    Op::Input(_) | Op::Call(_) => f64::NAN,
                     $(Op::$variant => apply!($arity $reference, args),)*
                     Op::Select(cmp) => {
                         if cmp.holds(args[0], args[1]) {
@@ -393,7 +401,7 @@ macro_rules! define_ops {
             pub fn libm_symbol(self) -> Option<&'static str> {
                 match self {
                     $(Op::$variant => libm_symbol!($jit $function),)*
-                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
                 }
             }
 
@@ -402,7 +410,7 @@ macro_rules! define_ops {
             pub fn c_spelling(self) -> Option<CSpelling> {
                 match self {
                     $(Op::$variant => Some(c_spelling!($c $c_name)),)*
-                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
                 }
             }
 
@@ -411,7 +419,7 @@ macro_rules! define_ops {
             pub fn rust_spelling(self) -> Option<RustSpelling> {
                 match self {
                     $(Op::$variant => Some(rust_spelling!($rust $rust_name)),)*
-                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
                 }
             }
 
@@ -420,7 +428,7 @@ macro_rules! define_ops {
             fn reference_text(self) -> Option<&'static str> {
                 match self {
                     $(Op::$variant => Some(stringify!($reference)),)*
-                    Op::Const(_) | Op::Input(_) | Op::Select(_) => None,
+                    Op::Const(_) | Op::Input(_) | Op::Call(_) | Op::Select(_) => None,
                 }
             }
         }

@@ -5,8 +5,10 @@
 //! stack: 100,000 nested parentheses parse like any other input.
 
 use crate::builder::{renumber, PARAM_BASE};
+use crate::call::FunctionDef;
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{DidYouMean, ParseError, ParseErrorKind};
+use crate::kernel::Kernel;
 use crate::lexer::{Lexer, Token, TokenStream};
 use crate::op::{Cmp, Op};
 use crate::program::{Output, Program, SpanMap};
@@ -14,6 +16,7 @@ use crate::span::Span;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 /// Parses a problem file (see `problem-format.md`).
 ///
@@ -78,11 +81,21 @@ impl Functions for NoFunctions {
 /// Functions defined outside the source (the REPL's definitions), callable by
 /// name from an expression: `f(x, 2*x)` inlines `f`'s body with its inputs
 /// bound to the arguments, and a bare `g` inlines `g` with its inputs bound to
-/// the variables of the same names.
+/// the variables of the same names. A function's parameters stay parameters
+/// of the expression, by name.
 pub trait Functions {
-    /// The function `name`: its inputs are its parameters and its first
-    /// output its value.
+    /// The function `name`: its inputs are its arguments, its parameters
+    /// parameters, and its first output its value.
     fn function(&self, name: &str) -> Option<&Program>;
+
+    /// Whether `name`, when the expression does not bind it, is a parameter
+    /// (the REPL's `param a`): it becomes a parameter of the expression, never
+    /// a variable. Parameters are numbered in order of first appearance,
+    /// after the inputs, as a file's are.
+    fn is_parameter(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
 
     /// A part of the source that the caller has already turned into a
     /// function (the REPL's `diff(f, x)`), if one starts at byte `offset`:
@@ -153,7 +166,7 @@ pub fn reserved(name: &str) -> Option<&'static str> {
         Some("a function")
     } else if name == "pi" || name == "e" {
         Some("a constant")
-    } else if name == "in" || name == "out" || name == "param" {
+    } else if matches!(name, "in" | "out" | "param" | "function" | "end") {
         Some("a keyword")
     } else {
         None
@@ -269,12 +282,28 @@ impl<'s> Names<'s> {
 enum Value {
     Node(NodeId, Span),
     Cond(Cmp, NodeId, NodeId, Span),
+    /// The call at `site` of the defined function `function`, which has
+    /// several results: only a call statement `a, b = f(...)` binds them.
+    Results {
+        site: u32,
+        function: usize,
+        span: Span,
+    },
 }
 
 impl Value {
     fn span(&self) -> Span {
         match *self {
-            Value::Node(_, s) | Value::Cond(_, _, _, s) => s,
+            Value::Node(_, s) | Value::Cond(_, _, _, s) | Value::Results { span: s, .. } => s,
+        }
+    }
+
+    /// The same value, spanning `span`.
+    fn spanning(self, span: Span) -> Value {
+        match self {
+            Value::Node(n, _) => Value::Node(n, span),
+            Value::Cond(c, a, b, _) => Value::Cond(c, a, b, span),
+            Value::Results { site, function, .. } => Value::Results { site, function, span },
         }
     }
 }
@@ -283,6 +312,8 @@ impl Value {
 enum Callee<'s> {
     Op(Op),
     IfElse,
+    /// A function of the program, by its index among those defined.
+    Defined(usize),
     User(&'s Program),
 }
 
@@ -360,6 +391,20 @@ struct Parser<'s> {
     /// Where the first statement starts: errors about the whole program
     /// point there.
     first_statement: Option<Span>,
+    /// The functions defined so far, each with the line of its definition.
+    defined: Vec<(Arc<FunctionDef>, u32)>,
+    /// The function whose body is being read, if any.
+    in_function: Option<&'s str>,
+}
+
+/// What one scope binds, the program's or a function body's: set aside
+/// while a function's body is read in a scope of its own.
+#[derive(Default)]
+struct Scope<'s> {
+    dag: ExprDag,
+    spans: SpanMap,
+    names: Names<'s>,
+    inputs: Vec<String>,
 }
 
 fn err<T>(kind: ParseErrorKind, span: Span) -> Result<T, ParseError> {
@@ -383,7 +428,18 @@ impl<'s> Parser<'s> {
             values: vec![],
             frames: vec![],
             first_statement: None,
+            defined: vec![],
+            in_function: None,
         }
+    }
+
+    /// Sets the current scope aside for `scope` and returns it.
+    fn swap_scope(&mut self, mut scope: Scope<'s>) -> Scope<'s> {
+        std::mem::swap(&mut self.dag, &mut scope.dag);
+        std::mem::swap(&mut self.spans, &mut scope.spans);
+        std::mem::swap(&mut self.names, &mut scope.names);
+        std::mem::swap(&mut self.inputs, &mut scope.inputs);
+        scope
     }
 
     /// The program; parameter `j` becomes `Op::Input(n + j)` after the `n`
@@ -391,7 +447,8 @@ impl<'s> Parser<'s> {
     fn finish(self, point: Option<Vec<f64>>, param_values: Option<Vec<f64>>) -> Program {
         let dag = renumber(self.dag, self.inputs.len(), self.params.len());
         let program = Program::new(dag, self.inputs, self.outputs).with_params(self.params, param_values);
-        Program { spans: self.spans, point, ..program }
+        let functions = self.defined.into_iter().map(|(f, _)| f).collect();
+        Program { spans: self.spans, point, functions, ..program }
     }
 
     // --- tokens -----------------------------------------------------------
@@ -458,20 +515,246 @@ impl<'s> Parser<'s> {
                     self.next()?;
                     self.output()?;
                 }
-                Token::Ident(_) if self.peek_n(1)? == Token::Assign => {
-                    let (name, span) = self.binding_name()?;
-                    self.next()?; // '='
-                    let node = self.expression()?;
-                    self.bind(name, span, node)?;
-                    self.end_statement()?;
+                Token::Ident("function") if matches!(self.peek_n(1)?, Token::Ident(_)) => {
+                    self.next()?;
+                    self.function_block()?;
                 }
+                Token::Ident(_) if self.peek_n(1)? == Token::LParen => self.short_function()?,
+                Token::Ident(_) if self.peek_n(1)? == Token::Assign => self.assignment()?,
+                Token::Ident(_) if self.peek_n(1)? == Token::Comma => self.call_statement()?,
                 _ => {
                     return self.expected(
-                        "a statement ('in x, y', 'param p', 'name = expression' or 'out expression')",
+                        "a statement ('in x, y', 'param p', 'name = expression', 'a, b = f(...)', \
+                         'out expression' or a function)",
                     )
                 }
             }
         }
+    }
+
+    /// `name = expression`.
+    fn assignment(&mut self) -> Result<(), ParseError> {
+        let (name, span) = self.binding_name()?;
+        self.next()?; // '='
+        let node = self.expression()?;
+        self.bind(name, span, node)?;
+        self.end_statement()
+    }
+
+    /// `a, b, ... = f(...)`: binds every result of a call, in order.
+    fn call_statement(&mut self) -> Result<(), ParseError> {
+        let mut names: Vec<(&'s str, Span)> = vec![];
+        loop {
+            let (name, span) = self.binding_name()?;
+            if let Some(&(_, first)) = names.iter().find(|(n, _)| *n == name) {
+                return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
+            }
+            names.push((name, span));
+            match self.next()? {
+                (Token::Comma, _) if matches!(self.peek()?, Token::Ident(_)) => {}
+                (Token::Comma, span) => {
+                    let found = self.peek()?.describe();
+                    return err(ParseErrorKind::Expected { expected: "a name", found }, span);
+                }
+                (Token::Assign, _) => break,
+                (token, span) => {
+                    let found = token.describe();
+                    return err(ParseErrorKind::Expected { expected: "',' or '='", found }, span);
+                }
+            }
+        }
+        match self.expression_value()? {
+            Value::Results { site, function, span } => {
+                let f = &self.defined[function].0;
+                if f.results().len() != names.len() {
+                    let (name, expected, found) = (f.name().to_string(), f.results().len(), names.len());
+                    return err(ParseErrorKind::WrongResults { name, expected, found }, span);
+                }
+                for (out, (name, span)) in names.into_iter().enumerate() {
+                    let node = self.dag.call_out(site, out);
+                    self.bind(name, span, node)?;
+                }
+            }
+            value => return err(ParseErrorKind::NotACall, value.span()),
+        }
+        self.end_statement()
+    }
+
+    /// `function NAME(ARGS) -> (RESULTS)`, its body, and `end`; the word
+    /// `function` is read.
+    fn function_block(&mut self) -> Result<(), ParseError> {
+        let (name, span) = self.function_name()?;
+        let args = self.name_list(Token::LParen, Token::RParen, "an argument name")?;
+        if self.peek()? != Token::Arrow {
+            return self.expected("'->' and the results");
+        }
+        self.next()?;
+        let results = if self.peek()? == Token::LParen {
+            self.name_list(Token::LParen, Token::RParen, "a result name")?
+        } else {
+            match self.next()? {
+                (Token::Ident(r), s) => vec![(r, s)],
+                (token, s) => {
+                    let found = token.describe();
+                    return err(ParseErrorKind::Expected { expected: "a result name or '('", found }, s);
+                }
+            }
+        };
+        for (i, &(r, s)) in results.iter().enumerate() {
+            if let Some(&(_, first)) = results[..i].iter().find(|(q, _)| *q == r) {
+                return err(ParseErrorKind::DuplicateBinding { name: r.into(), first }, s);
+            }
+        }
+        self.end_statement()?;
+        self.function_body(name, span, &args, &results, |parser| loop {
+            match parser.peek()? {
+                Token::End => {
+                    parser.next()?;
+                }
+                // A statement only the main program has: the body ended without `end`.
+                Token::Eof | Token::Ident("in" | "out" | "param" | "function") => {
+                    return err(ParseErrorKind::Unterminated { function: name.into() }, span)
+                }
+                Token::Ident("end") if matches!(parser.peek_n(1)?, Token::End | Token::Eof) => {
+                    parser.next()?;
+                    return parser.end_statement();
+                }
+                Token::Ident(_) if parser.peek_n(1)? == Token::Assign => parser.assignment()?,
+                Token::Ident(_) if parser.peek_n(1)? == Token::Comma => parser.call_statement()?,
+                _ => {
+                    return parser.expected(
+                        "a statement of the function's body ('name = expression', 'a, b = f(...)') or 'end'",
+                    )
+                }
+            }
+        })
+    }
+
+    /// `NAME(ARGS) = EXPRESSION`: a function with one result, named as
+    /// the function.
+    fn short_function(&mut self) -> Result<(), ParseError> {
+        let (name, span) = self.function_name()?;
+        let args = self.name_list(Token::LParen, Token::RParen, "an argument name")?;
+        if self.peek()? != Token::Assign {
+            return self.expected("'=' and the function's value");
+        }
+        self.next()?;
+        self.function_body(name, span, &args, &[(name, span)], |parser| {
+            let node = parser.expression()?;
+            parser.bind(name, span, node)?;
+            parser.end_statement()
+        })
+    }
+
+    /// A function's name, read and checked: not reserved, not taken.
+    fn function_name(&mut self) -> Result<(&'s str, Span), ParseError> {
+        let (token, span) = self.next()?;
+        let Token::Ident(name) = token else {
+            return err(
+                ParseErrorKind::Expected { expected: "a function name", found: token.describe() },
+                span,
+            );
+        };
+        if let Some(f) = self.in_function {
+            let found = format!(
+                "a definition of '{}' inside '{}'",
+                crate::shown::Shown(name),
+                crate::shown::Shown(f)
+            );
+            return err(
+                ParseErrorKind::Expected { expected: "a statement of the function's body", found },
+                span,
+            );
+        }
+        check_reserved(name, span)?;
+        if let Some(i) = self.defined_index(name) {
+            return err(
+                ParseErrorKind::DuplicateFunction { name: name.into(), line: self.defined[i].1 },
+                span,
+            );
+        }
+        if let Some(b) = self.names.get(name) {
+            let first = span_at(self.source, b.offset, name.len());
+            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
+        }
+        Ok((name, span))
+    }
+
+    /// `(a, b, ...)`: one or more names between `open` and `close`.
+    fn name_list(
+        &mut self,
+        open: Token<'_>,
+        close: Token<'_>,
+        what: &'static str,
+    ) -> Result<Vec<(&'s str, Span)>, ParseError> {
+        let (token, span) = self.next()?;
+        if token != open {
+            return err(ParseErrorKind::Expected { expected: "'('", found: token.describe() }, span);
+        }
+        let mut names = vec![];
+        loop {
+            match self.next()? {
+                (Token::Ident(name), span) => names.push((name, span)),
+                (token, span) => {
+                    return err(ParseErrorKind::Expected { expected: what, found: token.describe() }, span)
+                }
+            }
+            match self.next()? {
+                (Token::Comma, _) => {}
+                (token, _) if token == close => return Ok(names),
+                (token, span) => {
+                    return err(
+                        ParseErrorKind::Expected { expected: "',' or ')'", found: token.describe() },
+                        span,
+                    )
+                }
+            }
+        }
+    }
+
+    /// Reads a function's body with `read` in a scope of its own, over
+    /// `args`, and defines the function `name` computing `results`.
+    fn function_body(
+        &mut self,
+        name: &'s str,
+        span: Span,
+        args: &[(&'s str, Span)],
+        results: &[(&'s str, Span)],
+        read: impl FnOnce(&mut Self) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
+        let outer = self.swap_scope(Scope::default());
+        self.in_function = Some(name);
+        let body = (|| {
+            for &(arg, s) in args {
+                self.declare_input(arg, s)?;
+            }
+            read(self)?;
+            let mut roots = vec![];
+            for &(r, s) in results {
+                match self.names.get(r) {
+                    Some(b) => roots.push(b.node),
+                    None => {
+                        let (name, function) = (r.to_string(), name.to_string());
+                        return err(ParseErrorKind::UnboundResult { name, function }, s);
+                    }
+                }
+            }
+            Ok(roots)
+        })();
+        self.in_function = None;
+        let scope = self.swap_scope(outer);
+        let roots = body?;
+        let kernel = Kernel::new(scope.dag, roots, args.len()).expect("a body reads only its arguments");
+        let arg_names = args.iter().map(|(a, _)| a.to_string()).collect();
+        let result_names = results.iter().map(|(r, _)| r.to_string()).collect();
+        let function = FunctionDef::new(name.to_string(), arg_names, result_names, kernel);
+        self.defined.push((Arc::new(function), span.start.line));
+        Ok(())
+    }
+
+    /// The index of the defined function `name`.
+    fn defined_index(&self, name: &str) -> Option<usize> {
+        self.defined.iter().position(|(f, _)| f.name() == name)
     }
 
     /// The names of an `in` line, or of a `param` line.
@@ -522,16 +805,19 @@ impl<'s> Parser<'s> {
         Ok(self.names.get(name).expect("just declared").node)
     }
 
-    /// Declares the next parameter, `name`.
-    fn declare_param(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
+    /// Declares the next parameter, `name`, and returns its node.
+    fn declare_param(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         self.declare_leaf(name, span, PARAM_BASE as usize + self.params.len())?;
         self.params.push(name.to_string());
-        Ok(())
+        Ok(self.names.get(name).expect("just declared").node)
     }
 
     /// Binds `name` to input node `k`, unless it is reserved or bound.
     fn declare_leaf(&mut self, name: &'s str, span: Span, k: usize) -> Result<(), ParseError> {
         check_reserved(name, span)?;
+        if self.defined_index(name).is_some() {
+            return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
+        }
         if let Some(b) = self.names.get(name) {
             let first = span_at(self.source, b.offset, name.len());
             return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
@@ -576,6 +862,9 @@ impl<'s> Parser<'s> {
         let (token, span) = self.next()?;
         let Token::Ident(name) = token else { unreachable!("callers peeked an identifier") };
         check_reserved(name, span)?;
+        if self.defined_index(name).is_some() {
+            return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
+        }
         match self.names.get(name) {
             Some(b) if b.is_input && matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => {
                 err(ParseErrorKind::AssignToParameter { name: name.into() }, span)
@@ -613,6 +902,13 @@ impl<'s> Parser<'s> {
 
     /// Parses an expression up to (not including) the end of the statement.
     fn expression(&mut self) -> Result<NodeId, ParseError> {
+        let value = self.expression_value()?;
+        self.node_of(value)
+    }
+
+    /// [`Parser::expression`], which may also be a call of a function
+    /// with several results.
+    fn expression_value(&mut self) -> Result<Value, ParseError> {
         let base_values = self.values.len();
         let base_frames = self.frames.len();
         loop {
@@ -630,8 +926,7 @@ impl<'s> Parser<'s> {
             return err(ParseErrorKind::Unclosed, span);
         }
         debug_assert_eq!(self.values.len(), base_values + 1);
-        let value = self.values.pop().expect("an expression leaves one value");
-        self.node_of(value)
+        Ok(self.values.pop().expect("an expression leaves one value"))
     }
 
     /// Reads prefix operators, parentheses and calls up to one operand.
@@ -656,6 +951,9 @@ impl<'s> Parser<'s> {
                         "ifelse" => Callee::IfElse,
                         _ => match Op::from_function_name(name) {
                             Some(op) => Callee::Op(op),
+                            None if self.defined_index(name).is_some() => {
+                                Callee::Defined(self.defined_index(name).expect("checked"))
+                            }
                             None if self.user_function(name).is_some() => {
                                 Callee::User(self.user_function(name).expect("checked"))
                             }
@@ -722,10 +1020,7 @@ impl<'s> Parser<'s> {
                     match self.frames.pop() {
                         Some(Frame::Paren(open)) => {
                             let value = self.values.pop().expect("a parenthesis holds a value");
-                            self.values.push(match value {
-                                Value::Node(n, _) => Value::Node(n, open.to(close)),
-                                Value::Cond(c, a, b, _) => Value::Cond(c, a, b, open.to(close)),
-                            });
+                            self.values.push(value.spanning(open.to(close)));
                         }
                         Some(Frame::Call { callee, name, span, base }) => {
                             self.finish_call(callee, name, span.to(close), base)?;
@@ -788,9 +1083,9 @@ impl<'s> Parser<'s> {
             last = self.next()?.1;
         }
         let span = span.to(last);
-        let params =
+        let args =
             function.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
-        let node = self.inline(function, &params);
+        let node = self.inline(function, args, span)?;
         self.push_node(node, span)
     }
 
@@ -798,10 +1093,29 @@ impl<'s> Parser<'s> {
         self.functions.and_then(|f| f.function(name))
     }
 
-    /// Inlines a user function's value with its inputs bound to `args`.
-    fn inline(&mut self, function: &Program, args: &[NodeId]) -> NodeId {
+    /// Inlines a user function's value with its inputs bound to `args` and
+    /// its parameters to the expression's parameters of the same names.
+    fn inline(
+        &mut self,
+        function: &'s Program,
+        mut args: Vec<NodeId>,
+        span: Span,
+    ) -> Result<NodeId, ParseError> {
+        for name in &function.params {
+            args.push(self.parameter(name, span)?);
+        }
         let root = function.outputs[0].node;
-        self.dag.import(&function.dag, &[root], Some(args))[0]
+        Ok(self.dag.import(&function.dag, &[root], Some(&args))[0])
+    }
+
+    /// The parameter `name` of an inlined function (at `span`): the
+    /// expression's parameter of that name, declared on first use.
+    fn parameter(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
+        match self.names.get(name) {
+            Some(b) if matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => Ok(b.node),
+            Some(_) => err(ParseErrorKind::ParameterAndVariable { name: name.into() }, span),
+            None => self.declare_param(name, span),
+        }
     }
 
     fn finish_call(
@@ -815,6 +1129,7 @@ impl<'s> Parser<'s> {
         let expected = match callee {
             Callee::Op(op) => op.arity(),
             Callee::IfElse => 3,
+            Callee::Defined(i) => self.defined[i].0.args().len(),
             Callee::User(f) => f.inputs.len(),
         };
         if found != expected {
@@ -835,10 +1150,24 @@ impl<'s> Parser<'s> {
                 let (x, y) = (self.node_of(self.values[base + 1])?, self.node_of(self.values[base + 2])?);
                 self.dag.apply(Op::Select(cmp), &[a, b, x, y])
             }
+            Callee::Defined(i) => {
+                let nodes =
+                    self.values[base..].iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
+                let function = Arc::clone(&self.defined[i].0);
+                let results = self.dag.call(&function, &nodes);
+                if results.len() > 1 {
+                    let Op::Call(c) = self.dag.op(results[0]) else { unreachable!("a call's results") };
+                    self.values.truncate(base);
+                    self.spans.fill(&self.dag, span);
+                    self.values.push(Value::Results { site: c.site, function: i, span });
+                    return Ok(());
+                }
+                results[0]
+            }
             Callee::User(f) => {
                 let nodes =
                     self.values[base..].iter().map(|v| self.node_of(*v)).collect::<Result<Vec<_>, _>>()?;
-                self.inline(f, &nodes)
+                self.inline(f, nodes, span)?
             }
         };
         self.values.truncate(base);
@@ -855,6 +1184,10 @@ impl<'s> Parser<'s> {
         match value {
             Value::Node(n, _) => Ok(n),
             Value::Cond(.., span) => err(ParseErrorKind::MisplacedComparison, span),
+            Value::Results { function, span, .. } => {
+                let f = &self.defined[function].0;
+                err(ParseErrorKind::SeveralResults { name: f.name().into(), count: f.results().len() }, span)
+            }
         }
     }
 
@@ -870,22 +1203,34 @@ impl<'s> Parser<'s> {
             _ => {}
         }
         check_reserved(name, span)?;
+        if self.defined_index(name).is_some() {
+            return err(ParseErrorKind::FunctionAsValue { name: name.into() }, span);
+        }
         if let Some(f) = self.user_function(name) {
-            let params =
+            let args =
                 f.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
-            return Ok(self.inline(f, &params));
+            return self.inline(f, args, span);
         }
         self.variable(name, span)
     }
 
-    /// A variable of the expression: bound, or new when discovering.
+    /// A variable of the expression: bound, a parameter the caller declared
+    /// ([`Functions::is_parameter`]), or new when discovering.
     fn variable(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         if let Some(b) = self.names.get(name) {
             return Ok(b.node);
         }
+        if self.functions.is_some_and(|f| f.is_parameter(name)) {
+            return self.declare_param(name, span);
+        }
         match self.mode {
             Mode::Discover => self.declare_input(name, span),
             Mode::Given => err(ParseErrorKind::NotAVariable { name: name.into() }, span),
+            Mode::Program if self.in_function.is_some() => {
+                let function = self.in_function.unwrap_or_default().to_string();
+                let hint = DidYouMean::closest(name, self.names.names());
+                err(ParseErrorKind::OutsideFunction { name: name.into(), function, hint }, span)
+            }
             Mode::Program => {
                 if let Some(line) = bound_later(self.source, span.end.offset as usize, name) {
                     return err(ParseErrorKind::UsedBeforeBound { name: name.into(), line }, span);

@@ -5,6 +5,7 @@
 //! keeps the printer linear and the output readable. Parsing the printed text
 //! gives the same DAG (see [`Program::same_as`]).
 
+use crate::call::FunctionDef;
 use crate::dag::{ExprDag, NodeId};
 use crate::op::Op;
 use crate::program::Program;
@@ -52,8 +53,38 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
     let mut texts: Vec<Option<(String, u8)>> = vec![None; dag.len()];
     let mut bindings = vec![];
     let mut counter = 0;
+    let fresh = |counter: &mut usize| loop {
+        *counter += 1;
+        let name = format!("t{counter}");
+        if !taken.contains(&name) && !input_names.contains(name.as_str()) {
+            break name;
+        }
+    };
+    // The names bound to each call's results, by site.
+    let mut called: Vec<Option<Vec<String>>> = vec![None; dag.sites().len()];
     for id in dag.ids().filter(|id| reach[id.index()]) {
         let node = dag.node(id);
+        if let Op::Call(c) = node.op {
+            // A call is a statement binding every result: `t3, t4 = f(x, y)`.
+            let names = called[c.site as usize].get_or_insert_with(|| {
+                let site = dag.site(c.site);
+                let args: Vec<String> = site
+                    .args
+                    .iter()
+                    .map(|a| {
+                        let slot = &mut texts[a.index()];
+                        let text = if uses[a.index()] == 1 { slot.take() } else { slot.clone() };
+                        text.expect("arguments are printed before their parents").0
+                    })
+                    .collect();
+                let called = site.called();
+                let names: Vec<String> = called.results().iter().map(|_| fresh(&mut counter)).collect();
+                bindings.push((names.join(", "), format!("{}({})", called.name(), args.join(", "))));
+                names
+            });
+            texts[id.index()] = Some((names[c.out as usize].clone(), ATOM));
+            continue;
+        }
         let mut args: Vec<(String, u8)> = Vec::with_capacity(node.args().len());
         for a in node.args() {
             let slot = &mut texts[a.index()];
@@ -66,13 +97,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
         let leaf = node.op.is_leaf();
         let bind = !leaf && (uses[id.index()] > 1 || (text.len() > MAX_INLINE && !in_root));
         texts[id.index()] = Some(if bind {
-            let name = loop {
-                counter += 1;
-                let name = format!("t{counter}");
-                if !taken.contains(&name) && !input_names.contains(name.as_str()) {
-                    break name;
-                }
-            };
+            let name = fresh(&mut counter);
             bindings.push((name.clone(), text));
             (name, ATOM)
         } else {
@@ -86,8 +111,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
 /// Prints a whole program in problem format.
 pub fn print_program(program: &Program) -> String {
     let taken: HashSet<String> = program.output_names().into_iter().collect();
-    // Input k is named inputs[k], then the parameters follow.
-    let leaves: Vec<String> = program.inputs.iter().chain(&program.params).cloned().collect();
+    let leaves = program.leaves();
     let printed = print_nodes(&program.dag, &program.output_nodes(), &leaves, &taken);
     let mut s = String::new();
     if let Some(point) = &program.point {
@@ -102,6 +126,9 @@ pub fn print_program(program: &Program) -> String {
         let _ = writeln!(s, "param {}", program.params.join(", "));
     }
     let _ = writeln!(s, "in {}", program.inputs.join(", "));
+    for function in &program.functions {
+        s += &print_function(function);
+    }
     for (name, text) in &printed.bindings {
         let _ = writeln!(s, "{name} = {text}");
     }
@@ -109,6 +136,29 @@ pub fn print_program(program: &Program) -> String {
         let _ = writeln!(s, "out {} = {text}", out.name);
     }
     s
+}
+
+/// Prints a function as a block: `function f(a, b) -> (r, s)`, its body,
+/// `end`.
+pub fn print_function(function: &FunctionDef) -> String {
+    let body = function.body();
+    let taken: HashSet<String> = function.args().iter().chain(function.results()).cloned().collect();
+    let printed = print_nodes(body.dag(), body.roots(), function.args(), &taken);
+    let mut s = format!(
+        "function {}({}) -> ({})\n",
+        function.name(),
+        function.args().join(", "),
+        function.results().join(", ")
+    );
+    for (name, text) in &printed.bindings {
+        let _ = writeln!(s, "  {name} = {text}");
+    }
+    for (result, text) in function.results().iter().zip(&printed.roots) {
+        if result != text {
+            let _ = writeln!(s, "  {result} = {text}");
+        }
+    }
+    s + "end\n"
 }
 
 /// Prints a single root with no bindings if it has none to share, or as

@@ -1,7 +1,9 @@
 //! A parsed function: its DAG, named inputs, ordered outputs and source spans.
 
+use crate::call::FunctionDef;
 use crate::dag::{ExprDag, NodeId};
 use crate::span::Span;
+use std::sync::Arc;
 
 /// A named output of a [`Program`].
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +49,9 @@ pub struct Program {
     pub spans: SpanMap,
     /// The evaluation point of a `# @point v1 v2 ...` comment, if any.
     pub point: Option<Vec<f64>>,
+    /// The functions the program defines, in order (each may call those
+    /// before it); its DAG calls them at its sites.
+    pub functions: Vec<Arc<FunctionDef>>,
 }
 
 impl Program {
@@ -60,6 +65,7 @@ impl Program {
             outputs,
             spans: SpanMap::default(),
             point: None,
+            functions: Vec::new(),
         }
     }
 
@@ -69,6 +75,12 @@ impl Program {
         self.params = params;
         self.param_values = values;
         self
+    }
+
+    /// The names of the input nodes: `Op::Input(k)` is `leaves()[k]`, the
+    /// inputs, then the parameters.
+    pub fn leaves(&self) -> Vec<String> {
+        self.inputs.iter().chain(&self.params).cloned().collect()
     }
 
     /// The output nodes, in order.
@@ -88,19 +100,30 @@ impl Program {
 
     /// Whether `self` and `other` compute structurally the same outputs from
     /// the same inputs (up to the order of commutative operands and of node
-    /// ids), with the same names.
+    /// ids), with the same names: with every call written out, and the same
+    /// functions (names, arguments, results) defined.
     pub fn same_as(&self, other: &Program) -> bool {
+        let signature =
+            |p: &Program| -> Vec<String> { p.functions.iter().map(|f| format!("{f:?}")).collect() };
         if self.inputs != other.inputs
             || self.params != other.params
             || self.output_names() != other.output_names()
+            || signature(self) != signature(other)
         {
             return false;
         }
-        let mut dag = self.dag.clone();
+        let (mine, my_roots) = crate::call::inline(&self.dag, &self.output_nodes());
+        let (theirs, their_roots) = crate::call::inline(&other.dag, &other.output_nodes());
+        let mut dag = mine.clone();
         let before = dag.len();
-        let roots = dag.import(&other.dag, &other.output_nodes(), None);
-        let reach_self = self.dag.reachable(&self.output_nodes()).iter().filter(|r| **r).count();
-        let reach_other = other.dag.reachable(&other.output_nodes()).iter().filter(|r| **r).count();
-        dag.len() == before && roots == self.output_nodes() && reach_self == reach_other
+        let roots = dag.import(&theirs, &their_roots, None);
+        let reach_self = mine.reachable(&my_roots).iter().filter(|r| **r).count();
+        let reach_other = theirs.reachable(&their_roots).iter().filter(|r| **r).count();
+        dag.len() == before && roots == my_roots && reach_self == reach_other
+    }
+
+    /// Number of call sites the outputs reach.
+    pub fn count_calls(&self) -> usize {
+        self.dag.reached_sites(&self.output_nodes()).len()
     }
 }

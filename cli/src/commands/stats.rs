@@ -51,6 +51,12 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     drop(progress);
     let strategy = jacobian.method().name();
     let simplify = derived.simplify.as_ref();
+    // Functions: each body's ops once, and the call sites of the program.
+    let roots = program.output_nodes();
+    let call_sites = program.count_calls();
+    let inlined_ops = dstar::frontend::call::inlined_ops(&program.dag, &roots);
+    let functions: Vec<(String, usize)> =
+        program.functions.iter().map(|f| (f.name().to_string(), f.body().count_ops())).collect();
     if args.json {
         let mut stats = json!({
             "inputs": n,
@@ -65,6 +71,9 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             "strategy": strategy,
             "ops_before_simplify": derived.ops_before_simplify,
             "gradient_ops": gradient_ops,
+            "functions": functions.iter().map(|(name, ops)| json!({"name": name, "ops": ops})).collect::<Vec<_>>(),
+            "call_sites": call_sites,
+            "inlined_ops": inlined_ops,
         });
         if let Some((ops, method, nnz, ms)) = hessian {
             stats["hessian_ops"] = json!(ops);
@@ -88,6 +97,13 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         };
         println!("{}: {n} inputs{params}, {m} outputs", args.file.display());
         println!("function ops         {function_ops:>10}");
+        if !functions.is_empty() {
+            let bodies: Vec<String> = functions.iter().map(|(name, ops)| format!("{name} {ops}")).collect();
+            let counted = super::counted(functions.len(), "function");
+            println!("  {counted}, ops of each body: {}", bodies.join(", "));
+            println!("  call sites         {call_sites:>10}");
+            println!("  written out        {inlined_ops:>10}   ops with every call written out");
+        }
         println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
         println!("  accumulated by     {strategy:>10}   the cheapest of D* and the vertex eliminations");
         println!("  before subchains   {:>10}", derived.ops_before_simplify);

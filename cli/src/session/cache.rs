@@ -2,11 +2,12 @@
 //! count, least recently used evicted first.
 
 use super::statement::{Atom, FormName};
-use dstar::backend::JitKernel;
+use dstar::Compiled;
 use indexmap::IndexMap;
 use std::sync::Arc;
 
-/// What a cached kernel computes.
+/// What a cached kernel computes. Parameter values are not part of it: they
+/// are given at each call.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KernelKey {
     /// A definition's value, as defined at `generation`.
@@ -22,7 +23,7 @@ pub enum KernelKey {
 pub struct KernelCache {
     capacity: usize,
     /// Least recently used first.
-    kernels: IndexMap<KernelKey, Arc<JitKernel>>,
+    kernels: IndexMap<KernelKey, Arc<Compiled>>,
     /// Kernels compiled and inserted over the cache's life.
     inserted: usize,
 }
@@ -36,7 +37,7 @@ impl KernelCache {
     }
 
     /// The kernel for `key`, now the most recently used.
-    pub fn get(&mut self, key: &KernelKey) -> Option<Arc<JitKernel>> {
+    pub fn get(&mut self, key: &KernelKey) -> Option<Arc<Compiled>> {
         let i = self.kernels.get_index_of(key)?;
         let last = self.kernels.len() - 1;
         self.kernels.move_index(i, last);
@@ -45,7 +46,7 @@ impl KernelCache {
 
     /// Caches `kernel` under `key`, evicting the least recently used past
     /// the capacity.
-    pub fn insert(&mut self, key: KernelKey, kernel: Arc<JitKernel>) {
+    pub fn insert(&mut self, key: KernelKey, kernel: Arc<Compiled>) {
         self.kernels.shift_remove(&key);
         while self.kernels.len() >= self.capacity {
             self.kernels.shift_remove_index(0);
@@ -86,10 +87,9 @@ mod tests {
         KernelKey::Definition { name: name.into(), generation: 0 }
     }
 
-    fn kernel() -> Arc<JitKernel> {
-        let program = dstar::frontend::parse_expr("x + 1").unwrap();
-        let compiler = dstar::JitCompiler::new().unwrap();
-        Arc::new(compiler.compile(&program.kernel().unwrap()).unwrap())
+    fn kernel() -> Arc<Compiled> {
+        let options = dstar::Options::default();
+        Arc::new(dstar::compile("in x\nout x + 1", dstar::Request::Values, &options).unwrap())
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The `:commands` of the REPL: help, listing, op counts, timing, Graphviz,
-//! files, and forgetting definitions.
+//! files, and forgetting definitions and parameters.
 
 use super::form::internal;
 use super::statement::{self, Line};
@@ -13,15 +13,15 @@ use std::fmt::Write;
 /// Every command, with its help text.
 pub const COMMANDS: [(&str, &str); 11] = [
     (":help", "this help"),
-    (":vars", "list the definitions (a long one shortened)"),
-    (":show NAMES", "print the named definitions whole"),
+    (":vars", "list the parameters, then the definitions (a long one shortened)"),
+    (":show NAMES", "print the named definitions whole, and parameters with their values"),
     (":ops EXPR", "op counts of EXPR and of its D* Jacobian"),
     (":time EXPR", "compile EXPR and time its kernels"),
     (":dot EXPR FILE", "write EXPR's derivative graph as Graphviz (and FILE.svg if `dot` is installed)"),
-    (":load FILE", "define each output of a problem file as a function of its inputs"),
-    (":save FILE", "write the definitions as a problem file (`:load` restores them exactly)"),
-    (":clear [NAMES]", "forget the named definitions, or all of them"),
-    (":reset", "forget every definition and compiled kernel"),
+    (":load FILE", "define each output of a problem file over its inputs; declare its parameters"),
+    (":save FILE", "write the definitions and parameters as a problem file (`:load` restores them)"),
+    (":clear [NAMES]", "forget the named definitions and parameters, or all of them"),
+    (":reset", "forget every definition, parameter and compiled kernel"),
     (":quit", "leave (Ctrl-D works too)"),
 ];
 
@@ -36,10 +36,14 @@ Define functions and take their derivatives:
   f(nan, inf)  f(-inf, 1e-300)           nan, inf and -inf are values too
   df = diff(f, x)              define the derivative as a function
   a = 1; b = a + 2             several statements on a line
-A derivative's variables are its function's parameters in order, or, for an
+  param g = 9.81, m            parameters: names read as data, never differentiated
+  h(t) = g*t^2/2   h(2)        a definition reads them; a call uses their values now
+  param g = 1.62   h(2)        a new value recompiles nothing; :vars lists the values
+A derivative's variables are its function's arguments in order, or, for an
 expression such as grad(x*y + z), its variables in order of first appearance;
-results name their rows and columns. In a derivative form every name must be
-a definition, a parameter of one, or the variable of a diff.
+results name their rows and columns, never a parameter's. In a derivative form
+every name must be a definition, an argument of one, a parameter, or the
+variable of a diff.
 {EXPRESSIONS}
 Commands:
 ";
@@ -56,17 +60,18 @@ impl Session {
     ) -> Result<String, SessionError> {
         match name {
             "help" | "h" | "?" => Ok(help()),
-            "vars" => Ok(self
-                .defs
-                .iter()
-                .map(|(name, d)| show::definition_summary(name, &d.program))
+            "vars" => Ok((self.params.iter().map(|(name, &value)| show::parameter(name, value)))
+                .chain(self.defs.iter().map(|(name, d)| show::definition_summary(name, &d.program)))
                 .collect::<Vec<_>>()
                 .join("\n")),
             "show" if arg.is_empty() => Err(SessionError::at_span("usage: :show NAMES", name_span)),
             "show" => Ok(self
-                .defined(text, arg, arg_start)?
+                .named(text, arg, arg_start)?
                 .iter()
-                .map(|name| show::definition(name, &self.defs[name].program))
+                .map(|(name, _)| match self.defs.get(name) {
+                    Some(d) => show::definition(name, &d.program),
+                    None => show::parameter(name, self.params[name]),
+                })
                 .collect::<Vec<_>>()
                 .join("\n")),
             "ops" => {
@@ -82,7 +87,10 @@ impl Session {
             }
             "time" => {
                 let program = self.function_of(text, arg_start, arg.len())?;
-                time(&program)
+                // At the parameters' values, 0.5 for one without.
+                let p =
+                    program.params.iter().map(|name| self.params.get(name).copied().flatten().unwrap_or(0.5));
+                time(&program, &p.collect::<Vec<_>>())
             }
             "dot" => {
                 let usage = || SessionError::at_span("usage: :dot EXPR FILE", name_span);
@@ -97,9 +105,9 @@ impl Session {
             "save" => self.save(arg),
             "clear" => self.clear(text, arg, arg_start),
             "reset" => {
-                let n = self.defs.len();
+                let (defs, params) = (self.defs.len(), self.params.len());
                 *self = Session { interrupt: self.interrupt.clone(), budget: self.budget, ..Session::new() };
-                Ok(format!("forgot {}", counted(n, "definition")))
+                Ok(forgot(defs, params))
             }
             _ => Err(SessionError::at_span(
                 format!("unknown command ':{name}'; :help lists the commands"),
@@ -124,10 +132,48 @@ impl Session {
         let source = dstar::frontend::decode(&bytes).map_err(|e| {
             SessionError::new(format!("{path}:{}", e.render(&String::from_utf8_lossy(&bytes))))
         })?;
-        let defs = file::read(source, path)?;
-        let names: Vec<String> = defs.iter().map(|(name, p)| show::signature(name, p)).collect();
-        self.redefine(defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
-        Ok(format!("loaded {}", names.join(", ")))
+        let contents = file::read(source, path)?;
+        // A name is a parameter or a definition, never both, nor an argument
+        // and a parameter: the session is so, and must stay so.
+        let is_param =
+            |name: &str| self.params.contains_key(name) || contents.params.iter().any(|(p, _)| p == name);
+        let kept = self.defs.iter().filter(|(name, _)| !contents.defs.iter().any(|(n, _)| n == *name));
+        let after =
+            contents.defs.iter().map(|(name, p)| (name, p)).chain(kept.map(|(name, d)| (name, &d.program)));
+        for (name, program) in after {
+            let clash = if is_param(name) {
+                format!("'{}' would be both a parameter and a definition", Shown(name))
+            } else if let Some(arg) = program.inputs.iter().find(|a| is_param(a)) {
+                format!("'{}' would be both a parameter and an argument of '{}'", Shown(arg), Shown(name))
+            } else {
+                continue;
+            };
+            return Err(SessionError::new(format!("cannot load {path}: {clash}")));
+        }
+        for (name, value) in &contents.params {
+            let slot = self.params.entry(name.clone()).or_insert(None);
+            if value.is_some() {
+                *slot = *value;
+            }
+        }
+        let names: Vec<String> = contents.defs.iter().map(|(name, p)| show::signature(name, p)).collect();
+        let defs: Vec<(String, Program)> = (contents.defs.into_iter())
+            .map(|(name, p)| {
+                let program = file::canonical(&self.with_params_read(p), &name);
+                (name, program)
+            })
+            .collect();
+        self.redefine(defs, []);
+        let mut reply = format!("loaded {}", names.join(", "));
+        if !contents.params.is_empty() {
+            let params: Vec<String> = contents
+                .params
+                .iter()
+                .map(|(name, _)| show::parameter_item(name, self.params[name]))
+                .collect();
+            let _ = write!(reply, "; param {}", params.join(", "));
+        }
+        Ok(reply)
     }
 
     fn save(&self, path: &str) -> Result<String, SessionError> {
@@ -135,39 +181,77 @@ impl Session {
             return Err(SessionError::new("nothing to save: no definitions yet"));
         }
         let defs: Vec<(&str, &Program)> = self.defs.iter().map(|(n, d)| (n.as_str(), &d.program)).collect();
-        std::fs::write(path, file::write(&defs))
+        let params = self.parameters_used();
+        std::fs::write(path, file::write(&defs, &params))
             .map_err(|e| SessionError::new(format!("cannot write {path}: {e}")))?;
-        Ok(format!("saved {} definitions to {path}", self.defs.len()))
-    }
-
-    /// `:clear` forgets every definition, `:clear f g` those named.
-    fn clear(&mut self, text: &str, arg: &str, arg_start: Pos) -> Result<String, SessionError> {
-        let mut names = self.defined(text, arg, arg_start)?;
-        if arg.is_empty() {
-            names = self.defs.keys().cloned().collect();
+        let mut saved = counted(defs.len(), "definition");
+        if !params.is_empty() {
+            saved += &format!(" and {}", counted(params.len(), "parameter"));
         }
-        let n = names.len();
-        self.redefine([], names);
-        Ok(format!("forgot {}", counted(n, "definition")))
+        Ok(format!("saved {saved} to {path}"))
     }
 
-    /// The names listed in `arg` (at `arg_start` of the line `text`), each
-    /// a definition; one that is not is an error pointing at it.
-    fn defined(&self, text: &str, arg: &str, arg_start: Pos) -> Result<Vec<String>, SessionError> {
+    /// `:clear` forgets every definition and parameter, `:clear f g` those
+    /// named; a parameter that a definition kept reads stays.
+    fn clear(&mut self, text: &str, arg: &str, arg_start: Pos) -> Result<String, SessionError> {
+        let named = self.named(text, arg, arg_start)?;
+        if arg.is_empty() {
+            let (defs, params) = (self.defs.len(), self.params.len());
+            self.params.clear();
+            self.redefine([], self.defs.keys().cloned().collect::<Vec<_>>());
+            return Ok(forgot(defs, params));
+        }
+        let (params, defs): (Vec<_>, Vec<_>) =
+            named.into_iter().partition(|(name, _)| self.params.contains_key(name));
+        let defs: Vec<String> = defs.into_iter().map(|(name, _)| name).collect();
+        for (param, span) in &params {
+            let mut users =
+                self.defs.iter().filter(|(name, d)| !defs.contains(name) && d.program.params.contains(param));
+            if let Some((user, _)) = users.next() {
+                let message = format!(
+                    "the parameter '{0}' is read by '{1}'; forget both with ':clear {1} {0}'",
+                    Shown(param),
+                    Shown(user)
+                );
+                return Err(SessionError::at_span(message, *span));
+            }
+        }
+        for (param, _) in &params {
+            self.params.shift_remove(param);
+        }
+        let n = defs.len();
+        self.redefine([], defs);
+        Ok(forgot(n, params.len()))
+    }
+
+    /// The names listed in `arg` (at `arg_start` of the line `text`) with
+    /// their spans, each a definition or a parameter; one that is neither
+    /// is an error pointing at it.
+    fn named(&self, text: &str, arg: &str, arg_start: Pos) -> Result<Vec<(String, Span)>, SessionError> {
         let mut names = vec![];
         for word in arg.split_whitespace() {
-            if !self.defs.contains_key(word) {
-                let offset = arg_start.offset as usize + (word.as_ptr() as usize - arg.as_ptr() as usize);
-                let span = Span {
-                    start: statement::pos_at(text, offset),
-                    end: statement::pos_at(text, offset + word.len()),
-                };
-                let hint = DidYouMean::closest(word, self.defs.keys().map(String::as_str));
+            let offset = arg_start.offset as usize + (word.as_ptr() as usize - arg.as_ptr() as usize);
+            let span = Span {
+                start: statement::pos_at(text, offset),
+                end: statement::pos_at(text, offset + word.len()),
+            };
+            if !self.defs.contains_key(word) && !self.params.contains_key(word) {
+                let candidates = self.defs.keys().chain(self.params.keys()).map(String::as_str);
+                let hint = DidYouMean::closest(word, candidates);
                 return Err(SessionError::at_span(format!("'{}' is not defined{hint}", Shown(word)), span));
             }
-            names.push(word.to_string());
+            names.push((word.to_string(), span));
         }
         Ok(names)
+    }
+}
+
+/// `forgot 2 definitions`, and the parameters if any.
+fn forgot(defs: usize, params: usize) -> String {
+    match (defs, params) {
+        (_, 0) => format!("forgot {}", counted(defs, "definition")),
+        (0, _) => format!("forgot {}", counted(params, "parameter")),
+        _ => format!("forgot {} and {}", counted(defs, "definition"), counted(params, "parameter")),
     }
 }
 
@@ -205,7 +289,8 @@ fn help() -> String {
     s.trim_end().to_string()
 }
 
-fn time(program: &Program) -> Result<String, SessionError> {
+/// Times `program` and its Jacobian at x = 0.5... and the parameters `p`.
+fn time(program: &Program, p: &[f64]) -> Result<String, SessionError> {
     let start = std::time::Instant::now();
     let function = program.kernel().map_err(internal)?;
     let jacobian = dstar::factor::jacobian(function.clone());
@@ -216,7 +301,7 @@ fn time(program: &Program) -> Result<String, SessionError> {
     let start = std::time::Instant::now();
     let kernel = compiler.compile(jacobian.kernel()).map_err(internal)?;
     let compile = start.elapsed();
-    let x = vec![0.5; n];
+    let x: Vec<f64> = std::iter::repeat_n(0.5, n).chain(p.iter().copied()).collect();
     let mut out = vec![0.0; function.num_outputs()];
     let f_ns = dstar::timing::median_ns(|| {
         let _ = function.eval(std::hint::black_box(&x), &mut out);
@@ -227,7 +312,8 @@ fn time(program: &Program) -> Result<String, SessionError> {
     });
     Ok(format!(
         "function: {f_ns:.1} ns/call; function and Jacobian: {j_ns:.1} ns/call \
-         (at x = 0.5...; symbolic {:.2} ms, compile {:.2} ms)",
+         (at x = 0.5...{}; symbolic {:.2} ms, compile {:.2} ms)",
+        if p.is_empty() { "" } else { " and the parameters' values" },
         symbolic.as_secs_f64() * 1e3,
         compile.as_secs_f64() * 1e3
     ))

@@ -1,9 +1,11 @@
 //! Sessions as problem files. `:save` writes every definition as an output
-//! of one valid problem file (so `dstar eval` reads it) and says in a
-//! `# @def NAME(PARAMS) = OUTPUT` comment which output is which definition
-//! over which parameters, in order; `:load` restores exactly those. A
-//! problem file without such comments loads each output as a function of
-//! all the inputs.
+//! of one valid problem file (so `dstar eval` reads it), the parameters they
+//! read as its `param` line (and their values as its `# @params` line when
+//! each has one), and says in a `# @def NAME(ARGS) = OUTPUT` comment which
+//! output is which definition over which arguments, in order; `:load`
+//! restores exactly those, each with the parameters it reads. A problem
+//! file without such comments loads each output as a function of all the
+//! inputs.
 
 use super::statement::FORMS;
 use super::SessionError;
@@ -15,26 +17,38 @@ use std::fmt::Write;
 
 const DEF: &str = "# @def ";
 
-/// The definitions `(name, program)` as a problem file. Each program's
-/// inputs are its parameters and its first output its value.
-pub fn write(defs: &[(&str, &Program)]) -> String {
-    let def_names: HashSet<&str> = defs.iter().map(|(n, _)| *n).collect();
-    // The file's inputs: every parameter, in order of first appearance.
+/// What a problem file holds for a session.
+pub struct Contents {
+    /// The definitions `(name, program)`, in order.
+    pub defs: Vec<(String, Program)>,
+    /// The file's parameters, in order, with their `# @params` values if
+    /// it has some.
+    pub params: Vec<(String, Option<f64>)>,
+}
+
+/// The definitions `(name, program)` and the parameters they read (in the
+/// order of the programs' parameters, with their values) as a problem
+/// file. Each program's inputs are its arguments and its first output its
+/// value.
+pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> String {
+    // Names of the file that are neither inputs nor temporaries.
+    let named: HashSet<&str> = defs.iter().map(|(n, _)| *n).chain(params.iter().map(|(p, _)| *p)).collect();
+    // The file's inputs: every argument, in order of first appearance.
     let mut inputs: Vec<String> = vec![];
     for (_, p) in defs {
-        for param in &p.inputs {
-            if !inputs.contains(param) {
-                inputs.push(param.clone());
+        for arg in &p.inputs {
+            if !inputs.contains(arg) {
+                inputs.push(arg.clone());
             }
         }
     }
     if inputs.is_empty() {
         // A problem file has at least one input; nothing reads this one.
-        inputs.push(fresh("_", |n| def_names.contains(n)));
+        inputs.push(fresh("_", |n| named.contains(n)));
     }
     // Outputs are named after their definitions unless that names an input.
     let mut taken: HashSet<String> =
-        inputs.iter().cloned().chain(def_names.iter().map(|n| n.to_string())).collect();
+        inputs.iter().cloned().chain(named.iter().map(|n| n.to_string())).collect();
     let mut outputs = vec![];
     for (name, _) in defs {
         let output = if inputs.iter().any(|i| i == name) {
@@ -48,15 +62,23 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
     }
     let mut text = String::from(
         "# A dstar REPL session, written by :save. ':load FILE' restores each definition from\n\
-         # its '# @def NAME(PARAMETERS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
+         # its '# @def NAME(ARGUMENTS) = OUTPUT' line; 'dstar eval FILE --at ...' evaluates it.\n",
     );
+    if !params.is_empty() {
+        let values: Option<Vec<String>> =
+            params.iter().map(|(_, v)| v.map(dstar::frontend::value::show)).collect();
+        if let Some(values) = values {
+            let _ = writeln!(text, "# @params {}", values.join(" "));
+        }
+        let names: Vec<&str> = params.iter().map(|(p, _)| *p).collect();
+        let _ = writeln!(text, "param {}", names.join(", "));
+    }
     let _ = writeln!(text, "in {}", inputs.join(", "));
     // Each definition is written as it prints on its own (see `canonical`),
     // its temporaries renamed apart from every other name of the file.
     let mut counter = 0;
     for ((name, program), output) in defs.iter().zip(&outputs) {
-        let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
-        let (own, value) = standalone(&program.dag, program.outputs[0].node, &params);
+        let (own, value) = standalone(&program.dag, program.outputs[0].node, &program.leaves());
         let mut names = std::collections::HashMap::from([(value, output.clone())]);
         for line in own.lines() {
             let temp = line.split(' ').next().unwrap_or("");
@@ -71,7 +93,7 @@ pub fn write(defs: &[(&str, &Program)]) -> String {
                 names.insert(temp.to_string(), global);
             }
         }
-        let _ = writeln!(text, "{DEF}{name}({}) = {output}", params.join(", "));
+        let _ = writeln!(text, "{DEF}{name}({}) = {output}", program.inputs.join(", "));
         text += &rename(&own, &names);
     }
     text
@@ -109,14 +131,16 @@ fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> Stri
 /// session then holds exactly what its file holds, and `:load` of that
 /// text, parsed the same way ([`parse_definition`]), gives it back.
 pub fn canonical(program: &Program, name: &str) -> Program {
-    let params: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let args: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let params: Vec<&str> = program.params.iter().map(String::as_str).collect();
+    let leaves = program.leaves();
     let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
     // The texts printed so far, in order; a cycle closes within a few
     // rounds on every program the printer's round-trip tests cover.
     let mut texts: Vec<String> = Vec::new();
     let mut keep: Option<String> = None;
     for _ in 0..MAX_ROUNDS {
-        let (text, value) = standalone(&dag, root, &params);
+        let (text, value) = standalone(&dag, root, &leaves);
         match &keep {
             Some(kept) if *kept == text => break,
             Some(_) => {}
@@ -131,7 +155,7 @@ pub fn canonical(program: &Program, name: &str) -> Program {
                 }
             }
         }
-        match parse_definition(&text, &params, &value) {
+        match parse_definition(&text, &args, &params, &value) {
             Some((d, r)) => (dag, root) = (d, r),
             None => {
                 debug_assert!(false, "printed text parses: {text}");
@@ -140,18 +164,23 @@ pub fn canonical(program: &Program, name: &str) -> Program {
         }
         texts.push(text);
     }
-    Program::new(dag, program.inputs.clone(), vec![Output { name: name.to_string(), node: root }])
+    let outputs = vec![Output { name: name.to_string(), node: root }];
+    let canonical =
+        Program::new(dag, program.inputs.clone(), outputs).with_params(program.params.clone(), None);
+    // Parsed, a value may read fewer parameters than it did (`ifelse(pi < 3,
+    // q, 3)` folds): it has those it reads, as it will when loaded.
+    super::parameters::params_read(canonical, |_| 0)
 }
 
 /// Rounds of printing and parsing [`canonical`] makes at most.
 const MAX_ROUNDS: usize = 32;
 
-/// One definition as a problem file of its own: `in` its parameters, its
+/// One definition as the statements of a problem file of its own, its
+/// input nodes named `leaves` (its arguments, then its parameters): its
 /// temporaries, and `out` the name of its value (also returned).
-fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) {
-    let value = fresh("value", |n| params.contains(&n));
-    let inputs: Vec<String> = params.iter().map(|p| p.to_string()).collect();
-    let printed = print_nodes(dag, &[root], &inputs, &HashSet::from([value.clone()]));
+fn standalone(dag: &ExprDag, root: NodeId, leaves: &[String]) -> (String, String) {
+    let value = fresh("value", |n| leaves.iter().any(|l| l == n));
+    let printed = print_nodes(dag, &[root], leaves, &HashSet::from([value.clone()]));
     let mut text = String::new();
     for (temp, expr) in &printed.bindings {
         let _ = writeln!(text, "{temp} = {expr}");
@@ -161,13 +190,25 @@ fn standalone(dag: &ExprDag, root: NodeId, params: &[&str]) -> (String, String) 
 }
 
 /// The statements `text` of one definition parsed on their own, over
-/// `params` in that order: the DAG of output `value`, in tree order, or
-/// `None` if they do not parse so.
-fn parse_definition(text: &str, params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
-    let inputs = if params.is_empty() { "_".to_string() } else { params.join(", ") };
-    let program = dstar::frontend::parse_program(&format!("in {inputs}\n{text}")).ok()?;
+/// `args` and then `params` in those orders: the DAG of output `value`, in
+/// tree order, or `None` if they do not parse so.
+fn parse_definition(text: &str, args: &[&str], params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
+    // A problem file has at least one input: without arguments, one that
+    // nothing reads stands first.
+    let placeholder = args.is_empty().then(|| fresh("_", |n| params.contains(&n)));
+    let mut header = format!("in {}\n", placeholder.clone().unwrap_or_else(|| args.join(", ")));
+    if !params.is_empty() {
+        let _ = writeln!(header, "param {}", params.join(", "));
+    }
+    let program = dstar::frontend::parse_program(&(header + text)).ok()?;
     let output = program.outputs.iter().find(|o| o.name == value)?;
-    Some(in_tree_order(&program.dag, output.node))
+    let (dag, root) = in_tree_order(&program.dag, output.node);
+    // The placeholder is no node of the tree: parameter j is input 1 + j.
+    let dag = match placeholder {
+        Some(_) if !params.is_empty() => dag.renumber_inputs(|k| k - 1),
+        _ => dag,
+    };
+    Some((dag, root))
 }
 
 /// The nodes `root` needs, numbered in post-order from the root (operands
@@ -205,20 +246,22 @@ fn fresh(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
         .expect("names are unbounded")
 }
 
-/// A `# @def` line read: the definition's name, its parameters, the output
+/// A `# @def` line read: the definition's name, its arguments, the output
 /// holding its value, and its line number.
 struct DefLine<'s> {
     name: &'s str,
-    params: Vec<&'s str>,
+    args: Vec<&'s str>,
     output: &'s str,
     line: usize,
 }
 
-/// The definitions a problem file holds, `(name, program)` in order; errors
-/// name the file's line.
-pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionError> {
+/// The definitions and parameters a problem file holds; errors name the
+/// file's line.
+pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
     let program = dstar::frontend::parse_program(source)
         .map_err(|e| SessionError::new(format!("{path}:{}", e.render(source).trim_end())))?;
+    let values = program.param_values.as_ref();
+    let params = program.params.iter().enumerate().map(|(j, p)| (p.clone(), values.map(|v| v[j]))).collect();
     let source_lines: Vec<&str> = source.lines().collect();
     let mut lines = vec![];
     for (i, line) in source_lines.iter().enumerate() {
@@ -230,13 +273,14 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
     if lines.is_empty() {
         // A problem file: each output over all the inputs.
         let inputs: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
-        return Ok(program
+        let defs = program
             .outputs
             .iter()
             .map(|o| {
                 (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input"))
             })
-            .collect());
+            .collect();
+        return Ok(Contents { defs, params });
     }
     let mut defs: Vec<(String, Program)> = vec![];
     for d in &lines {
@@ -249,27 +293,30 @@ pub fn read(source: &str, path: &str) -> Result<Vec<(String, Program)>, SessionE
             .iter()
             .find(|o| o.name == d.output)
             .ok_or_else(|| at(format!("the file has no output '{}'", Shown(d.output))))?;
-        if let Some(p) = d.params.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
-            return Err(at(format!("the parameter '{}' is not an input of the file", Shown(p))));
+        if let Some(p) = d.args.iter().find(|p| !program.inputs.iter().any(|i| i == *p)) {
+            return Err(at(format!("the argument '{}' is not an input of the file", Shown(p))));
         }
-        let mut f = function(&program, output.node, &d.params).map_err(|input| {
+        let mut f = function(&program, output.node, &d.args).map_err(|input| {
             at(format!(
-                "'{}' reads the input '{}', which is not one of its parameters",
+                "'{}' reads the input '{}', which is not one of its arguments",
                 Shown(d.output),
                 Shown(&input)
             ))
         })?;
         // As `:save` writes it, a definition's lines (up to the next '# @def')
-        // parse on their own, over its parameters: read so, it is what it was
-        // when saved, untouched by the nodes other definitions share.
+        // parse on their own, over its arguments and the parameters it reads:
+        // read so, it is what it was when saved, untouched by the nodes other
+        // definitions share.
         let end = lines.iter().map(|l| l.line - 1).find(|&l| l >= d.line).unwrap_or(source_lines.len());
         let block = source_lines[d.line..end].join("\n");
-        if let Some((dag, root)) = parse_definition(&block, &d.params, d.output) {
-            f = Program::new(dag, f.inputs, vec![Output { name: "f".into(), node: root }]);
+        let reads: Vec<&str> = f.params.iter().map(String::as_str).collect();
+        if let Some((dag, root)) = parse_definition(&block, &d.args, &reads, d.output) {
+            let outputs = vec![Output { name: "f".into(), node: root }];
+            f = Program::new(dag, f.inputs, outputs).with_params(f.params, None);
         }
         defs.push((d.name.to_string(), f));
     }
-    Ok(defs)
+    Ok(Contents { defs, params })
 }
 
 /// Reads `NAME(P1, P2, ...) = OUTPUT`, the rest of a `# @def` line.
@@ -282,14 +329,14 @@ fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
             t => tokens.push(t),
         }
     }
-    let usage = || "expected '# @def NAME(PARAMETERS) = OUTPUT'".to_string();
+    let usage = || "expected '# @def NAME(ARGUMENTS) = OUTPUT'".to_string();
     let (Some(Token::Ident(name)), Some(Token::LParen)) = (tokens.first(), tokens.get(1)) else {
         return Err(usage());
     };
-    let mut params = vec![];
+    let mut args = vec![];
     let mut i = 2;
     while let Some(Token::Ident(p)) = tokens.get(i) {
-        params.push(*p);
+        args.push(*p);
         i += 1;
         if tokens.get(i) == Some(&Token::Comma) {
             i += 1;
@@ -306,32 +353,41 @@ fn def_line(text: &str, line: usize) -> Result<DefLine<'_>, String> {
     if FORMS.contains(name) {
         return Err(format!("'{}' is a derivative form and cannot be defined", Shown(name)));
     }
-    if let Some(p) = params.iter().enumerate().find_map(|(i, p)| params[..i].contains(p).then_some(p)) {
-        return Err(format!("the parameter '{}' is listed twice", Shown(p)));
+    if let Some(p) = args.iter().enumerate().find_map(|(i, p)| args[..i].contains(p).then_some(p)) {
+        return Err(format!("the argument '{}' is listed twice", Shown(p)));
     }
-    Ok(DefLine { name, params, output, line })
+    Ok(DefLine { name, args, output, line })
 }
 
-/// `node` of `program` as a function of `params` (inputs of `program`, in
-/// that order), or the name of an input it reads that is not among them.
-fn function(program: &Program, node: NodeId, params: &[&str]) -> Result<Program, String> {
-    let mut dag = ExprDag::new();
+/// `node` of `program` as a function of `args` (inputs of `program`, in
+/// that order) and of the parameters of `program` it reads (in their
+/// order), or the name of an input it reads that is not among `args`.
+fn function(program: &Program, node: NodeId, args: &[&str]) -> Result<Program, String> {
     let reach = program.dag.reachable(&[node]);
-    let mut args = vec![];
+    let reads = |k: usize| {
+        let leaf = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
+        leaf.is_some_and(|id| reach[id.index()])
+    };
+    let n = program.inputs.len();
+    let params: Vec<String> =
+        program.params.iter().enumerate().filter(|&(j, _)| reads(n + j)).map(|(_, p)| p.clone()).collect();
+    let mut dag = ExprDag::new();
+    let mut leaves = vec![];
     for (k, input) in program.inputs.iter().enumerate() {
-        match params.iter().position(|p| p == input) {
-            Some(j) => args.push(dag.input(j)),
-            None => {
-                let read = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
-                if read.is_some_and(|id| reach[id.index()]) {
-                    return Err(input.clone());
-                }
-                // Never read: any node will do.
-                args.push(dag.constant(0.0));
-            }
+        match args.iter().position(|p| p == input) {
+            Some(j) => leaves.push(dag.input(j)),
+            None if reads(k) => return Err(input.clone()),
+            // Never read: any node will do.
+            None => leaves.push(dag.constant(0.0)),
         }
     }
-    let root = dag.import(&program.dag, &[node], Some(&args))[0];
-    let inputs = params.iter().map(|p| p.to_string()).collect();
-    Ok(Program::new(dag, inputs, vec![Output { name: "f".into(), node: root }]))
+    for param in &program.params {
+        match params.iter().position(|p| p == param) {
+            Some(j) => leaves.push(dag.input(args.len() + j)),
+            None => leaves.push(dag.constant(0.0)),
+        }
+    }
+    let root = dag.import(&program.dag, &[node], Some(&leaves))[0];
+    let inputs = args.iter().map(|p| p.to_string()).collect();
+    Ok(Program::new(dag, inputs, vec![Output { name: "f".into(), node: root }]).with_params(params, None))
 }

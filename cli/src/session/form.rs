@@ -1,7 +1,8 @@
 //! The derivatives behind the REPL's forms: `diff` of any order and any
 //! variables (Taylor mode, within a work budget), `taylor`, `grad`,
-//! `jacobian` and `hessian`, as programs over the functions' variables with
-//! their rows and columns named, written as a person would.
+//! `jacobian` and `hessian`, as programs over the functions' variables (and
+//! their parameters, which have no row or column) with their rows and
+//! columns named, written as a person would.
 
 use super::SessionError;
 use dstar::frontend::{ExprDag, Kernel, NodeId, Output, Program};
@@ -52,8 +53,8 @@ impl Shape {
     }
 }
 
-/// A derivative: a program over the variables (its inputs, in order), one
-/// output per entry, and what its rows and columns are.
+/// A derivative: a program over the variables (its inputs, in order) and
+/// the parameters, one output per entry, and what its rows and columns are.
 pub struct Derived {
     pub program: Program,
     pub shape: Shape,
@@ -129,15 +130,16 @@ pub fn gradient(program: &Program) -> Result<Derived, SessionError> {
     for e in jacobian.entries() {
         row[e.col] = e.node;
     }
-    Ok(derived(dag, program.inputs.clone(), row, Shape::Row, vec![]))
+    Ok(derived(dag, leaves_of(program), row, Shape::Row, vec![]))
 }
 
 /// The Jacobian of several functions, named `rows`, over the union of
-/// their variables in order of first appearance.
+/// their variables in order of first appearance (and of their parameters).
 pub fn jacobian(functions: &[Program], rows: Vec<String>) -> Result<Derived, SessionError> {
-    let (dag, inputs, outputs) = together(functions);
-    let n = inputs.len();
-    let kernel = Kernel::new(dag, outputs.clone(), n).map_err(internal)?;
+    let (dag, leaves, outputs) = together(functions);
+    let n = leaves.0.len();
+    let all = n + leaves.1.len();
+    let kernel = Kernel::new(dag, outputs.clone(), all).map_err(internal)?.with_variables(n);
     let jacobian = dstar::factor::jacobian(kernel);
     let mut dag = jacobian.dag().clone();
     let zero = dag.constant(0.0);
@@ -145,7 +147,7 @@ pub fn jacobian(functions: &[Program], rows: Vec<String>) -> Result<Derived, Ses
     for e in jacobian.entries() {
         entries[e.row * n + e.col] = e.node;
     }
-    Ok(derived(dag, inputs, entries, Shape::Matrix { cols: n }, rows))
+    Ok(derived(dag, leaves, entries, Shape::Matrix { cols: n }, rows))
 }
 
 /// The Hessian of `program`'s value: its lower triangle's structural
@@ -157,13 +159,8 @@ pub fn hessian(program: &Program) -> Result<Derived, SessionError> {
         hessian.lower_entries().map(|e| ((e.row, e.col), e.node)).unzip();
     let mut dag = hessian.dag().clone();
     if n > DENSE_HESSIAN_MAX && 4 * at.len() < n * (n + 1) {
-        return Ok(derived(
-            dag,
-            program.inputs.clone(),
-            lower,
-            Shape::Lower { vars: program.inputs.clone(), at },
-            vec![],
-        ));
+        let shape = Shape::Lower { vars: program.inputs.clone(), at };
+        return Ok(derived(dag, leaves_of(program), lower, shape, vec![]));
     }
     let zero = dag.constant(0.0);
     let mut entries: Vec<NodeId> = vec![zero; n * n];
@@ -171,43 +168,55 @@ pub fn hessian(program: &Program) -> Result<Derived, SessionError> {
         entries[row * n + col] = node;
         entries[col * n + row] = node;
     }
-    Ok(derived(dag, program.inputs.clone(), entries, Shape::Matrix { cols: n }, vec![]))
+    Ok(derived(dag, leaves_of(program), entries, Shape::Matrix { cols: n }, vec![]))
 }
 
-/// Several one-output functions over the union of their variables (in
-/// order of first appearance), in one DAG.
-fn together(functions: &[Program]) -> (ExprDag, Vec<String>, Vec<NodeId>) {
-    let mut inputs: Vec<String> = vec![];
-    for p in functions {
-        for v in &p.inputs {
-            if !inputs.contains(v) {
-                inputs.push(v.clone());
+/// A program's inputs and parameters.
+type Leaves = (Vec<String>, Vec<String>);
+
+fn leaves_of(program: &Program) -> Leaves {
+    (program.inputs.clone(), program.params.clone())
+}
+
+/// Several one-output functions over the union of their variables and the
+/// union of their parameters (each in order of first appearance), in one DAG.
+fn together(functions: &[Program]) -> (ExprDag, Leaves, Vec<NodeId>) {
+    let union = |names: fn(&Program) -> &[String]| {
+        let mut all: Vec<String> = vec![];
+        for v in functions.iter().flat_map(names) {
+            if !all.contains(v) {
+                all.push(v.clone());
             }
         }
-    }
+        all
+    };
+    let inputs = union(|p| &p.inputs);
+    let params = union(|p| &p.params);
     let mut dag = ExprDag::new();
     let mut outputs = vec![];
     for p in functions {
-        let args: Vec<NodeId> = p
-            .inputs
-            .iter()
-            .map(|v| dag.input(inputs.iter().position(|w| w == v).expect("collected above")))
+        let position =
+            |names: &[String], v: &String| names.iter().position(|w| w == v).expect("collected above");
+        let leaves: Vec<NodeId> = (p.inputs.iter().map(|v| position(&inputs, v)))
+            .chain(p.params.iter().map(|v| inputs.len() + position(&params, v)))
+            .map(|k| dag.input(k))
             .collect();
-        outputs.push(dag.import(&p.dag, &[p.outputs[0].node], Some(&args))[0]);
+        outputs.push(dag.import(&p.dag, &[p.outputs[0].node], Some(&leaves))[0]);
     }
-    (dag, inputs, outputs)
+    (dag, (inputs, params), outputs)
 }
 
 fn derived(
     dag: ExprDag,
-    inputs: Vec<String>,
+    (inputs, params): Leaves,
     nodes: Vec<NodeId>,
     shape: Shape,
     rows: Vec<String>,
 ) -> Derived {
     let outputs =
         nodes.into_iter().enumerate().map(|(i, node)| Output { name: format!("d{i}"), node }).collect();
-    Derived { program: dstar::tidy(&Program::new(dag, inputs, outputs)), shape, rows }
+    let program = Program::new(dag, inputs, outputs).with_params(params, None);
+    Derived { program: dstar::tidy(&program), shape, rows }
 }
 
 /// The constant 0 over `inputs`.

@@ -1,5 +1,5 @@
-//! The REPL's state and its line language: definitions, derivatives,
-//! evaluation through cached JIT kernels, and `:commands`.
+//! The REPL's state and its line language: parameters, definitions,
+//! derivatives, evaluation through cached JIT kernels, and `:commands`.
 //!
 //! A line is read into typed statements ([`statement`]) with the frontend's
 //! lexer; expressions are parsed by the frontend over their spans, with the
@@ -9,13 +9,13 @@ mod cache;
 mod command;
 mod file;
 mod form;
+mod parameters;
 mod scope;
 mod show;
 mod statement;
 
 use cache::{KernelCache, KernelKey};
 use command::COMMANDS;
-use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{ParseError, ParseErrorKind, Program, Span, Stop};
 use indexmap::IndexMap;
@@ -84,23 +84,29 @@ impl SessionError {
 /// A named function of the session.
 #[derive(Clone, Debug)]
 pub struct Definition {
-    /// The function: inputs are its parameters, its one output its value.
+    /// The function: inputs are its arguments, parameters the session's
+    /// parameters it reads (in their order of declaration), its one output
+    /// its value.
     pub program: Program,
     /// The session generation that defined it: kernels built from an
     /// earlier definition of the same name are stale.
     generation: u64,
 }
 
-/// The REPL's state: definitions, and the kernels compiled so far. Cloning
-/// is cheap (definitions and kernels are shared), which lets a computation
-/// run on a copy that is kept only if it completes.
+/// The REPL's state: parameters, definitions, and the kernels compiled so
+/// far. Cloning is cheap (definitions and kernels are shared), which lets a
+/// computation run on a copy that is kept only if it completes.
 #[derive(Clone)]
 pub struct Session {
+    /// The parameters in order of declaration, each with its value if it
+    /// has one: given to every kernel at each call, so a new value compiles
+    /// nothing. No parameter is named as a definition or an argument of one.
+    params: IndexMap<String, Option<f64>>,
     defs: IndexMap<String, Arc<Definition>>,
-    /// Counts changes of the definitions.
+    /// Counts changes of the definitions and of the names that are
+    /// parameters (not of their values).
     generation: u64,
     kernels: KernelCache,
-    compiler: Option<JitCompiler>,
     /// Bounds on higher derivatives.
     budget: dstar::Budget,
     /// Set (by Ctrl-C) to stop the computation under way.
@@ -117,10 +123,10 @@ impl Session {
     /// An empty session.
     pub fn new() -> Session {
         Session {
+            params: IndexMap::new(),
             defs: IndexMap::new(),
             generation: 0,
             kernels: KernelCache::new(KernelCache::CAPACITY),
-            compiler: None,
             budget: dstar::Budget::default(),
             interrupt: Stop::never(),
         }
@@ -156,7 +162,8 @@ impl Session {
             Statement::Command { name, name_span, arg, arg_start } => {
                 self.command(line.text, name, name_span, arg, arg_start)
             }
-            Statement::Define { name, params, body } => self.define(line, name, params, body),
+            Statement::Param(items) => self.declare(line, &items),
+            Statement::Define { name, args, body } => self.define(line, name, args, body),
             Statement::Call { name, args, whole } => self.call(line, name, &args, whole),
             Statement::Form { form, point } => self.form(line, &form, point.as_ref()),
             Statement::Show(part) => {
@@ -170,28 +177,43 @@ impl Session {
         &mut self,
         line: &Line<'_>,
         name: Name<'_>,
-        params: Option<Vec<Name<'_>>>,
+        args: Option<Vec<Name<'_>>>,
         body: Part,
     ) -> Result<String, SessionError> {
         check_definable(name, "be defined")?;
-        let params: Option<Vec<&str>> = match params {
+        if self.params.contains_key(name.text) {
+            let message = match (&args, self.constant(line, body)) {
+                (None, Ok(Some(_))) => format!(
+                    "'{0}' is a parameter; to change its value write 'param {0} = {1}'",
+                    Shown(name.text),
+                    line.text_of(body)
+                ),
+                _ => format!("'{}' is a parameter and cannot be defined", Shown(name.text)),
+            };
+            return Err(SessionError::at_span(message, name.span));
+        }
+        let args: Option<Vec<&str>> = match args {
             None => None,
-            Some(params) => {
-                for (i, p) in params.iter().enumerate() {
-                    check_definable(*p, "be a parameter")?;
-                    if params[..i].iter().any(|q| q.text == p.text) {
+            Some(args) => {
+                for (i, a) in args.iter().enumerate() {
+                    check_definable(*a, "be an argument")?;
+                    if self.params.contains_key(a.text) {
+                        let message = format!("'{}' is a parameter and cannot be an argument", Shown(a.text));
+                        return Err(SessionError::at_span(message, a.span));
+                    }
+                    if args[..i].iter().any(|b| b.text == a.text) {
                         return Err(SessionError::at_span(
-                            format!("'{}' is already a parameter", Shown(p.text)),
-                            p.span,
+                            format!("'{}' is already an argument", Shown(a.text)),
+                            a.span,
                         ));
                     }
                 }
-                Some(params.iter().map(|p| p.text).collect())
+                Some(args.iter().map(|a| a.text).collect())
             }
         };
         let mut scope = Scope::new(self, line, body)?;
-        let program = scope.expression_with_forms(body, params.as_deref())?;
-        let program = file::canonical(&program, name.text);
+        let program = scope.expression_with_forms(body, args.as_deref())?;
+        let program = file::canonical(&self.with_params_read(program), name.text);
         let shown = show::definition_summary(name.text, &program);
         self.redefine([(name.text.to_string(), program)], []);
         Ok(shown)
@@ -234,7 +256,7 @@ impl Session {
         if let Some(def) = def.filter(|d| d.program.inputs.len() == args.items.len()) {
             if let Some(x) = self.numbers(line, args)? {
                 let key = KernelKey::Definition { name: name.text.to_string(), generation: def.generation };
-                let values = self.run_kernel(key, &def.program, &x)?;
+                let values = self.run_kernel(key, &def.program, &x, line.span(whole))?;
                 return Ok(show::number(values[0]));
             }
         }
@@ -242,19 +264,31 @@ impl Session {
         Ok(show::program(&scope.expression_with_forms(whole, None)?))
     }
 
-    /// The arguments as numbers, or `None` if one has a variable.
+    /// The arguments as numbers, or `None` if one has a variable or a
+    /// parameter.
     fn numbers(&self, line: &Line<'_>, args: &Args) -> Result<Option<Vec<f64>>, SessionError> {
         let mut values = vec![];
         for &arg in &args.items {
-            let mut scope = Scope::new(self, line, arg)?;
-            scope.build_forms(arg)?;
-            match dstar::frontend::parse_expr_at(line.text, line.span(arg), Some(&[]), &scope) {
-                Ok(program) => values.push(dstar::frontend::eval_program(&program, &[])[0]),
-                Err(ParseError { kind: ParseErrorKind::NotAVariable { .. }, .. }) => return Ok(None),
-                Err(e) => return Err(SessionError::from_parse(e)),
+            match self.constant(line, arg)? {
+                Some(value) => values.push(value),
+                None => return Ok(None),
             }
         }
         Ok(Some(values))
+    }
+
+    /// The value of `part` as a constant expression, or `None` if it reads
+    /// a variable or a parameter.
+    fn constant(&self, line: &Line<'_>, part: Part) -> Result<Option<f64>, SessionError> {
+        let mut scope = Scope::new(self, line, part)?;
+        scope.build_forms(part)?;
+        match dstar::frontend::parse_expr_at(line.text, line.span(part), Some(&[]), &scope) {
+            Ok(program) if program.params.is_empty() => {
+                Ok(Some(dstar::frontend::eval_program(&program, &[])[0]))
+            }
+            Ok(_) | Err(ParseError { kind: ParseErrorKind::NotAVariable { .. }, .. }) => Ok(None),
+            Err(e) => Err(SessionError::from_parse(e)),
+        }
     }
 
     /// A derivative form, symbolically or at a point.
@@ -268,8 +302,9 @@ impl Session {
         for &f in &form.functions {
             scope.build_forms(f)?;
         }
-        let derived = scope.derive(form)?;
+        let mut derived = scope.derive(form)?;
         let Some(point) = point else { return Ok(show::derived(&derived)) };
+        derived.program = self.with_params_read(derived.program);
         let vars = &derived.program.inputs;
         let x = match self.numbers(line, point)? {
             Some(x) if x.len() == vars.len() => x,
@@ -286,38 +321,42 @@ impl Session {
         };
         let key =
             KernelKey::Form { name: form.name, args: line.atoms(form.whole), generation: self.generation };
-        let values = self.run_kernel(key, &derived.program, &x)?;
+        let values = self.run_kernel(key, &derived.program, &x, line.span(form.whole))?;
         Ok(show::derived_values(&derived, &x, &values))
     }
 
-    /// Evaluates `program` at `x` with the kernel cached under `key`,
-    /// compiling it on first use.
-    fn run_kernel(&mut self, key: KernelKey, program: &Program, x: &[f64]) -> Result<Vec<f64>, SessionError> {
+    /// Evaluates `program` at `x`, its parameters at their values now, with
+    /// the kernel cached under `key`, compiling it on first use; a parameter
+    /// without a value is an error about `span`.
+    fn run_kernel(
+        &mut self,
+        key: KernelKey,
+        program: &Program,
+        x: &[f64],
+        span: Span,
+    ) -> Result<Vec<f64>, SessionError> {
+        let p = self.parameter_values(&program.params, span)?;
         let kernel = match self.kernels.get(&key) {
             Some(kernel) => kernel,
             None => {
-                if self.compiler.is_none() {
-                    self.compiler = Some(JitCompiler::new().map_err(form::internal)?);
-                }
-                let compiler =
-                    self.compiler.clone().expect("created above").with_stop(self.interrupt.clone());
-                let function = program.kernel().map_err(form::internal)?;
-                let kernel = match compiler.compile(&function) {
-                    Ok(kernel) => Arc::new(kernel),
-                    Err(dstar::backend::CodegenError::Stopped) => return Err(SessionError::interrupted()),
-                    Err(e) => return Err(form::internal(e)),
-                };
+                let options = dstar::Options { stop: self.interrupt.clone(), ..dstar::Options::default() };
+                let kernel =
+                    match dstar::Function::new(program.clone(), options).compile(dstar::Request::Values) {
+                        Ok(kernel) => Arc::new(kernel),
+                        Err(dstar::Error::Stopped) => return Err(SessionError::interrupted()),
+                        Err(e) => return Err(form::internal(e)),
+                    };
                 self.kernels.insert(key, Arc::clone(&kernel));
                 kernel
             }
         };
-        let mut out = vec![0.0; kernel.num_outputs()];
-        kernel.eval(x, &mut out).map_err(form::internal)?;
+        let mut out = vec![0.0; kernel.out_len()];
+        kernel.eval(dstar::Args::x(x).p(&p), &mut out).map_err(form::internal)?;
         Ok(out)
     }
 
-    /// Completions for the word ending the line: commands, functions and
-    /// definitions.
+    /// Completions for the word ending the line: commands, functions,
+    /// parameters and definitions.
     pub fn complete(&self, word: &str) -> Vec<String> {
         let mut names: Vec<String> = if word.starts_with(':') {
             COMMANDS.iter().map(|(c, _)| c.split(' ').next().unwrap_or(c).to_string()).collect()
@@ -326,6 +365,7 @@ impl Session {
                 .map(String::from)
                 .chain(FORMS.map(String::from))
                 .chain(["pi".to_string()])
+                .chain(self.params.keys().cloned())
                 .chain(self.defs.keys().cloned())
                 .collect()
         };
@@ -349,8 +389,8 @@ impl Session {
 }
 
 /// Rejects the names the language reserves: built-in functions, `pi`, `e`,
-/// `in`, `out` and the derivative forms. `role` says what the name would
-/// be: "be defined", "be a parameter".
+/// `in`, `out`, `param` and the derivative forms. `role` says what the name
+/// would be: "be defined", "be an argument", "be a parameter".
 fn check_definable(name: Name<'_>, role: &str) -> Result<(), SessionError> {
     let what = match dstar::frontend::reserved(name.text) {
         Some(what) => what,

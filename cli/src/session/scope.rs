@@ -1,12 +1,15 @@
-//! What a statement's expressions can name: the session's definitions, and
-//! the derivative forms of the statement built so far, which the frontend's
-//! parser inlines where their text stands (`Functions::prebuilt`).
+//! What a statement's expressions can name: the session's definitions and
+//! parameters, and the derivative forms of the statement built so far, which
+//! the frontend's parser inlines where their text stands
+//! (`Functions::prebuilt`).
 
 use super::form::{self, Derived, Shape};
 use super::statement::{Form, FormName, Line, Name, Part};
 use super::{Session, SessionError};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{parse_expr_at, DidYouMean, ExprDag, Functions, Node, Op, Output, Program};
+use dstar::frontend::{
+    parse_expr_at, DidYouMean, ExprDag, Functions, Node, Op, Output, ParseError, ParseErrorKind, Program,
+};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
@@ -18,7 +21,7 @@ pub struct Scope<'a> {
     /// where it ends, and the derivative.
     built: BTreeMap<u32, (u32, Program)>,
     /// Names a derivative form's function may use as variables: the
-    /// parameters of every definition and the variables of every `diff` of
+    /// arguments of every definition and the variables of every `diff` of
     /// the statement.
     variables: HashSet<&'a str>,
 }
@@ -30,6 +33,10 @@ impl Functions for Scope<'_> {
 
     fn prebuilt(&self, offset: u32) -> Option<(u32, &Program)> {
         self.built.get(&offset).map(|(end, program)| (*end, program))
+    }
+
+    fn is_parameter(&self, name: &str) -> bool {
+        self.session.params.contains_key(name)
     }
 }
 
@@ -98,26 +105,42 @@ impl<'a> Scope<'a> {
     /// `part` as an expression (see [`Scope::expression`]) after building
     /// its derivative forms; when it holds any, the whole is rewritten for
     /// printing, so that derivatives combined read as one expression
-    /// (`2 * x * y - 1`, not `2 * x * y + (-1)`).
+    /// (`2 * x * y - 1`, not `2 * x * y + (-1)`). Over given arguments, a
+    /// name that is none of them says how it could be.
     pub fn expression_with_forms(
         &mut self,
         part: Part,
-        params: Option<&[&str]>,
+        args: Option<&[&str]>,
     ) -> Result<Program, SessionError> {
         let has_forms = self.build_forms(part)?;
-        let program = self.expression(part, params)?;
+        let program = self.parse(part, args).map_err(|e| match e.kind {
+            ParseErrorKind::NotAVariable { name } => SessionError::at_span(
+                format!(
+                    "'{0}' is neither an argument nor a parameter; add it to the arguments, \
+                     or declare it with 'param {0}'",
+                    Shown(&name)
+                ),
+                e.span,
+            ),
+            _ => SessionError::from_parse(e),
+        })?;
         Ok(if has_forms { dstar::tidy(&program) } else { program })
     }
 
-    /// `part` as an expression: over `params` in that order if given, else
-    /// over its variables in order of first appearance.
-    pub fn expression(&self, part: Part, params: Option<&[&str]>) -> Result<Program, SessionError> {
-        parse_expr_at(self.line.text, self.line.span(part), params, self).map_err(SessionError::from_parse)
+    /// `part` as an expression: over `args` in that order if given, else
+    /// over its variables in order of first appearance; the session's
+    /// parameters are its parameters.
+    pub fn expression(&self, part: Part, args: Option<&[&str]>) -> Result<Program, SessionError> {
+        self.parse(part, args).map_err(SessionError::from_parse)
+    }
+
+    fn parse(&self, part: Part, args: Option<&[&str]>) -> Result<Program, ParseError> {
+        parse_expr_at(self.line.text, self.line.span(part), args, self)
     }
 
     /// A derivative form's function: a definition, or an inline expression
     /// over its variables in order of first appearance (`diff(sin(x*y), x)`).
-    /// A bare name must be a definition, a parameter of one, or a variable of
+    /// A bare name must be a definition, an argument of one, or a variable of
     /// a `diff` around or inside it: `grad(fff)` after a typo is an error,
     /// never the function `fff` of the new variable `fff`.
     fn function(&self, part: Part) -> Result<Program, SessionError> {
@@ -131,7 +154,7 @@ impl<'a> Scope<'a> {
             let node = program.dag.find(&Node::new(Op::Input(k as u32), &[]));
             let span = node.and_then(|n| program.spans.get(n)).unwrap_or_else(|| self.line.span(part));
             return Err(SessionError::at_span(
-                format!("'{}' is neither a definition nor a parameter of one{hint}", Shown(name)),
+                format!("'{}' is neither a definition nor an argument of one{hint}", Shown(name)),
                 span,
             ));
         }
@@ -150,6 +173,7 @@ impl<'a> Scope<'a> {
                 let f = self.function(form.functions[0])?;
                 let mut by = vec![];
                 for entry in &form.by {
+                    self.check_not_parameter(&f, entry.var)?;
                     let column = self.column(&f, entry.var).map_err(|e| match entry.in_order_place {
                         true => self.not_variable_nor_order(&f, entry.var),
                         false => e,
@@ -169,6 +193,7 @@ impl<'a> Scope<'a> {
             FormName::Taylor => {
                 let f = self.function(form.functions[0])?;
                 let (var, order) = (form.by[0].var, form.by[0].order);
+                self.check_not_parameter(&f, var)?;
                 let at = self.number(form.at.expect("taylor has a point"))?;
                 let program = match self.column(&f, var)? {
                     Some(col) => {
@@ -190,10 +215,27 @@ impl<'a> Scope<'a> {
     }
 
     /// The value of a constant expression, such as a Taylor polynomial's
-    /// point.
+    /// point: a parameter, whose value may change, cannot be part of it.
     fn number(&self, part: Part) -> Result<f64, SessionError> {
         let program = self.expression(part, Some(&[]))?;
+        if let Some(param) = program.params.first() {
+            let message = format!("expected a number; '{}' is a parameter", Shown(param));
+            return Err(SessionError::at_span(message, self.line.span(part)));
+        }
         Ok(dstar::frontend::eval_program(&program, &[])[0])
+    }
+
+    /// Derivatives are taken with respect to variables only: `var` must not
+    /// be a parameter (of the session, or read by `f`).
+    fn check_not_parameter(&self, f: &Program, var: Name<'_>) -> Result<(), SessionError> {
+        if !self.session.params.contains_key(var.text) && !f.params.iter().any(|p| p == var.text) {
+            return Ok(());
+        }
+        let message = format!(
+            "'{}' is a parameter; derivatives are taken with respect to variables only",
+            Shown(var.text)
+        );
+        Err(SessionError::at_span(message, var.span))
     }
 
     /// The input of `f` that `var` names, or `None` for a variable `f`
@@ -202,8 +244,8 @@ impl<'a> Scope<'a> {
         if let Some(col) = f.inputs.iter().position(|i| i == var.text) {
             return Ok(Some(col));
         }
-        let is_parameter = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
-        if is_parameter {
+        let is_argument = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
+        if is_argument {
             return Ok(None);
         }
         Err(SessionError::at_span(not_a_variable(var.text, &f.inputs), var.span))

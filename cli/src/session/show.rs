@@ -15,6 +15,20 @@ pub fn signature(name: &str, program: &Program) -> String {
     format!("{name}({})", program.inputs.join(", "))
 }
 
+/// `param g = 9.81`, or `param g (no value)`: a parameter as it is declared,
+/// echoed and listed.
+pub fn parameter(name: &str, value: Option<f64>) -> String {
+    format!("param {}", parameter_item(name, value))
+}
+
+/// `g = 9.81` or `g (no value)`, an item of a list of parameters.
+pub fn parameter_item(name: &str, value: Option<f64>) -> String {
+    match value {
+        Some(value) => format!("{name} = {}", number(value)),
+        None => format!("{name} (no value)"),
+    }
+}
+
 /// `f(x, y) = ...`: a definition whole, as `:show` prints it.
 pub fn definition(name: &str, program: &Program) -> String {
     signature(name, program) + " = " + &self::program(program)
@@ -99,10 +113,11 @@ fn with_header(header: String, body: String) -> String {
 }
 
 /// Prints `roots` of `program`'s DAG, joined by `layout`, then the shared
-/// subexpressions as `where t1 = ...` lines.
+/// subexpressions as `where t1 = ...` lines. Parameters print by name.
 fn nodes(program: &Program, roots: &[NodeId], layout: impl Fn(&[String]) -> String) -> String {
-    let taken: HashSet<String> = program.inputs.iter().cloned().collect();
-    let printed = print_nodes(&program.dag, roots, &program.inputs, &taken);
+    let leaves = program.leaves();
+    let taken: HashSet<String> = leaves.iter().cloned().collect();
+    let printed = print_nodes(&program.dag, roots, &leaves, &taken);
     // A value is shown as a number (`inf`, not the expression `1/0`).
     let texts: Vec<String> = (roots.iter().zip(printed.roots))
         .map(|(&root, text)| program.dag.as_const(root).map_or(text, number))

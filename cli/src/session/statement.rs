@@ -2,7 +2,7 @@
 //! span is the lexer's (char columns), so carets line up with the frontend's.
 //!
 //! Only the shape of a statement is read here (which tokens are the name, the
-//! parameters, the body, a derivative form and its arguments); expressions
+//! arguments, the body, a derivative form and its arguments); expressions
 //! are parsed by the frontend over the spans found here. Brackets are matched
 //! with a counter, never by recursion, so any nesting depth is safe.
 
@@ -62,8 +62,10 @@ pub struct Name<'s> {
 pub enum Statement<'s> {
     /// `:name arg`: the rest of the line is the command's.
     Command { name: &'s str, name_span: Span, arg: &'s str, arg_start: Pos },
+    /// `param a = 1, b`: parameters declared, each with its value if given.
+    Param(Vec<(Name<'s>, Option<Part>)>),
     /// `f(x, y) = body` or `g = body`.
-    Define { name: Name<'s>, params: Option<Vec<Name<'s>>>, body: Part },
+    Define { name: Name<'s>, args: Option<Vec<Name<'s>>>, body: Part },
     /// `f(1, 2)`: evaluated through a kernel when `f` is a definition and
     /// the arguments are numbers, else shown as an expression.
     Call { name: Name<'s>, args: Args, whole: Part },
@@ -299,6 +301,12 @@ impl<'s> Line<'s> {
         if start == end {
             return Ok(Statement::Show(whole)); // the bad character alone
         }
+        // `param a, b = 1`; `param = 1` and `param(x) = 1` are definitions, refused.
+        let declares =
+            start + 1 < end && !matches!(self.token(start + 1), Some(Token::Assign | Token::LParen));
+        if self.ident(start).is_some_and(|n| n.text == "param") && declares {
+            return self.param(start + 1, end);
+        }
         if let Some(assign) = self.assignment(start, end) {
             return self.definition(start, assign, end);
         }
@@ -352,28 +360,54 @@ impl<'s> Line<'s> {
             SessionError::at_span("the left side of '=' must be a name or name(x, y, ...)", span)
         };
         let name = self.ident(start).ok_or_else(lhs_error)?;
-        let params = if assign == start + 1 {
+        let args = if assign == start + 1 {
             None
         } else {
             let close = assign - 1;
             if self.token(start + 1) != Some(Token::LParen) || self.token(close) != Some(Token::RParen) {
                 return Err(lhs_error());
             }
-            let mut params = vec![];
+            let mut args = vec![];
             if close > start + 2 {
                 for (i, j) in self.split_commas(start + 2, close) {
                     match self.ident(i) {
-                        Some(p) if j == i + 1 => params.push(p),
+                        Some(a) if j == i + 1 => args.push(a),
                         _ => return Err(lhs_error()),
                     }
                 }
             }
-            Some(params)
+            Some(args)
         };
         if assign + 1 == end {
             return Err(SessionError::at_span("expected an expression after '='", self.tokens[assign].1));
         }
-        Ok(Statement::Define { name, params, body: Part { start: assign + 1, end } })
+        Ok(Statement::Define { name, args, body: Part { start: assign + 1, end } })
+    }
+
+    /// The rest of `param a = 1, b`, tokens `start..end`: each name with
+    /// its value, if given.
+    fn param(&self, start: usize, end: usize) -> Result<Statement<'s>, SessionError> {
+        let mut items = vec![];
+        for (i, j) in self.split_commas(start, end) {
+            let Some(name) = self.ident(i).filter(|_| i < j) else {
+                let at =
+                    if i < j { self.span(Part { start: i, end: j }) } else { self.tokens[i.min(end - 1)].1 };
+                return Err(SessionError::at_span("expected a parameter name", at));
+            };
+            let value = match self.token(i + 1) {
+                _ if j == i + 1 => None,
+                Some(Token::Assign) if j > i + 2 => Some(Part { start: i + 2, end: j }),
+                Some(Token::Assign) => {
+                    return Err(SessionError::at_span("expected a value after '='", self.tokens[i + 1].1))
+                }
+                _ => {
+                    let rest = self.span(Part { start: i + 1, end: j });
+                    return Err(SessionError::at_span("expected '=' and a value, or ','", rest));
+                }
+            };
+            items.push((name, value));
+        }
+        Ok(Statement::Param(items))
     }
 
     /// The form whose name is token `start` and whose parentheses close at
@@ -498,6 +532,7 @@ fn atom(token: Token<'_>) -> Atom {
         Token::RBracket => "]",
         Token::Comma => ",",
         Token::Assign => "=",
+        Token::Arrow => "->",
         Token::End | Token::Eof => ";",
     })
 }

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod baseline;
+pub mod calls;
 pub mod dominators;
 pub mod edge_pushing;
 pub mod factorize;

@@ -5,11 +5,14 @@
 //! This is the only place in dstar that knows a derivative rule. The `match`
 //! below has no `_ =>` arm, so a new operation fails to compile here.
 
-use frontend::{Cmp, ExprDag, NodeId, Op};
+use crate::calls::{derivative_of, prepare};
+use frontend::{CallOut, Cmp, ExprDag, NodeId, Op};
+use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// The local partials of one node with respect to its argument slots, in slot
 /// order. `None` is a structural zero: the derivative graph gets no edge.
-pub type Partials = [Option<NodeId>; 4];
+pub type Partials = SmallVec<[Option<NodeId>; 4]>;
 
 /// The local partials of `node` with respect to each of its arguments.
 ///
@@ -17,16 +20,63 @@ pub type Partials = [Option<NodeId>; 4];
 /// partial that folds to the constant `±0` is dropped: a zero partial means
 /// no edge. Repeated arguments (`x*x`, `pow(t, t)`) get one partial per slot.
 pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
-    let op = dag.op(node);
+    match dag.op(node) {
+        Op::Call(c) => call_partials(dag, c),
+        op => Partials::from_slice(&builtin_partials(dag, node, op)[..op.arity()]),
+    }
+}
+
+/// The partials of result `c.out` of a call: entries of the called
+/// function's derivative ([`crate::calls`]), which the site then calls.
+/// An entry that is a constant in the derivative's body is that constant
+/// here (`∂(x + 0.1·y)/∂x = 1`), which the accumulations fold.
+fn call_partials(dag: &mut ExprDag, c: CallOut) -> Partials {
+    let site = dag.site(c.site).clone();
+    // The level at which this result first appears: its row there.
+    let (mut function, mut level) = (Arc::clone(&site.function), 0);
+    while c.out as usize >= function.results().len() {
+        let next = Arc::clone(&function.built_derivative().expect("the site's levels are built").function);
+        (function, level) = (next, level + 1);
+    }
+    prepare(&site.function, level + 1);
+    let derivative = function.derivative(derivative_of);
+    let (offset, pattern) = (function.results().len(), &derivative.pattern);
+    let body = derivative.function.body();
+    let row = c.out as usize;
+    let mut p: Partials = SmallVec::from_elem(None, site.args.len());
+    let mut raised = false;
+    for k in pattern.row_offsets[row]..pattern.row_offsets[row + 1] {
+        let col = pattern.cols[k];
+        if dag.as_const(site.args[col]).is_some() {
+            continue;
+        }
+        p[col] = match body.dag().as_const(body.roots()[offset + k]) {
+            Some(0.0) => None,
+            Some(v) => Some(dag.constant(v)),
+            None => {
+                if !raised {
+                    dag.raise(c.site, level + 1);
+                    raised = true;
+                }
+                Some(dag.call_out(c.site, offset + k))
+            }
+        };
+    }
+    p
+}
+
+/// The partials of a built-in operation, in its argument slots.
+fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> [Option<NodeId>; 4] {
     let mut args = [node; 4];
     args[..op.arity()].copy_from_slice(dag.args(node));
     let is_variable = |dag: &ExprDag, slot: usize| slot < op.arity() && dag.as_const(args[slot]).is_none();
     let needs = [is_variable(dag, 0), is_variable(dag, 1), is_variable(dag, 2), is_variable(dag, 3)];
     let [a, b, x, _] = args;
     let f = node;
-    let mut p: Partials = [None; 4];
+    let mut p = [None; 4];
     match op {
-        Op::Const(_) | Op::Input(_) => {}
+        // Calls have partials of their own (`call_partials`).
+        Op::Const(_) | Op::Input(_) | Op::Call(_) => {}
         Op::Neg => p[0] = Some(dag.constant(-1.0)),
         Op::Add => p = [Some(dag.constant(1.0)), Some(dag.constant(1.0)), None, None],
         Op::Sub => p = [Some(dag.constant(1.0)), Some(dag.constant(-1.0)), None, None],
@@ -242,7 +292,7 @@ fn sech_squared(dag: &mut ExprDag, a: NodeId) -> NodeId {
 
 /// Partials of `min` (`cmp = <`) or `max` (`cmp = >`): 1 for the argument
 /// the operation returns, 0 for the other.
-fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> Partials {
+fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> [Option<NodeId>; 4] {
     let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
     let first = dag.apply(Op::Select(cmp), &[a, b, one, zero]);
     let second = dag.apply(Op::Select(cmp), &[a, b, zero, one]);

@@ -135,6 +135,10 @@ impl Taylor {
         let mut active = Vec::new();
         for id in dag.ids().filter(|id| reach[id.index()]) {
             let node = dag.node(id);
+            assert!(
+                !matches!(node.op, Op::Call(_)),
+                "calls are written out before a Taylor series (Kernel::inlined)"
+            );
             let mut args = [0u32; 4];
             for (a, &arg) in args.iter_mut().zip(node.args()) {
                 *a = slot[arg.index()];
@@ -273,6 +277,7 @@ fn degree(dag: &ExprDag, op: Op, args: &[NodeId], d: &[u32]) -> u32 {
     let all_constant = d.iter().all(|&d| d == 0);
     match op {
         Op::Const(_) | Op::Input(_) => 0,
+        Op::Call(_) => unreachable!("Taylor::new rejects calls"),
         Op::Neg | Op::Abs => d[0],
         Op::Add | Op::Sub | Op::Min | Op::Max => d[0].max(d[1]),
         Op::Select(_) => d[2].max(d[3]),
@@ -611,6 +616,7 @@ impl Step<'_> {
         }
         let yk = match op {
             Op::Const(_) => None,
+            Op::Call(_) => unreachable!("Taylor::new rejects calls"),
             Op::Input(_) => own.seed.filter(|_| k == 1),
             Op::Neg => self.neg(ak),
             Op::Add => self.add(ak, at(b, k)),
@@ -1128,6 +1134,7 @@ impl Step<'_> {
                 }
             }
             Op::Const(_)
+            | Op::Call(_)
             | Op::Input(_)
             | Op::Neg
             | Op::Add

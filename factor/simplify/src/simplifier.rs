@@ -201,6 +201,10 @@ impl Simplifier {
     /// Simplifies `kernel`. Returns the rewritten kernel (a fresh DAG, the
     /// same inputs and outputs) only if it needs fewer ops.
     pub fn run(&self, kernel: &Kernel) -> (Option<Kernel>, SimplifyReport) {
+        if kernel.has_calls() {
+            // The results of calls are the leaves of what is rewritten.
+            return self.run_frozen(kernel, 0);
+        }
         let (rewritten, report) = self.run_roots(kernel.dag(), kernel.roots(), kernel.num_inputs());
         let rewritten = rewritten.map(|r| {
             let rewritten =
@@ -425,8 +429,8 @@ impl<L: Language, N: Analysis<L>> RewriteScheduler<L, N> for BudgetScheduler {
 }
 
 /// The `entries` as a DAG of their own whose inputs are the function's
-/// inputs `0..n`, then one extra input per `function` node the entries read
-/// (`frozen[j]` is input `n + j`); and the entries' roots.
+/// inputs `0..n`, then one extra input per `function` node or call result
+/// the entries read (`frozen[j]` is input `n + j`); and the entries' roots.
 fn entries_over_frozen(
     dag: &ExprDag,
     function: &[NodeId],
@@ -434,7 +438,9 @@ fn entries_over_frozen(
     n: usize,
 ) -> (ExprDag, Vec<NodeId>, Vec<NodeId>) {
     let function = dag.reachable(function);
-    let is_frozen = |id: NodeId| function[id.index()] && !dag.op(id).is_leaf();
+    let is_frozen = |id: NodeId| {
+        (function[id.index()] && !dag.op(id).is_leaf()) || matches!(dag.op(id), frontend::Op::Call(_))
+    };
     // What the entries read, not looking inside frozen nodes.
     let mut needed = vec![false; dag.len()];
     for e in entries {

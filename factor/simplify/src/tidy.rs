@@ -126,6 +126,10 @@ impl Tidier {
             egraph_nodes: 0,
         };
         let ops = kernel.count_ops();
+        if kernel.has_calls() {
+            report.stop_reason = StopReason::Other("not run: the kernel calls functions".into());
+            return (kernel.clone(), report);
+        }
         if ops > self.max_ops {
             report.stop_reason = StopReason::TooLarge(ops);
             return (kernel.clone(), report);

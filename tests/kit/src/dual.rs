@@ -41,7 +41,13 @@ pub struct DualEval {
 }
 
 /// Evaluates `outputs` at `x` with input `direction`'s derivative seeded 1.
+/// Calls are written out first ([`frontend::call::inline`]): the oracle
+/// differentiates what a call means, not how dstar differentiates it.
 pub fn eval_dual(dag: &ExprDag, outputs: &[NodeId], x: &[f64], direction: usize) -> DualEval {
+    if !dag.sites().is_empty() {
+        let (dag, outputs) = frontend::call::inline(dag, outputs);
+        return eval_dual(&dag, &outputs, x, direction);
+    }
     let reach = dag.reachable(outputs);
     let mut duals = vec![Dual { v: f64::NAN, d: 0.0, m: 0.0, active: false, e: 0.0 }; dag.len()];
     let mut kink_margin = f64::INFINITY;
@@ -124,7 +130,8 @@ pub(crate) fn local_partials(op: Op, a: &[f64], f: f64) -> Vec<f64> {
     let x = a.first().copied().unwrap_or(0.0);
     let y = a.get(1).copied().unwrap_or(0.0);
     match op {
-        Op::Const(_) | Op::Input(_) => vec![],
+        // Calls are written out before (`eval_dual`).
+        Op::Const(_) | Op::Input(_) | Op::Call(_) => vec![],
         Op::Neg => vec![-1.0],
         Op::Add => vec![1.0, 1.0],
         Op::Sub => vec![1.0, -1.0],

@@ -54,7 +54,12 @@ pub struct HyperEval {
 }
 
 /// Evaluates `roots` at `x` with `ε1` seeded on input `i` and `ε2` on input `j`.
+/// Calls are written out first, as for [`crate::eval_dual`].
 pub fn eval_hyper(dag: &ExprDag, roots: &[NodeId], x: &[f64], i: usize, j: usize) -> HyperEval {
+    if !dag.sites().is_empty() {
+        let (dag, roots) = frontend::call::inline(dag, roots);
+        return eval_hyper(&dag, &roots, x, i, j);
+    }
     let reach = dag.reachable(roots);
     let zero = HyperDual {
         v: f64::NAN,
@@ -153,7 +158,8 @@ fn local_second_partials(op: Op, a: &[f64], f: f64) -> Vec<Vec<f64>> {
     let y = a.get(1).copied().unwrap_or(0.0);
     let unary = |d2: f64| vec![vec![d2]];
     match op {
-        Op::Const(_) | Op::Input(_) => vec![],
+        // Calls are written out before (`eval_hyper`).
+        Op::Const(_) | Op::Input(_) | Op::Call(_) => vec![],
         Op::Neg | Op::Abs | Op::Sign | Op::Floor | Op::Ceil => unary(0.0),
         Op::Add | Op::Sub | Op::Min | Op::Max => vec![vec![0.0; 2]; 2],
         Op::Select(_) => vec![vec![0.0; 4]; 4],

@@ -30,6 +30,7 @@ pub mod command;
 pub mod corpus;
 pub mod diff;
 pub mod dual;
+pub mod functions;
 pub mod gen;
 pub mod golden;
 pub mod guards;

@@ -35,7 +35,15 @@ proptest! {
             (Ok(_), Ok(_)) => {}
             (Err(e), Err(f)) => {
                 let start = f.span.start.column as usize - 1;
-                prop_assert_eq!(&e.message, &f.kind.to_string(), "{:?}", line);
+                // A definition's unknown name: the REPL says how it could be known.
+                let message = match &f.kind {
+                    dstar::frontend::ParseErrorKind::NotAVariable { name } => format!(
+                        "'{name}' is neither an argument nor a parameter; add it to the arguments, \
+                         or declare it with 'param {name}'"
+                    ),
+                    kind => kind.to_string(),
+                };
+                prop_assert_eq!(&e.message, &message, "{:?}", line);
                 prop_assert_eq!(e.span.map(|s| s.0), Some(start), "{:?}", line);
             }
             (repl, frontend) => prop_assert!(false, "{:?}: REPL {:?}, frontend {:?}", line, repl, frontend),

@@ -7,6 +7,7 @@ mod carets;
 mod combined;
 mod higher;
 mod orders;
+mod parameters;
 mod save_load;
 
 fn run(s: &mut Session, line: &str) -> String {
@@ -220,11 +221,11 @@ fn issue_12_unknown_names_in_derivative_forms_are_errors() {
     run(&mut s, "force(m, a) = m*a");
     assert_eq!(
         rendered(&mut s, "grad(fff)"),
-        "  grad(fff)\n       ^^^\nerror: 'fff' is neither a definition nor a parameter of one\n"
+        "  grad(fff)\n       ^^^\nerror: 'fff' is neither a definition nor an argument of one\n"
     );
     assert_eq!(
         rendered(&mut s, "jacobian([f, F])"),
-        "  jacobian([f, F])\n               ^\nerror: 'F' is neither a definition nor a parameter of one; did you mean 'f'?\n"
+        "  jacobian([f, F])\n               ^\nerror: 'F' is neither a definition nor an argument of one; did you mean 'f'?\n"
     );
     assert!(error(&mut s, "hessian(forse)").message.ends_with("did you mean 'force'?"));
     // An inline expression is a function of its variables, in order of
@@ -235,7 +236,7 @@ fn issue_12_unknown_names_in_derivative_forms_are_errors() {
         rendered(&mut s, "diff(f, yy)"),
         "  diff(f, yy)\n          ^^\nerror: 'yy' is not a variable of the function (its variables: x, y); did you mean 'y'?\n"
     );
-    // Parameters of any definition are variables.
+    // Arguments of any definition are variables.
     assert_eq!(run(&mut s, "grad(m*x)"), "# columns: m, x\n[x, m]");
     assert_eq!(run(&mut s, "grad(x)"), "# columns: x\n[1]");
     // Outside derivative forms, expressions still discover their variables.

@@ -1,15 +1,17 @@
 //! Whatever `:save` writes, `:load` restores exactly: generated sessions of
-//! functions with random parameter orders, constants, functions of
+//! functions with random argument orders, constants, functions of
 //! discovered variables, derivatives and redefinitions, some of whose names
-//! are also other definitions' parameters.
+//! are also other definitions' arguments, some reading parameters.
 
 use super::*;
 use proptest::prelude::*;
 use testkit::same;
 
-/// Definition names; some are parameter names too.
+/// Definition names; some are argument names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
 const VARS: [&str; 5] = ["x", "y", "z", "u", "w"];
+/// The session's parameters, declared first, with their values.
+const PARAMS: [(&str, f64); 2] = [("p", 0.25), ("q", -3.0)];
 const POINTS: [[f64; 5]; 3] =
     [[0.7, -1.3, 2.1, 0.4, 3.0], [-0.2, 0.9, 1.1, -2.5, 0.05], [1.5, 2.5, -0.75, 1e-3, -4.0]];
 
@@ -23,19 +25,19 @@ fn statement(s: &Session, (kind, r): Choice) -> String {
     match kind % 5 {
         // f(y, x) = ... over a random subset of the variables, in random order.
         0 | 1 => {
-            let mut params: Vec<&str> = vec![];
+            let mut args: Vec<&str> = vec![];
             for (i, v) in VARS.iter().enumerate() {
                 if r[1] >> i & 1 == 1 {
-                    params.push(v);
+                    args.push(v);
                 }
             }
-            let shift = r[2] as usize % params.len().max(1);
-            params.rotate_left(shift);
+            let shift = r[2] as usize % args.len().max(1);
+            args.rotate_left(shift);
             if r[3] % 2 == 1 {
-                params.reverse();
+                args.reverse();
             }
-            let body = expression(&params, &defs, r[4], r[5], 3);
-            format!("{name}({}) = {body}", params.join(", "))
+            let body = expression(&args, &defs, r[4], r[5], 3);
+            format!("{name}({}) = {body}", args.join(", "))
         }
         // A constant.
         2 => format!("{name} = {}", ["3", "2^0.5", "-1/3", "pi", "e*2", "sin(1)"][r[1] as usize % 6]),
@@ -44,20 +46,20 @@ fn statement(s: &Session, (kind, r): Choice) -> String {
             let vars = [VARS[r[1] as usize % 5], VARS[r[2] as usize % 5]];
             format!("{name} = {}", expression(&vars, &defs, r[4], r[5], 3))
         }
-        // A derivative of an earlier definition over its parameters, reordered.
+        // A derivative of an earlier definition over its arguments, reordered.
         _ => {
             let Some((of, def)) = defs.get(r[1] as usize % defs.len().max(1)) else {
                 return format!("{name} = 1");
             };
-            let mut params: Vec<&str> = def.program.inputs.iter().map(String::as_str).collect();
-            let Some(&var) = params.get(r[2] as usize % params.len().max(1)) else {
+            let mut args: Vec<&str> = def.program.inputs.iter().map(String::as_str).collect();
+            let Some(&var) = args.get(r[2] as usize % args.len().max(1)) else {
                 return format!("{name} = 1");
             };
-            let shift = r[3] as usize % params.len();
-            params.rotate_left(shift);
+            let shift = r[3] as usize % args.len();
+            args.rotate_left(shift);
             format!(
                 "{name}({}) = diff({of}, {var}{})",
-                params.join(", "),
+                args.join(", "),
                 [", 1", "", ", 2"][r[6] as usize % 3]
             )
         }
@@ -79,7 +81,7 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
     ) -> String {
         let leaf = |next: &mut dyn FnMut(u64) -> u64| {
             if vars.is_empty() || next(4) == 0 {
-                ["2", "0.5", "3", "pi"][next(4) as usize].to_string()
+                ["2", "0.5", "3", "pi", "p", "q"][next(6) as usize].to_string()
             } else {
                 vars[next(vars.len() as u64) as usize].to_string()
             }
@@ -114,18 +116,21 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
 
 fn values(def: &Definition) -> Vec<Vec<f64>> {
     let n = def.program.inputs.len();
-    POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &x[..n])).collect()
+    let p = def.program.params.iter().map(|name| PARAMS.iter().find(|(q, _)| q == name).expect("declared").1);
+    let leaves = |x: &[f64]| -> Vec<f64> { x[..n].iter().copied().chain(p.clone()).collect() };
+    POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &leaves(x))).collect()
 }
 
 fn saved(s: &Session) -> String {
     let defs: Vec<(&str, &Program)> = s.defs.iter().map(|(n, d)| (n.as_str(), &d.program)).collect();
-    file::write(&defs)
+    file::write(&defs, &s.parameters_used())
 }
 
 fn loaded(text: &str) -> Session {
     let mut s = Session::new();
-    let defs = file::read(text, "saved.dstar").unwrap_or_else(|e| panic!("{e}\n{text}"));
-    s.redefine(defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
+    let contents = file::read(text, "saved.dstar").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    s.params = contents.params.into_iter().collect();
+    s.redefine(contents.defs.into_iter().map(|(name, p)| (name.clone(), file::canonical(&p, &name))), []);
     s
 }
 
@@ -136,9 +141,12 @@ proptest! {
     fn save_then_load_restores_every_definition_exactly(choices in prop::collection::vec((any::<u8>(), any::<[u8; 8]>()), 1..10)) {
         let mut s = Session::new();
         let mut script = vec![];
+        for (name, value) in PARAMS {
+            run(&mut s, &format!("param {name} = {value}"));
+        }
         for choice in choices {
             let line = statement(&s, choice);
-            // Statements that fail (a parameter missing, say) change nothing.
+            // Statements that fail (an argument missing, say) change nothing.
             let _ = s.execute(&line);
             script.push(line);
         }
@@ -149,9 +157,11 @@ proptest! {
         let back = loaded(&text);
         prop_assert_eq!(saved(&back), text.clone(), "save, load, save differ\n{}", script.join("\n"));
         prop_assert_eq!(back.defs.len(), s.defs.len());
+        prop_assert_eq!(back.parameters_used(), s.parameters_used());
         for ((name, def), (name2, def2)) in s.defs.iter().zip(&back.defs) {
             prop_assert_eq!(name, name2);
             prop_assert_eq!(&def.program.inputs, &def2.program.inputs, "{}", name);
+            prop_assert_eq!(&def.program.params, &def2.program.params, "{}", name);
             for (a, b) in values(def).iter().zip(values(def2)) {
                 prop_assert!(same(a[0], b[0]), "{}: {} vs {}\n{}\n{}", name, a[0], b[0], script.join("\n"), text);
             }
@@ -163,7 +173,7 @@ proptest! {
 /// functions all took every input and `g`'s order was lost; after `x = 3`
 /// or `x = y^2; f(x) = x+1` the saved file was rejected.
 #[test]
-fn issue_12_saved_sessions_load_with_their_own_parameters() {
+fn issue_12_saved_sessions_load_with_their_own_arguments() {
     let dir = std::env::temp_dir().join(format!("dstar-save-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.dstar").display().to_string();
@@ -199,17 +209,17 @@ fn issue_12_saved_sessions_load_with_their_own_parameters() {
 
 #[test]
 fn load_checks_the_def_lines() {
-    let read = |text: &str| file::read(text, "p.dstar").map(|d| d.len()).map_err(|e| e.message);
+    let read = |text: &str| file::read(text, "p.dstar").map(|c| c.defs.len()).map_err(|e| e.message);
     let good = "in x, y\n# @def f(y, x) = out1\nout x - y\n";
     assert_eq!(read(good), Ok(1));
     assert_eq!(
         read("in x, y\n# @def f(x) = out1\nout x - y\n"),
-        Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its parameters".into())
+        Err("p.dstar:2: 'out1' reads the input 'y', which is not one of its arguments".into())
     );
     assert_eq!(read("in x\n# @def f(x) = g\nout x\n"), Err("p.dstar:2: the file has no output 'g'".into()));
     assert_eq!(
         read("in x\n# @def f(z) = out1\nout x\n"),
-        Err("p.dstar:2: the parameter 'z' is not an input of the file".into())
+        Err("p.dstar:2: the argument 'z' is not an input of the file".into())
     );
     assert_eq!(
         read("in x\n# @def sin(x) = out1\nout x\n"),
@@ -217,7 +227,7 @@ fn load_checks_the_def_lines() {
     );
     assert_eq!(
         read("in x\n# @def f(x, x) = out1\nout x\n"),
-        Err("p.dstar:2: the parameter 'x' is listed twice".into())
+        Err("p.dstar:2: the argument 'x' is listed twice".into())
     );
     assert_eq!(
         read("in x\n# @def f(x) = out1\n# @def f(x) = out1\nout x\n"),
@@ -225,7 +235,7 @@ fn load_checks_the_def_lines() {
     );
     assert_eq!(
         read("in x\n# @def f(x) out1\nout x\n"),
-        Err("p.dstar:2: expected '# @def NAME(PARAMETERS) = OUTPUT'".into())
+        Err("p.dstar:2: expected '# @def NAME(ARGUMENTS) = OUTPUT'".into())
     );
     // Without '# @def' lines, every output is a function of every input.
     assert_eq!(read("in x, y\nout x\nout y\n"), Ok(2));

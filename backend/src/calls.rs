@@ -1,0 +1,123 @@
+//! Calls of functions in compiled kernels: each function a kernel calls
+//! (each level of a derivative chain, [`frontend::call`]) is compiled once,
+//! as a kernel of its own, and every call site runs its chunks.
+//!
+//! A kernel with calls keeps, after its plan's scratch slots, a call area
+//! in the same scratch: the results of each site it calls (a row per lane),
+//! one argument row, and the scratch of the callee being run. A site is
+//! called where the chunks first read one of its results; later reads load
+//! them from its row, which nothing overwrites.
+
+use crate::compiler::JitCompiler;
+use crate::error::CodegenError;
+use crate::kernel::JitKernel;
+use frontend::{ExprDag, FunctionDef, Kernel, NodeId};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
+
+/// The compiled functions a kernel calls, by the address of the function
+/// each compiles (a key only).
+#[derive(Default, Clone)]
+pub(crate) struct Callees {
+    compiled: FxHashMap<usize, Arc<JitKernel>>,
+}
+
+impl Callees {
+    /// Compiles every function `kernel` calls, to any depth, callees first,
+    /// each once (by `compiler`, with the callees compiled before it): a
+    /// loop over the call graph, however deep it nests.
+    pub(crate) fn compile(compiler: &JitCompiler, kernel: &Kernel) -> Result<Callees, CodegenError> {
+        let mut callees = Callees::default();
+        for function in called_functions(kernel.dag(), kernel.roots()) {
+            let body = function.body();
+            let jit = compiler.compile_with(body, &[body.num_inputs()], &callees)?;
+            callees.compiled.insert(Arc::as_ptr(&function) as usize, Arc::new(jit));
+        }
+        Ok(callees)
+    }
+
+    /// The compiled body of `function`.
+    pub(crate) fn get(&self, function: &Arc<FunctionDef>) -> &Arc<JitKernel> {
+        self.compiled.get(&(Arc::as_ptr(function) as usize)).expect("every function called is compiled first")
+    }
+
+    /// Whether there are none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.compiled.is_empty()
+    }
+}
+
+/// The functions (of the level each site calls) that `roots` of `dag`
+/// call, and those they call, callees before callers.
+fn called_functions(dag: &ExprDag, roots: &[NodeId]) -> Vec<Arc<FunctionDef>> {
+    let reached = |dag: &ExprDag, roots: &[NodeId]| -> Vec<Arc<FunctionDef>> {
+        dag.reached_sites(roots).into_iter().map(|s| dag.site(s).called()).collect()
+    };
+    let mut order = vec![];
+    let mut seen: FxHashSet<*const FunctionDef> = FxHashSet::default();
+    let mut stack: Vec<(Arc<FunctionDef>, bool)> =
+        reached(dag, roots).into_iter().map(|f| (f, false)).collect();
+    stack.reverse();
+    while let Some((f, expanded)) = stack.pop() {
+        if expanded {
+            order.push(f);
+            continue;
+        }
+        if !seen.insert(Arc::as_ptr(&f)) {
+            continue;
+        }
+        stack.push((Arc::clone(&f), true));
+        let body = f.body();
+        for g in reached(body.dag(), body.roots()).into_iter().rev() {
+            if !seen.contains(&Arc::as_ptr(&g)) {
+                stack.push((g, false));
+            }
+        }
+    }
+    order
+}
+
+/// Where a kernel's calls keep what they hand on, in its scratch, in
+/// values from the scratch's start.
+pub(crate) struct CallLayout {
+    /// Per site the kernel calls: where its results start, and its callee.
+    sites: Vec<Option<(usize, Arc<JitKernel>)>>,
+    /// The argument row.
+    pub(crate) args_at: usize,
+    /// The callee's scratch.
+    pub(crate) callee_scratch_at: usize,
+    /// Where the area ends: the scratch length the kernel needs.
+    pub(crate) end: usize,
+}
+
+impl CallLayout {
+    /// The call area of the sites `outputs` of `dag` reach, from value
+    /// `start` of the scratch, for `lanes` points per call.
+    pub(crate) fn new(
+        dag: &ExprDag,
+        outputs: &[NodeId],
+        callees: &Callees,
+        start: usize,
+        lanes: usize,
+    ) -> CallLayout {
+        let mut sites = vec![None; dag.sites().len()];
+        let mut at = start;
+        let (mut args, mut scratch) = (0, 0);
+        for s in dag.reached_sites(outputs) {
+            let site = dag.site(s);
+            let kernel = Arc::clone(callees.get(&site.called()));
+            sites[s as usize] = Some((at, Arc::clone(&kernel)));
+            at += lanes * kernel.num_outputs();
+            args = args.max(site.args.len());
+            scratch = scratch.max(kernel.scratch_len());
+        }
+        CallLayout { sites, args_at: at, callee_scratch_at: at + args, end: at + args + scratch }
+    }
+
+    /// Where site `site`'s results start (lane 0; lane `l` follows at
+    /// `l` times its result count), and its compiled callee.
+    pub(crate) fn site(&self, site: u32) -> (usize, &JitKernel) {
+        let (at, kernel) = self.sites[site as usize].as_ref().expect("a site the kernel reads");
+        (*at, kernel)
+    }
+}

@@ -1,0 +1,92 @@
+//! Derivatives through calls: a function's derivative ([`Derivative`]) is
+//! built once, by D* on its body, and every call of it reads its entries as
+//! the labels of the edges from the call's arguments to its results
+//! ([`crate::rules::partials`]). The derivative of a derivative (for
+//! Hessians) is built the same way, one level down the chain.
+
+use crate::factorize::{factorize, Orientation, Strategy};
+use crate::graph::DerivativeGraph;
+use frontend::{Derivative, FunctionDef, Kernel, SparsityPattern};
+use rustc_hash::FxHashSet;
+use std::sync::Arc;
+
+/// Builds the derivative chains of `function` and of every function it
+/// calls, to any depth, down to `level`: the callees first, so that
+/// building one derivative never waits on (or recurses into) another.
+/// 1,000 functions each calling the one before are built by a loop.
+pub fn prepare(function: &Arc<FunctionDef>, level: u32) {
+    if built_to(function, level) {
+        return;
+    }
+    // The call graph below `function`, callees before callers.
+    let mut order: Vec<Arc<FunctionDef>> = vec![];
+    let mut seen: FxHashSet<*const FunctionDef> = FxHashSet::default();
+    let mut stack = vec![(Arc::clone(function), false)];
+    while let Some((f, expanded)) = stack.pop() {
+        if expanded {
+            order.push(f);
+            continue;
+        }
+        if !seen.insert(Arc::as_ptr(&f)) {
+            continue;
+        }
+        stack.push((Arc::clone(&f), true));
+        for site in f.body().dag().sites() {
+            if !seen.contains(&Arc::as_ptr(&site.function)) {
+                stack.push((Arc::clone(&site.function), false));
+            }
+        }
+    }
+    for f in &order {
+        let mut current = Arc::clone(f);
+        for _ in 0..level {
+            let next = Arc::clone(&current.derivative(derivative_of).function);
+            current = next;
+        }
+    }
+}
+
+/// Whether `function`'s chain is built down to `level`.
+fn built_to(function: &Arc<FunctionDef>, level: u32) -> bool {
+    let mut current = Arc::clone(function);
+    for _ in 0..level {
+        match current.built_derivative() {
+            Some(d) => current = Arc::clone(&d.function),
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The derivative of `function`: its body's Jacobian by D*, the fewer
+/// operations of the two orientations (forward on ties), its entries
+/// appended to the results. The functions it calls must have theirs
+/// ([`prepare`]).
+pub fn derivative_of(function: &FunctionDef) -> Derivative {
+    let body = function.body();
+    let (n, m) = (body.num_inputs(), body.num_outputs());
+    let mut best: Option<(usize, Kernel, SparsityPattern)> = None;
+    for orientation in [Orientation::Forward, Orientation::Reverse] {
+        let mut kernel = body.clone();
+        let graph = DerivativeGraph::new(&mut kernel);
+        let (mut dag, roots) = kernel.into_parts();
+        let entries = factorize(&mut dag, &graph, Strategy { orientation, factored: true }, &|_, _| true);
+        let pattern = SparsityPattern::new(m, n, entries.iter().map(|e| (e.row, e.col)));
+        let roots: Vec<_> = roots.into_iter().chain(entries.iter().map(|e| e.node)).collect();
+        let ops = dag.count_ops(&roots);
+        if best.as_ref().is_none_or(|(fewest, ..)| ops < *fewest) {
+            let kernel = Kernel::new(dag, roots, n).expect("entries are built from the body's arguments");
+            best = Some((ops, kernel, pattern));
+        }
+    }
+    let (_, kernel, pattern) = best.expect("two orientations were tried");
+    let mut results = function.results().to_vec();
+    for row in 0..m {
+        for &col in &pattern.cols[pattern.row_offsets[row]..pattern.row_offsets[row + 1]] {
+            results.push(format!("d{}_d{}", function.results()[row], function.args()[col]));
+        }
+    }
+    let name = format!("{}'", function.name());
+    let derived = FunctionDef::new(name, function.args().to_vec(), results, kernel);
+    Derivative { function: Arc::new(derived), pattern }
+}

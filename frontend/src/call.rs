@@ -1,0 +1,206 @@
+//! Functions and their calls: what keeps a model repeated `N` times one
+//! body and `N` call sites instead of `N` copies.
+//!
+//! A [`FunctionDef`] is a named [`Kernel`] (its inputs the arguments, its
+//! roots the results). A call is a [`Site`] of an [`ExprDag`]: the function
+//! and the argument nodes, stored once per distinct call; each result used
+//! is a node `Op::Call(CallOut { site, out })`, whose arguments are the
+//! site's ([`ExprDag::args`]), so every walk over a DAG sees what a result
+//! depends on.
+//!
+//! Derivatives go through calls by the function's own derivatives: the
+//! [`Derivative`] of a function is the function again with the nonzero
+//! entries of its Jacobian as more results, built once per function
+//! (by `derivative::calls`), and the derivative of its derivative is built
+//! the same way. A site calls one of that chain, its *level*: level 0 the
+//! function itself, level `l + 1` the derivative of level `l`. Each level's
+//! results start with the level below's, so raising a site's level keeps
+//! every result it had, and one call per site computes everything a kernel
+//! reads from it.
+
+use crate::dag::{ExprDag, Node, NodeId};
+use crate::kernel::Kernel;
+use crate::layout::SparsityPattern;
+use crate::op::Op;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// Result `out` of the call at `site` of its DAG.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CallOut {
+    /// The call site, an index into [`ExprDag::sites`](crate::ExprDag::sites).
+    pub site: u32,
+    /// Which result of the called function (of the site's level).
+    pub out: u32,
+}
+
+/// A function of a program: `name(args) -> (results)`, its body a kernel
+/// over the arguments (inputs `0..args.len()`, all variables) computing the
+/// results in order. Its body may call functions defined before it.
+pub struct FunctionDef {
+    name: String,
+    args: Vec<String>,
+    results: Vec<String>,
+    body: Kernel,
+    derivative: OnceLock<Derivative>,
+}
+
+/// The derivative of a function: the function with the nonzero entries of
+/// its Jacobian (results × arguments, CSR order) appended to its results.
+#[derive(Debug)]
+pub struct Derivative {
+    /// The function computing the results, then the entries.
+    pub function: Arc<FunctionDef>,
+    /// Where the entries are: `pattern` of `results × args`.
+    pub pattern: SparsityPattern,
+}
+
+impl FunctionDef {
+    /// The function `name(args) -> (results)` computed by `body`, whose
+    /// inputs are the arguments and whose roots are the results. Panics if
+    /// the counts disagree.
+    pub fn new(name: String, args: Vec<String>, results: Vec<String>, body: Kernel) -> FunctionDef {
+        assert_eq!(body.num_inputs(), args.len(), "{name}: a body input per argument");
+        assert_eq!(body.num_outputs(), results.len(), "{name}: a body root per result");
+        let body = body.with_variables(args.len());
+        FunctionDef { name, args, results, body, derivative: OnceLock::new() }
+    }
+
+    /// The function's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The argument names, in order.
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The result names, in order.
+    pub fn results(&self) -> &[String] {
+        &self.results
+    }
+
+    /// The body: inputs are the arguments, roots the results.
+    pub fn body(&self) -> &Kernel {
+        &self.body
+    }
+
+    /// The derivative, built by `build` on first use and kept: every
+    /// caller of one function shares it.
+    pub fn derivative(&self, build: impl FnOnce(&FunctionDef) -> Derivative) -> &Derivative {
+        self.derivative.get_or_init(|| build(self))
+    }
+
+    /// The derivative if it was built.
+    pub fn built_derivative(&self) -> Option<&Derivative> {
+        self.derivative.get()
+    }
+
+    /// The function `level` steps down the derivative chain (0: this one).
+    /// Panics if a step was not built: sites are raised only after it.
+    pub fn level(self: &Arc<Self>, level: u32) -> Arc<FunctionDef> {
+        let mut f = Arc::clone(self);
+        for _ in 0..level {
+            let next = f.built_derivative().expect("a site's level is built before it is raised");
+            f = Arc::clone(&next.function);
+        }
+        f
+    }
+}
+
+impl fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({}) -> ({})", self.name, self.args.join(", "), self.results.join(", "))
+    }
+}
+
+/// A call in a DAG: `function` (of the chain's `level`) applied to `args`.
+#[derive(Clone, Debug)]
+pub struct Site {
+    /// The function called (level 0 of the chain).
+    pub function: Arc<FunctionDef>,
+    /// Which function of its derivative chain the site calls.
+    pub level: u32,
+    /// The argument nodes, one per argument of the function.
+    pub args: Box<[NodeId]>,
+}
+
+impl Site {
+    /// The function this site calls: its level of the chain.
+    pub fn called(&self) -> Arc<FunctionDef> {
+        self.function.level(self.level)
+    }
+}
+
+/// `roots` of `dag` with every call written out: the bodies inlined (and
+/// theirs, to any depth), node for node, into a new DAG. Values are those of
+/// the calls bit for bit: the bodies' operations are copied, not folded.
+pub fn inline(dag: &ExprDag, roots: &[NodeId]) -> (ExprDag, Vec<NodeId>) {
+    let mut out = ExprDag::new();
+    let roots = import_inlined(&mut out, dag, roots, None);
+    (out, roots)
+}
+
+/// Copies what `roots` reach in `from` into `into`, input `k` becoming
+/// `inputs[k]` (or staying input `k`), calls inlined.
+fn import_inlined(
+    into: &mut ExprDag,
+    from: &ExprDag,
+    roots: &[NodeId],
+    inputs: Option<&[NodeId]>,
+) -> Vec<NodeId> {
+    let reach = from.reachable(roots);
+    let mut map = vec![NodeId::from_index(0); from.len()];
+    let mut results: Vec<Option<Vec<NodeId>>> = vec![None; from.sites().len()];
+    for id in from.ids().filter(|id| reach[id.index()]) {
+        let op = from.op(id);
+        map[id.index()] = match (op, inputs) {
+            (Op::Input(k), Some(inputs)) => inputs[k as usize],
+            (Op::Call(c), _) => {
+                let site = from.site(c.site);
+                let inlined = results[c.site as usize].get_or_insert_with(|| {
+                    let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
+                    let called = site.called();
+                    import_inlined(into, called.body().dag(), called.body().roots(), Some(&args))
+                });
+                inlined[c.out as usize]
+            }
+            _ => {
+                let args: Vec<NodeId> = from.args(id).iter().map(|a| map[a.index()]).collect();
+                into.intern(Node::new(op, &args))
+            }
+        };
+    }
+    roots.iter().map(|r| map[r.index()]).collect()
+}
+
+/// The operations of `roots` of `dag` with every call written out (what
+/// [`inline`] would build, without building it): each function's count is
+/// computed once.
+pub fn inlined_ops(dag: &ExprDag, roots: &[NodeId]) -> u64 {
+    let mut memo = std::collections::HashMap::new();
+    inlined_ops_memo(dag, roots, &mut memo)
+}
+
+fn inlined_ops_memo(
+    dag: &ExprDag,
+    roots: &[NodeId],
+    memo: &mut std::collections::HashMap<usize, u64>,
+) -> u64 {
+    let mut ops = dag.count_ops(roots) as u64;
+    for site in dag.reached_sites(roots) {
+        let called = dag.site(site).called();
+        let key = Arc::as_ptr(&called) as usize;
+        let body = match memo.get(&key) {
+            Some(&ops) => ops,
+            None => {
+                let ops = inlined_ops_memo(called.body().dag(), called.body().roots(), memo);
+                memo.insert(key, ops);
+                ops
+            }
+        };
+        ops += body;
+    }
+    ops
+}
