@@ -122,6 +122,27 @@ impl Program {
         dag.len() == before && roots == my_roots && reach_self == reach_other
     }
 
+    /// The same program with every call written out ([`crate::call::inline`]):
+    /// the same values bit for bit, no functions, no spans.
+    pub fn inlined(&self) -> Program {
+        if self.count_calls() == 0 {
+            return Program { functions: vec![], ..self.clone() };
+        }
+        let (dag, roots) = crate::call::inline(&self.dag, &self.output_nodes());
+        let outputs =
+            self.outputs.iter().zip(roots).map(|(o, node)| Output { name: o.name.clone(), node }).collect();
+        Program {
+            dag,
+            inputs: self.inputs.clone(),
+            params: self.params.clone(),
+            param_values: self.param_values.clone(),
+            outputs,
+            spans: SpanMap::default(),
+            point: self.point.clone(),
+            functions: vec![],
+        }
+    }
+
     /// Number of call sites the outputs reach.
     pub fn count_calls(&self) -> usize {
         self.dag.reached_sites(&self.output_nodes()).len()

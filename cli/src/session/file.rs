@@ -258,8 +258,12 @@ struct DefLine<'s> {
 /// The definitions and parameters a problem file holds; errors name the
 /// file's line.
 pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
-    let program = dstar::frontend::parse_program(source)
+    let parsed = dstar::frontend::parse_program(source)
         .map_err(|e| SessionError::new(format!("{path}:{}", e.render(source).trim_end())))?;
+    // A session's definitions are functions written out: a file's calls are
+    // inlined, and each of its one-result functions is a definition too.
+    let functions = function_definitions(&parsed);
+    let program = parsed.inlined();
     let values = program.param_values.as_ref();
     let params = program.params.iter().enumerate().map(|(j, p)| (p.clone(), values.map(|v| v[j]))).collect();
     let source_lines: Vec<&str> = source.lines().collect();
@@ -273,13 +277,17 @@ pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
     if lines.is_empty() {
         // A problem file: each output over all the inputs.
         let inputs: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
-        let defs = program
+        let outputs: Vec<(String, Program)> = program
             .outputs
             .iter()
             .map(|o| {
                 (o.name.clone(), function(&program, o.node, &inputs).expect("a function of every input"))
             })
             .collect();
+        // An output of a function's name is the definition kept.
+        let mut defs: Vec<(String, Program)> =
+            functions.into_iter().filter(|(name, _)| !outputs.iter().any(|(n, _)| n == name)).collect();
+        defs.extend(outputs);
         return Ok(Contents { defs, params });
     }
     let mut defs: Vec<(String, Program)> = vec![];
@@ -317,6 +325,19 @@ pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
         defs.push((d.name.to_string(), f));
     }
     Ok(Contents { defs, params })
+}
+
+/// The one-result functions of `program` as definitions over their
+/// arguments, in order, each with its calls written out.
+fn function_definitions(program: &Program) -> Vec<(String, Program)> {
+    let one_result = program.functions.iter().filter(|f| f.results().len() == 1);
+    one_result
+        .map(|f| {
+            let (dag, roots) = f.body().inlined().into_parts();
+            let outputs = vec![Output { name: "f".into(), node: roots[0] }];
+            (f.name().to_string(), Program::new(dag, f.args().to_vec(), outputs))
+        })
+        .collect()
 }
 
 /// Reads `NAME(P1, P2, ...) = OUTPUT`, the rest of a `# @def` line.

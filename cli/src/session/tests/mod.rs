@@ -5,6 +5,7 @@ use super::*;
 
 mod carets;
 mod combined;
+mod functions;
 mod higher;
 mod orders;
 mod parameters;
