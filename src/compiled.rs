@@ -5,7 +5,7 @@
 use crate::request::{Args, Batch, Blocks, Request, NAMES, WHAT};
 use crate::Error;
 use backend::{JitKernel, Rows};
-use frontend::{Block, Layout, SparsityPattern};
+use frontend::{Block, Layout, SparsityPattern, Stop};
 
 /// A native kernel for a [`Request`] on a function, built by
 /// [`Function::compile`](crate::Function::compile) or [`crate::compile`].
@@ -35,6 +35,7 @@ pub struct Compiled {
     blocks: Blocks,
     layout: Layout,
     ops: usize,
+    method: Option<&'static str>,
 }
 
 impl Compiled {
@@ -45,10 +46,11 @@ impl Compiled {
         blocks: Blocks,
         layout: Layout,
         ops: usize,
+        method: Option<&'static str>,
     ) -> Compiled {
         debug_assert_eq!(kernel.part_lengths(), blocks.lengths());
         debug_assert_eq!(kernel.num_outputs(), layout.len());
-        Compiled { kernel, request, blocks, layout, ops }
+        Compiled { kernel, request, blocks, layout, ops, method }
     }
 
     /// What the kernel computes.
@@ -85,6 +87,13 @@ impl Compiled {
         self.ops
     }
 
+    /// The accumulation the plan chose for a Jacobian ([`factor::Method::name`])
+    /// or a Hessian ([`factor::HessianMethod::name`]); `None` for the other
+    /// requests.
+    pub fn method(&self) -> Option<&'static str> {
+        self.method
+    }
+
     /// The underlying native kernel (its input is the blocks one after another).
     pub fn kernel(&self) -> &JitKernel {
         &self.kernel
@@ -119,11 +128,65 @@ impl Compiled {
     /// points nor one row; [`Error::Kernel`] for `outs` not a row per point;
     /// [`Error::SelfCheck`] if the two-point kernel failed its check.
     pub fn eval_batch(&self, batch: Batch<'_>, outs: &mut [f64]) -> Result<(), Error> {
+        self.eval_batch_until(batch, outs, &Stop::never())
+    }
+
+    /// [`eval_batch`](Self::eval_batch), asking `stop` while the first
+    /// batch compiles the two-point variant and before each piece of 64
+    /// points (one atomic load per piece for a [`Stop::flag`]): a long
+    /// batch stops soon after it is asked to.
+    ///
+    /// # Errors
+    /// As [`eval_batch`](Self::eval_batch), and [`Error::Stopped`] if
+    /// `stop` was requested; `outs` then holds the rows of the pieces that
+    /// ran before.
+    pub fn eval_batch_until(&self, batch: Batch<'_>, outs: &mut [f64], stop: &Stop) -> Result<(), Error> {
+        let rows = self.rows(batch, outs.len().checked_div(self.out_len()).unwrap_or(0))?;
+        Ok(self.kernel.eval_batch_parts_until(&rows, outs, stop)?)
+    }
+
+    /// [`eval_batch_until`](Self::eval_batch_until) for a caller that
+    /// keeps part of each point's output: `keep(output, row)` makes point
+    /// `i`'s row `i` of `rows` (`row_len` values) from its output (a block
+    /// of the [`layout`](Self::layout) as it is, or scattered dense by
+    /// [`Block::scatter`]). Each thread evaluates its points a piece at a
+    /// time into a buffer of its own, so no buffer holds the whole batch's
+    /// outputs and each stays in cache until kept.
+    ///
+    /// ```
+    /// use dstar::{Batch, Options, Request, Stop};
+    /// let jacobian = dstar::compile("in x, y\nout x*y\nout sin(x)", Request::Jacobian, &Options::default())?;
+    /// let [_, block] = jacobian.layout().blocks() else { unreachable!() };
+    /// let xs = [1.0, 2.0, /* point 2 */ 3.0, 4.0];
+    /// let mut dense = vec![0.0; 2 * 4]; // a 2x2 Jacobian per point
+    /// let keep = |out: &[f64], row: &mut [f64]| block.scatter(&out[2..], row);
+    /// jacobian.eval_batch_keep(Batch::x(&xs), &mut dense, 4, &Stop::never(), keep)?;
+    /// assert_eq!(dense[4..], [4.0, 3.0, 3f64.cos(), 0.0]);
+    /// # Ok::<(), dstar::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`eval_batch_until`](Self::eval_batch_until), `rows` for `outs`.
+    pub fn eval_batch_keep(
+        &self,
+        batch: Batch<'_>,
+        rows: &mut [f64],
+        row_len: usize,
+        stop: &Stop,
+        keep: impl Fn(&[f64], &mut [f64]) + Sync,
+    ) -> Result<(), Error> {
+        let blocks = self.rows(batch, rows.len().checked_div(row_len).unwrap_or(0))?;
+        Ok(self.kernel.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?)
+    }
+
+    /// The blocks of `batch` as the kernel's parts: `x` a row per point,
+    /// each other block one row for all or a row per point. The points are
+    /// counted from `x`, or are `points` for a kernel without inputs.
+    fn rows<'b>(&self, batch: Batch<'b>, points: usize) -> Result<[Rows<'b>; 4], Error> {
         let (lengths, blocks) = (self.blocks.lengths(), batch.blocks());
-        let points = match (lengths[0], self.out_len()) {
-            (0, 0) => 0,
-            (0, out) => outs.len() / out,
-            (n, _) => blocks[0].len() / n,
+        let points = match lengths[0] {
+            0 => points,
+            n => blocks[0].len() / n,
         };
         if blocks[0].len() != points * lengths[0] {
             return Err(self.argument(0, lengths[0], blocks[0].len(), Some(points)));
@@ -138,7 +201,7 @@ impl Compiled {
                 return Err(self.argument(b, len, given.len(), Some(points)));
             };
         }
-        Ok(self.kernel.eval_batch_parts(&rows, outs)?)
+        Ok(rows)
     }
 
     /// The output at `args` as one dense matrix per block of the layout:

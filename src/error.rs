@@ -76,6 +76,7 @@ impl From<backend::KernelError> for Error {
     fn from(error: backend::KernelError) -> Error {
         match error {
             backend::KernelError::SelfCheck(failure) => Error::SelfCheck(failure),
+            backend::KernelError::Stopped => Error::Stopped,
             other => Error::Kernel(other),
         }
     }

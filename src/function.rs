@@ -7,7 +7,7 @@ use crate::request::Request;
 use crate::Error;
 use eliminate::{scarcity_remainder, Remainder};
 use factor::higher::Budget;
-use frontend::{Kernel, Program};
+use frontend::{Kernel, Program, Stop};
 use std::sync::OnceLock;
 
 /// A function to compile kernels of: a [`Program`] (inputs, parameters,
@@ -70,44 +70,60 @@ impl Function {
     /// [`Error::SelfCheck`] if the kernel disagrees with the interpreter;
     /// Cranelift's failures as [`Error::Codegen`].
     pub fn compile(&self, request: Request) -> Result<Compiled, Error> {
-        self.options.check_stop()?;
+        self.compile_with(request, &self.options)
+    }
+
+    /// [`compile`](Self::compile), stopped by `stop` as well as by the
+    /// options' stop: one caller's request to stop (a Ctrl-C in Python)
+    /// stops its own compile, not the others' on the same function.
+    ///
+    /// # Errors
+    /// As [`compile`](Self::compile).
+    pub fn compile_until(&self, request: Request, stop: &Stop) -> Result<Compiled, Error> {
+        self.compile_with(request, &Options { stop: self.options.stop.or(stop), ..self.options.clone() })
+    }
+
+    /// [`compile`](Self::compile) with `options` in place of the function's.
+    fn compile_with(&self, request: Request, options: &Options) -> Result<Compiled, Error> {
+        options.check_stop()?;
         let f = self.program.kernel()?;
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
-        let compiler = self.options.compiler()?;
-        let (kernel, pattern) = match request {
-            Request::Jacobian => return self.jacobian(),
-            Request::Values => (f, None),
-            Request::Gradient => (factor::gradient(f), None),
+        let compiler = options.compiler()?;
+        let (kernel, pattern, method) = match request {
+            Request::Jacobian => return self.jacobian(options),
+            Request::Values => (f, None, None),
+            Request::Gradient => (factor::gradient(f), None, None),
             Request::Hessian => {
                 let hessian = factor::lagrangian_hessian(f);
-                (hessian.lower_kernel(), Some(hessian.lower_pattern().clone()))
+                (hessian.lower_kernel(), Some(hessian.lower_pattern().clone()), Some(hessian.method().name()))
             }
-            Request::Jvp(k) => (self.remainder(&f).directions_kernel(k), None),
-            Request::Vjp(k) => (factor::vjp(f, k), None),
-            Request::Hvp(k) => (factor::hvp(f, k), None),
-            Request::Taylor(order) => (factor::taylor_series(f, order, &Budget::default())?, None),
+            Request::Jvp(k) => (self.remainder(&f).directions_kernel(k), None, None),
+            Request::Vjp(k) => (factor::vjp(f, k), None, None),
+            Request::Hvp(k) => (factor::hvp(f, k), None, None),
+            Request::Taylor(order) => (factor::taylor_series(f, order, &Budget::default())?, None, None),
         };
-        self.options.check_stop()?;
+        options.check_stop()?;
         let layout = request.layout(n, m, pattern);
         let ops = kernel.count_ops();
         let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;
-        Ok(Compiled::new(jit, request, blocks, layout, ops))
+        Ok(Compiled::new(jit, request, blocks, layout, ops, method))
     }
 
     /// The Jacobian's kernel: the function's chunks compile while the
     /// entries are simplified ([`backend::JitCompiler::compile_function`]).
-    fn jacobian(&self) -> Result<Compiled, Error> {
-        let compiler = self.options.compiler()?;
+    fn jacobian(&self, options: &Options) -> Result<Compiled, Error> {
+        let compiler = options.compiler()?;
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = Request::Jacobian.blocks(n, q, m);
-        let (differentiated, function) = differentiate_alongside(&self.program, &self.options, |jacobian| {
+        let (differentiated, function) = differentiate_alongside(&self.program, options, |jacobian| {
             compiler.compile_function(jacobian.kernel(), m, &blocks.lengths())
         })?;
         let jacobian = differentiated.jacobian;
         let jit = compiler.compile_rest(function?, jacobian.kernel(), &blocks.lengths())?;
         let layout = Request::Jacobian.layout(n, m, Some(jacobian.pattern().clone()));
-        Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, jacobian.kernel().count_ops()))
+        let ops = jacobian.kernel().count_ops();
+        Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name())))
     }
 
     /// The scarcity remainder graph of the function, searched for on first use.

@@ -156,3 +156,65 @@ fn issue_31_a_requested_stop_stops_compiling() {
     flag.store(false, Ordering::Relaxed);
     assert!(dstar::compile(source, Request::Jacobian, &options).is_ok());
 }
+
+/// Issue 27: a stop given with one compile or one batch (Python's Ctrl-C)
+/// stops that compile or batch alone (the two-point variant's compile
+/// included); the function and kernel stay usable.
+#[test]
+fn issue_27_compile_and_batch_until_a_stop() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let flag = Arc::new(AtomicBool::new(true));
+    let stop = dstar::Stop::flag(Arc::clone(&flag));
+    let f = Function::parse("param a\nin x, y\nout f = sin(a*x*y) + x^2", Options::default()).unwrap();
+    assert!(matches!(f.compile_until(Request::Jacobian, &stop), Err(Error::Stopped)));
+    let jacobian = f.compile(Request::Jacobian).unwrap();
+    let xs: Vec<f64> = (0..2_000).map(|i| i as f64 / 1000.0).collect();
+    let mut outs = vec![0.0; 1_000 * jacobian.out_len()];
+    let batch = Batch::x(&xs).p(&[0.5]);
+    assert!(matches!(jacobian.eval_batch_until(batch, &mut outs, &stop), Err(Error::Stopped)));
+    flag.store(false, Ordering::Relaxed);
+    jacobian.eval_batch_until(batch, &mut outs, &stop).unwrap();
+    // The stopped first batch left the two-point variant to the next one.
+    assert_eq!(jacobian.kernel().points_per_call(), 2);
+    let mut want = vec![0.0; outs.len()];
+    jacobian.eval_batch(batch, &mut want).unwrap();
+    assert_eq!(outs, want);
+    assert!(f.compile_until(Request::Hessian, &stop).is_ok());
+}
+
+/// Issue 27: what a caller keeps of each point (a Jacobian scattered
+/// dense, the Hessian's nonzeros) is, bit for bit, what it would cut out
+/// of `eval_batch`'s outputs, with parameters shared or per point.
+#[test]
+fn issue_27_kept_parts_of_a_batch_are_cut_from_its_outputs() {
+    let source = "param a, b\nin x, y, z\nout f = a*sin(x*y) + z^2\nout g = b*x*z\nout h = exp(a*y)";
+    let f = Function::parse(source, Options::default()).unwrap();
+    let points = 301;
+    let xs: Vec<f64> = (0..3 * points).map(|i| (i as f64 * 0.37).sin()).collect();
+    let per_point: Vec<f64> = (0..2 * points).map(|i| 1.0 + (i as f64 * 0.11).cos()).collect();
+    for request in [Request::Jacobian, Request::Hessian] {
+        let kernel = f.compile(request).unwrap();
+        let (last, block) = (kernel.layout().blocks().len() - 1, kernel.layout().blocks().last().unwrap());
+        let offset = kernel.out_len() - block.len();
+        let (rows, cols) = block.dense_shape();
+        for p in [&[0.5, 2.0][..], &per_point] {
+            let weights = [1.0, -2.0, 0.5];
+            let batch = Batch::x(&xs).p(p).w(if request == Request::Hessian { &weights[..] } else { &[] });
+            let mut outs = vec![0.0; points * kernel.out_len()];
+            kernel.eval_batch(batch, &mut outs).unwrap();
+            let mut want = vec![0.0; points * rows * cols];
+            for (out, row) in outs.chunks(kernel.out_len()).zip(want.chunks_mut(rows * cols)) {
+                block.scatter(&out[offset..], row);
+            }
+            let mut kept = vec![f64::NAN; want.len()];
+            let keep = |out: &[f64], row: &mut [f64]| block.scatter(&out[offset..], row);
+            kernel.eval_batch_keep(batch, &mut kept, rows * cols, &dstar::Stop::never(), keep).unwrap();
+            assert_eq!(kept, want, "{request:?}, block {last}");
+            let mut wrong = vec![0.0; want.len() + 1];
+            assert!(kernel
+                .eval_batch_keep(batch, &mut wrong, rows * cols, &dstar::Stop::never(), keep)
+                .is_err());
+        }
+    }
+}

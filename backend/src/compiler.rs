@@ -115,6 +115,11 @@ impl JitCompiler {
         self
     }
 
+    /// What stops it ([`with_stop`](Self::with_stop)).
+    pub(crate) fn stop(&self) -> &Stop {
+        &self.stop
+    }
+
     /// Whether kernels check themselves ([`with_self_check`](Self::with_self_check)).
     pub fn self_check(&self) -> bool {
         self.self_check

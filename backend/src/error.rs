@@ -51,7 +51,8 @@ impl From<ModuleError> for CodegenError {
     }
 }
 
-/// Why a kernel call was refused. A refused call writes nothing.
+/// Why a kernel call was refused. A refused call writes nothing, except
+/// a stopped batch ([`KernelError::Stopped`]).
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum KernelError {
@@ -108,4 +109,8 @@ pub enum KernelError {
     /// disagreed with the interpreter at the check point.
     #[error(transparent)]
     SelfCheck(SelfCheckFailure),
+    /// A batch was stopped ([`JitKernel::eval_batch_parts_until`](crate::JitKernel::eval_batch_parts_until)):
+    /// the one refusal after which the outputs are partly written.
+    #[error("stopped")]
+    Stopped,
 }

@@ -13,10 +13,19 @@ use crate::scalar::Scalar;
 use crate::self_check::SelfCheckFailure;
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use frontend::Kernel;
+use frontend::{Kernel, Stop};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Points a thread of a batch runs at a time, between asking its stop: an
+/// even number, so that points pair up within a piece.
+const PIECE: usize = 64;
+
+/// The outputs a thread of [`JitKernel::eval_batch_parts_keep`] holds at a
+/// time, at most (but two points): what a core's cache keeps, so that they
+/// are still there when kept.
+const KEPT_BYTES: usize = 1 << 18;
 
 /// A chunk as the JIT emitted it: `(x0, x1, x2, x3, out, scratch)`.
 type ChunkFn = unsafe extern "C" fn(*const f64, *const f64, *const f64, *const f64, *mut f64, *mut f64);
@@ -362,16 +371,85 @@ impl JitKernel {
     /// its length; [`KernelError::SelfCheck`] if the two-point variant
     /// failed its self-check; `outs` is then left untouched.
     pub fn eval_batch_parts(&self, parts: &[Rows<'_>], outs: &mut [f64]) -> Result<(), KernelError> {
-        let points = self.check_batch(parts, outs)?;
+        self.eval_batch_parts_until(parts, outs, &Stop::never())
+    }
+
+    /// [`eval_batch_parts`](Self::eval_batch_parts), asking `stop` while
+    /// the two-point variant compiles (if this is the first batch) and
+    /// before each piece of 64 points: once it is requested, the pieces not
+    /// yet started are skipped.
+    ///
+    /// # Errors
+    /// As [`eval_batch_parts`](Self::eval_batch_parts), and
+    /// [`KernelError::Stopped`] if `stop` was requested; `outs` then holds
+    /// the rows of the pieces that ran.
+    pub fn eval_batch_parts_until(
+        &self,
+        parts: &[Rows<'_>],
+        outs: &mut [f64],
+        stop: &Stop,
+    ) -> Result<(), KernelError> {
+        let points = self.check_batch(parts, outs.len())?;
         let m = self.num_outputs;
         if m == 0 || points == 0 {
             return Ok(());
         }
-        self.two_points()?;
-        // Pieces of an even number of rows, so that points pair up within a piece.
-        const ROWS: usize = 64;
-        outs.par_chunks_mut(ROWS * m).enumerate().for_each(|(i, outs)| self.points(parts, i * ROWS, outs));
-        Ok(())
+        self.two_points_until(stop)?;
+        outs.par_chunks_mut(PIECE * m).enumerate().try_for_each(|(i, outs)| {
+            if stop.requested() {
+                return Err(KernelError::Stopped);
+            }
+            self.points(parts, i * PIECE, outs);
+            Ok(())
+        })
+    }
+
+    /// [`eval_batch_parts_until`](Self::eval_batch_parts_until) for a
+    /// caller that keeps a function of each point's output: each piece of
+    /// points is evaluated into a buffer of the thread that runs it, and
+    /// `keep(output, row)` makes each point's row of `rows` (`row_len`
+    /// values) from its output: a part of it, or a matrix laid out
+    /// otherwise. No buffer holds the whole batch's outputs: a piece holds
+    /// up to 256 KiB of them (and at least two points), so that they are
+    /// still in cache when kept.
+    ///
+    /// # Errors
+    /// As [`eval_batch_parts_until`](Self::eval_batch_parts_until), with
+    /// `rows` in place of `outs`.
+    pub fn eval_batch_parts_keep(
+        &self,
+        parts: &[Rows<'_>],
+        rows: &mut [f64],
+        row_len: usize,
+        stop: &Stop,
+        keep: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+    ) -> Result<(), KernelError> {
+        let m = self.num_outputs;
+        if row_len == 0 || m == 0 {
+            return Ok(());
+        }
+        let points = rows.len() / row_len;
+        if rows.len() != points * row_len {
+            return Err(self.shape_error(parts, rows.len()));
+        }
+        self.check_batch(parts, points * m)?;
+        if points == 0 {
+            return Ok(());
+        }
+        self.two_points_until(stop)?;
+        // Pieces whose outputs fit in a core's cache, of an even number of points.
+        let piece = (KEPT_BYTES / (8 * m) / 2 * 2).clamp(2, PIECE);
+        rows.par_chunks_mut(piece * row_len).enumerate().try_for_each_init(Vec::new, |outs, (i, rows)| {
+            if stop.requested() {
+                return Err(KernelError::Stopped);
+            }
+            outs.resize(rows.len() / row_len * m, 0.0);
+            self.points(parts, i * piece, outs);
+            for (out, row) in outs.chunks_exact(m).zip(rows.chunks_exact_mut(row_len)) {
+                keep(out, row);
+            }
+            Ok(())
+        })
     }
 
     /// Evaluates many points on this thread, two at a time where the
@@ -383,7 +461,7 @@ impl JitKernel {
     /// As [`eval_batch_parts`](Self::eval_batch_parts).
     pub fn eval_points(&self, xs: &[f64], outs: &mut [f64]) -> Result<(), KernelError> {
         let parts = [Rows::Each(xs)];
-        let points = self.check_batch(&parts, outs)?;
+        let points = self.check_batch(&parts, outs.len())?;
         if self.num_outputs > 0 && points > 0 {
             self.two_points()?;
             self.points(&parts, 0, outs);
@@ -391,14 +469,10 @@ impl JitKernel {
         Ok(())
     }
 
-    /// The number of points, if `parts` and `outs` hold whole rows of the
-    /// same number of points.
-    fn check_batch(&self, parts: &[Rows<'_>], outs: &[f64]) -> Result<usize, KernelError> {
-        let lengths = self.parts.lengths();
-        if parts.len() != lengths.len() {
-            return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
-        }
-        let shape_error = || KernelError::BatchShape {
+    /// The error for batch buffers that are not whole rows of the same
+    /// number of points.
+    fn shape_error(&self, parts: &[Rows<'_>], outputs_len: usize) -> KernelError {
+        KernelError::BatchShape {
             num_inputs: self.num_inputs,
             num_outputs: self.num_outputs,
             inputs_len: parts
@@ -407,17 +481,27 @@ impl JitKernel {
                     Rows::Shared(v) | Rows::Each(v) => v.len(),
                 })
                 .sum(),
-            outputs_len: outs.len(),
-        };
+            outputs_len,
+        }
+    }
+
+    /// The number of points, if `parts` and outputs of `outs_len` values
+    /// hold whole rows of the same number of points.
+    fn check_batch(&self, parts: &[Rows<'_>], outs_len: usize) -> Result<usize, KernelError> {
+        let lengths = self.parts.lengths();
+        if parts.len() != lengths.len() {
+            return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
+        }
+        let shape_error = || self.shape_error(parts, outs_len);
         // The number of points: from the outputs, else from a per-point part.
-        let counted = (self.num_outputs > 0).then(|| outs.len() / self.num_outputs).or_else(|| {
+        let counted = (self.num_outputs > 0).then(|| outs_len / self.num_outputs).or_else(|| {
             parts.iter().zip(lengths).find_map(|(r, &len)| match r {
                 Rows::Each(v) if len > 0 => Some(v.len() / len),
                 _ => None,
             })
         });
         let points = counted.unwrap_or(0);
-        if outs.len() != points * self.num_outputs {
+        if outs_len != points * self.num_outputs {
             return Err(shape_error());
         }
         for (rows, &len) in parts.iter().zip(lengths) {
@@ -479,15 +563,26 @@ impl JitKernel {
     /// `None` if Cranelift failed to compile it (the one-point kernel then
     /// covers every point).
     fn two_points(&self) -> Result<Option<&TwoPoints>, KernelError> {
+        self.two_points_until(&Stop::never())
+    }
+
+    /// [`two_points`](Self::two_points), its compile stopped by `stop` (or
+    /// by the compiler's own stop) with [`KernelError::Stopped`], leaving
+    /// it to the next batch. Threads of first batches may compile it at
+    /// once: the first one stored is kept, the same code either way.
+    fn two_points_until(&self, stop: &Stop) -> Result<Option<&TwoPoints>, KernelError> {
         let Some(source) = self.source.as_deref() else { return Ok(None) };
-        let compiled = self.two_points.get_or_init(|| {
-            match source.1.compile_two_points(&source.0, &self.parts, &self.callees) {
+        if self.two_points.get().is_none() {
+            let compiler = source.1.clone().with_stop(source.1.stop().or(stop));
+            let compiled = match compiler.compile_two_points(&source.0, &self.parts, &self.callees) {
                 Ok(two) => Ok(Some(two)),
                 Err(CodegenError::SelfCheck(failure)) => Err(failure),
+                Err(CodegenError::Stopped) => return Err(KernelError::Stopped),
                 Err(_) => Ok(None),
-            }
-        });
-        match compiled {
+            };
+            let _ = self.two_points.set(compiled);
+        }
+        match self.two_points.get().expect("set above") {
             Ok(two) => Ok(two.as_ref()),
             Err(failure) => Err(KernelError::SelfCheck(failure.clone())),
         }

@@ -44,6 +44,28 @@ impl Stop {
     pub fn requested(&self) -> bool {
         self.0.as_ref().is_some_and(|hook| hook())
     }
+
+    /// Stops when `self` or `other` asks to: a caller's own stop on top
+    /// of one it was given.
+    ///
+    /// ```
+    /// use std::sync::{atomic::{AtomicBool, Ordering}, Arc};
+    /// let flag = Arc::new(AtomicBool::new(false));
+    /// let either = frontend::Stop::never().or(&frontend::Stop::flag(Arc::clone(&flag)));
+    /// assert!(!either.requested());
+    /// flag.store(true, Ordering::Relaxed);
+    /// assert!(either.requested());
+    /// ```
+    pub fn or(&self, other: &Stop) -> Stop {
+        match (&self.0, &other.0) {
+            (None, _) => other.clone(),
+            (_, None) => self.clone(),
+            _ => {
+                let (a, b) = (self.clone(), other.clone());
+                Stop::new(move || a.requested() || b.requested())
+            }
+        }
+    }
 }
 
 impl fmt::Debug for Stop {

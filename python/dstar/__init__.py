@@ -12,6 +12,8 @@ A :class:`Function` evaluates values, Jacobians (dense or
 ``scipy.sparse``), Hessians of the Lagrangian, ``J@v``, ``w@J`` and
 ``H@v`` (one direction or ``k`` per call) at one point ``(n,)`` or a batch
 ``(B, n)`` (all cores, or :func:`set_num_threads`; GIL released).
+Parameters (``param`` lines of a file, ``params=`` of the builder) are
+data given with each call as ``p=``, never differentiated.
 
 >>> import dstar, numpy as np
 >>> f = dstar.compile("sin(x*y) + x^2")

@@ -29,44 +29,50 @@ def _check(f, points):
     return points
 
 
-def values(f, points):
-    """``f(points)`` block by block: a lazy dask array ``(B, n_out)``."""
-    points = _check(f, points)
+def _params(p):
+    return None if p is None else np.asarray(p, dtype=np.float64)
+
+
+def values(f, points, p=None):
+    """``f(points, p=p)`` block by block: a lazy dask array ``(B, n_out)``;
+    the parameters ``p`` (shape ``(n_param,)``, by default the function's
+    ``# @params``) are shared by every point."""
+    points, p = _check(f, points), _params(p)
     return points.map_blocks(
-        lambda block: f(np.ascontiguousarray(block, dtype=np.float64)),
+        lambda block: f(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_out,)),
         dtype=np.float64,
     )
 
 
-def jacobian(f, points):
+def jacobian(f, points, p=None):
     """Dense Jacobians block by block: a lazy dask array ``(B, n_out, n_in)``."""
-    points = _check(f, points)
+    points, p = _check(f, points), _params(p)
     return points.map_blocks(
-        lambda block: f.jacobian(np.ascontiguousarray(block, dtype=np.float64)),
+        lambda block: f.jacobian(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_out,), (f.n_in,)),
         new_axis=2,
         dtype=np.float64,
     )
 
 
-def gradient(f, points):
+def gradient(f, points, p=None):
     """Gradients of a scalar function: a lazy dask array ``(B, n_in)``."""
-    points = _check(f, points)
+    points, p = _check(f, points), _params(p)
     return points.map_blocks(
-        lambda block: f.gradient(np.ascontiguousarray(block, dtype=np.float64)),
+        lambda block: f.gradient(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_in,)),
         dtype=np.float64,
     )
 
 
-def hessian(f, points, weights=None):
+def hessian(f, points, weights=None, p=None):
     """Dense Lagrangian Hessians: a lazy dask array ``(B, n_in, n_in)``;
     ``weights`` of shape ``(n_out,)`` is shared by every point."""
-    points = _check(f, points)
+    points, p = _check(f, points), _params(p)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     return points.map_blocks(
-        lambda block: f.hessian(np.ascontiguousarray(block, dtype=np.float64), weights=w),
+        lambda block: f.hessian(np.ascontiguousarray(block, dtype=np.float64), weights=w, p=p),
         chunks=(points.chunks[0], (f.n_in,), (f.n_in,)),
         new_axis=2,
         dtype=np.float64,

@@ -1,15 +1,13 @@
 //! NumPy arrays in and out: points read without copying when they are
 //! contiguous float64, shapes checked with a message that names the
-//! expected shape, batches evaluated in parallel without the GIL.
+//! expected shape, results allocated as NumPy arrays.
 
-use crate::errors::to_py_plain;
 use numpy::{
     PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rayon::prelude::*;
 
 /// The doubles of an input array: borrowed from NumPy (the caller's array
 /// when contiguous, aligned float64, else a copy NumPy made).
@@ -89,19 +87,19 @@ pub(crate) fn points<'py>(
 }
 
 /// An array that goes with points: `(len,)`, shared by every point of a
-/// batch, or `(B, len)`, one row per point. Returns the data and whether
-/// rows advance per point.
+/// batch, or `(B, len)`, one row per point (the kernels tell the two apart
+/// by length).
 pub(crate) fn companion<'py>(
     obj: &Bound<'py, PyAny>,
     len: usize,
     batch: Option<usize>,
     name: &str,
     what: &str,
-) -> PyResult<(Data<'py>, bool)> {
+) -> PyResult<Data<'py>> {
     let (data, shape) = read(obj)?;
     match (&shape[..], batch) {
-        ([l], _) if *l == len => Ok((data, false)),
-        ([b, l], Some(batch)) if *l == len && *b == batch => Ok((data, true)),
+        ([l], _) if *l == len => Ok(data),
+        ([b, l], Some(batch)) if *l == len && *b == batch => Ok(data),
         _ => {
             let expected = match batch {
                 None => format!("({len},)"),
@@ -121,7 +119,8 @@ pub(crate) fn companion<'py>(
 /// (`k` per point).
 #[derive(Clone, Copy)]
 pub(crate) struct Directions {
-    len: usize,
+    /// Values per direction.
+    pub(crate) len: usize,
     /// Directions per point.
     pub(crate) k: usize,
     /// Whether rows advance per point.
@@ -175,7 +174,7 @@ impl Directions {
 }
 
 /// Row `i` of a companion array (the only row if shared).
-pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64] {
+fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64] {
     if per_point {
         &data[i * len..(i + 1) * len]
     } else {
@@ -183,71 +182,17 @@ pub(crate) fn row(data: &[f64], len: usize, per_point: bool, i: usize) -> &[f64]
     }
 }
 
-/// Runs `f(i, out_i, scratch)` for the points `0..batch` in parallel (on the
-/// threads of [`crate::threads`]) with the GIL released, each writing its
-/// `out.len() / batch` doubles of `out`. A batch of [`INTERRUPTIBLE`] points
-/// or more stops at the next point when Ctrl-C is pressed
-/// ([`interruptible`](crate::interrupt::interruptible)).
-pub(crate) fn run_batch<F>(py: Python<'_>, batch: usize, out: &mut [f64], f: F) -> PyResult<()>
-where
-    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
-{
-    if out.is_empty() {
-        return Ok(());
-    }
-    let out_len = out.len() / batch;
-    let mut run = |stop: &dstar::Stop| {
-        crate::threads::install(|| {
-            out.par_chunks_mut(out_len).enumerate().with_min_len(64).try_for_each_init(
-                Vec::new,
-                |scratch, (i, o)| {
-                    if stop.requested() {
-                        return Err(dstar::Error::Stopped);
-                    }
-                    f(i, o, scratch)
-                },
-            )
-        })
-    };
-    let result = if batch >= INTERRUPTIBLE {
-        crate::interrupt::interruptible(py, run)?
-    } else {
-        py.detach(|| run(&dstar::Stop::never()))
-    };
-    result.map_err(|e| to_py_plain(py, e))
-}
-
-/// Batches of at least this many points can be stopped by Ctrl-C; the
-/// thread that waits for them costs tens of microseconds, which smaller
-/// batches of small kernels would feel.
-const INTERRUPTIBLE: usize = 256;
-
-/// Results of at least this many doubles are computed with the GIL released
-/// also for one point.
-const DETACH_LEN: usize = 4096;
-
-/// Runs `f(i, out_i, scratch)` for one point (`batch` `None`) or each point
-/// of a batch, into a new array of shape `dims` (per point) or `(batch, *dims)`.
-pub(crate) fn run<'py, F>(
+/// A new array of `shape` (zeros), filled by `fill` with its values in C
+/// order.
+pub(crate) fn filled<'py, E>(
     py: Python<'py>,
-    batch: Option<usize>,
-    dims: &[usize],
-    f: F,
-) -> PyResult<Bound<'py, PyArrayDyn<f64>>>
-where
-    F: Fn(usize, &mut [f64], &mut Vec<f64>) -> Result<(), dstar::Error> + Sync,
-{
-    let shape: Vec<usize> = batch.into_iter().chain(dims.iter().copied()).collect();
+    shape: Vec<usize>,
+    fill: impl FnOnce(&mut [f64]) -> Result<(), E>,
+) -> Result<Bound<'py, PyArrayDyn<f64>>, E> {
     let array = PyArrayDyn::<f64>::zeros(py, shape, false);
     // SAFETY: the array was just created: nothing else refers to it yet.
     let out = unsafe { array.as_slice_mut() }.expect("new arrays are contiguous");
-    match batch {
-        // Small results come from small kernels: releasing the GIL would cost
-        // more than the call. Large ones let other Python threads run.
-        None if out.len() < DETACH_LEN => f(0, out, &mut Vec::new()).map_err(|e| to_py_plain(py, e))?,
-        None => py.detach(|| f(0, out, &mut Vec::new())).map_err(|e| to_py_plain(py, e))?,
-        Some(b) => run_batch(py, b, out, f)?,
-    }
+    fill(out)?;
     Ok(array)
 }
 

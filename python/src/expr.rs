@@ -1,32 +1,23 @@
-//! The symbolic builder: expressions are nodes of one hash-consed DAG shared
-//! by the whole process, so building is a table lookup per operation and
-//! equal subexpressions are one node however they were written.
+//! The symbolic builder: an expression is a node of one graph
+//! ([`crate::graph`]); each call of `dstar.symbols` or `dstar.vector` starts
+//! a graph, expressions of two graphs combine in the larger one, and a
+//! graph is freed with its last expression. Building is a table lookup per
+//! operation under that graph's lock alone, and equal subexpressions of a
+//! graph are one node however they were written.
 
 use crate::function::Function;
+use crate::graph::{Entry, Graph, Nodes, Symbol};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{Cmp, Output};
-use dstar::{ExprDag, NodeId, Op, Program};
+use dstar::frontend::{Builder, Cmp};
+use dstar::{NodeId, Op, Program};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::sync::{LazyLock, Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-/// The process-wide DAG and the name of each symbol (input `k` is symbol `k`).
-#[derive(Default)]
-struct Graph {
-    dag: ExprDag,
-    names: Vec<String>,
-}
-
-static GRAPH: LazyLock<Mutex<Graph>> = LazyLock::new(Mutex::default);
-
-fn graph() -> MutexGuard<'static, Graph> {
-    // A panic while holding the lock leaves the DAG append-only and valid.
-    GRAPH.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A symbolic expression (a node of the shared DAG).
+/// A symbolic expression (a node of a graph of expressions).
 ///
 /// Combine with ``+ - * / **``, unary minus and floats on either side, with
 /// the functions ``dstar.sin`` ... and ``dstar.ifelse``; compare with
@@ -37,9 +28,10 @@ fn graph() -> MutexGuard<'static, Graph> {
 /// >>> str(dstar.sin(x * y) + x**2)
 /// 'sin(x * y) + x^2'
 #[pyclass(module = "dstar._dstar", frozen)]
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Expr {
-    id: NodeId,
+    graph: Arc<Graph>,
+    node: NodeId,
 }
 
 /// A comparison of two expressions, the condition of :func:`dstar.ifelse`.
@@ -48,22 +40,29 @@ pub struct Expr {
 /// two sides are the same expression (so expressions work as dict keys).
 #[pyclass(module = "dstar._dstar", frozen)]
 pub struct Condition {
+    graph: Arc<Graph>,
     cmp: Cmp,
     a: NodeId,
     b: NodeId,
 }
 
-/// The node of an operand: an expression or a number; `None` for anything
-/// else (the operator then returns `NotImplemented`).
-fn operand(value: &Bound<'_, PyAny>) -> Option<NodeId> {
-    if let Ok(e) = value.cast::<Expr>() {
-        return Some(e.get().id);
-    }
-    let v: f64 = value.extract().ok()?;
-    Some(graph().dag.constant(v))
+/// An operand as Python gives it: an expression or a number.
+enum Operand {
+    Expr(Arc<Graph>, NodeId),
+    Number(f64),
 }
 
-fn required(value: &Bound<'_, PyAny>, what: &str) -> PyResult<NodeId> {
+/// The operand `value` is; `None` for anything else (an operator then
+/// returns `NotImplemented`).
+fn operand(value: &Bound<'_, PyAny>) -> Option<Operand> {
+    if let Ok(e) = value.cast::<Expr>() {
+        let e = e.get();
+        return Some(Operand::Expr(Arc::clone(&e.graph), e.node));
+    }
+    value.extract::<f64>().ok().map(Operand::Number)
+}
+
+fn required(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Operand> {
     operand(value).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{what} must be a dstar expression or a number, not {}",
@@ -72,47 +71,99 @@ fn required(value: &Bound<'_, PyAny>, what: &str) -> PyResult<NodeId> {
     })
 }
 
-fn apply(op: Op, args: &[NodeId]) -> Expr {
-    Expr { id: graph().dag.apply(op, args) }
+/// Runs `build` on the nodes of `operands` in one graph: the largest of
+/// theirs (a new one for numbers alone), into which the other operands'
+/// cones are imported, numbers becoming constants. Each other graph is
+/// locked only while its cone is copied out, so no two locks are ever held.
+fn combine<R>(operands: &[Operand], build: impl FnOnce(&mut Nodes, &[NodeId]) -> R) -> (Arc<Graph>, R) {
+    let graphs: Vec<&Arc<Graph>> = operands
+        .iter()
+        .filter_map(|o| match o {
+            Operand::Expr(graph, _) => Some(graph),
+            Operand::Number(_) => None,
+        })
+        .collect();
+    let target = match graphs.split_first() {
+        None => Graph::new(),
+        Some((first, rest)) if rest.iter().all(|g| Arc::ptr_eq(g, first)) => Arc::clone(first),
+        Some(_) => {
+            let sizes: Vec<usize> = graphs.iter().map(|g| g.len()).collect();
+            let largest = (0..graphs.len()).max_by_key(|&i| (sizes[i], std::cmp::Reverse(i))).unwrap_or(0);
+            Arc::clone(graphs[largest])
+        }
+    };
+    let cones: Vec<_> = operands
+        .iter()
+        .map(|o| match o {
+            Operand::Expr(graph, node) if !Arc::ptr_eq(graph, &target) => Some(graph.lock().export(&[*node])),
+            _ => None,
+        })
+        .collect();
+    let result = {
+        let mut nodes = target.lock();
+        let ids: Vec<NodeId> = operands
+            .iter()
+            .zip(&cones)
+            .map(|(o, cone)| match (o, cone) {
+                (_, Some(cone)) => nodes.import(cone)[0],
+                (Operand::Expr(_, node), None) => *node,
+                (Operand::Number(c), None) => nodes.dag.constant(*c),
+            })
+            .collect();
+        build(&mut nodes, &ids)
+    };
+    (target, result)
 }
 
-fn binary(
-    py: Python<'_>,
-    op: Op,
-    a: NodeId,
-    other: &Bound<'_, PyAny>,
-    reflected: bool,
-) -> PyResult<Py<PyAny>> {
-    let Some(b) = operand(other) else { return Ok(py.NotImplemented()) };
-    let args = if reflected { [b, a] } else { [a, b] };
-    Ok(Py::new(py, apply(op, &args))?.into_any())
+/// `op` applied to `operands`.
+fn apply(op: Op, operands: &[Operand]) -> Expr {
+    let (graph, node) = combine(operands, |nodes, ids| nodes.dag.apply(op, ids));
+    Expr { graph, node }
+}
+
+impl Expr {
+    fn operand(&self) -> Operand {
+        Operand::Expr(Arc::clone(&self.graph), self.node)
+    }
+
+    fn binary(
+        &self,
+        py: Python<'_>,
+        op: Op,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let Some(other) = operand(other) else { return Ok(py.NotImplemented()) };
+        let operands = if reflected { [other, self.operand()] } else { [self.operand(), other] };
+        Ok(Py::new(py, apply(op, &operands))?.into_any())
+    }
 }
 
 #[pymethods]
 impl Expr {
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Add, self.id, other, false)
+        self.binary(py, Op::Add, other, false)
     }
     fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Add, self.id, other, true)
+        self.binary(py, Op::Add, other, true)
     }
     fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Sub, self.id, other, false)
+        self.binary(py, Op::Sub, other, false)
     }
     fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Sub, self.id, other, true)
+        self.binary(py, Op::Sub, other, true)
     }
     fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Mul, self.id, other, false)
+        self.binary(py, Op::Mul, other, false)
     }
     fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Mul, self.id, other, true)
+        self.binary(py, Op::Mul, other, true)
     }
     fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Div, self.id, other, false)
+        self.binary(py, Op::Div, other, false)
     }
     fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        binary(py, Op::Div, self.id, other, true)
+        self.binary(py, Op::Div, other, true)
     }
     fn __pow__(
         &self,
@@ -123,7 +174,7 @@ impl Expr {
         if !modulo.is_none() {
             return Ok(py.NotImplemented());
         }
-        binary(py, Op::Pow, self.id, other, false)
+        self.binary(py, Op::Pow, other, false)
     }
     fn __rpow__(
         &self,
@@ -134,17 +185,17 @@ impl Expr {
         if !modulo.is_none() {
             return Ok(py.NotImplemented());
         }
-        binary(py, Op::Pow, self.id, other, true)
+        self.binary(py, Op::Pow, other, true)
     }
     fn __neg__(&self) -> Expr {
-        apply(Op::Neg, &[self.id])
+        apply(Op::Neg, &[self.operand()])
     }
     fn __pos__(&self) -> Expr {
-        *self
+        self.clone()
     }
 
     fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
-        let Some(b) = operand(other) else { return Ok(py.NotImplemented()) };
+        let Some(other) = operand(other) else { return Ok(py.NotImplemented()) };
         let cmp = match op {
             CompareOp::Lt => Cmp::Lt,
             CompareOp::Le => Cmp::Le,
@@ -153,11 +204,13 @@ impl Expr {
             CompareOp::Eq => Cmp::Eq,
             CompareOp::Ne => Cmp::Ne,
         };
-        Ok(Py::new(py, Condition { cmp, a: self.id, b })?.into_any())
+        let (graph, (a, b)) = combine(&[self.operand(), other], |_, ids| (ids[0], ids[1]));
+        Ok(Py::new(py, Condition { graph, cmp, a, b })?.into_any())
     }
 
+    /// The same for equal expressions of any graph ([`Nodes::hash`]).
     fn __hash__(&self) -> u64 {
-        self.id.index() as u64
+        self.graph.lock().hash(self.node)
     }
 
     /// NumPy defers to the operators above (``np.float64(2) * x`` is an
@@ -168,8 +221,8 @@ impl Expr {
     }
 
     fn __str__(&self) -> String {
-        let g = graph();
-        dstar::print_expr(&g.dag, self.id, &g.names)
+        let nodes = self.graph.lock();
+        dstar::print_expr(&nodes.dag, self.node, &nodes.names())
     }
 
     fn __repr__(&self) -> String {
@@ -181,23 +234,25 @@ impl Expr {
         }
     }
 
-    /// Whether this expression is a symbol (an input of a ``Function``).
+    /// Whether this expression is a symbol (an input or parameter of a
+    /// ``Function``).
     #[getter]
     fn is_symbol(&self) -> bool {
-        matches!(graph().dag.op(self.id), Op::Input(_))
+        self.graph.lock().symbol_of(self.node).is_some()
     }
 
     /// The value of a constant expression, ``None`` otherwise.
     #[getter]
     fn value(&self) -> Option<f64> {
-        graph().dag.as_const(self.id)
+        self.graph.lock().dag.as_const(self.node)
     }
 
     /// Number of operations this expression needs, each shared
     /// subexpression once.
     #[getter]
     fn ops(&self) -> usize {
-        graph().dag.count_ops(&[self.id])
+        let nodes = self.graph.lock();
+        nodes.cone(&[self.node]).into_iter().filter(|&id| !nodes.dag.op(id).is_leaf()).count()
     }
 }
 
@@ -214,9 +269,10 @@ impl Condition {
     }
 
     fn __str__(&self) -> String {
-        let g = graph();
-        let a = dstar::print_expr(&g.dag, self.a, &g.names);
-        let b = dstar::print_expr(&g.dag, self.b, &g.names);
+        let nodes = self.graph.lock();
+        let names = nodes.names();
+        let a = dstar::print_expr(&nodes.dag, self.a, &names);
+        let b = dstar::print_expr(&nodes.dag, self.b, &names);
         format!("{a} {} {b}", self.cmp.symbol())
     }
 
@@ -225,7 +281,7 @@ impl Condition {
     }
 }
 
-/// New symbols named `names`.
+/// New symbols named `names`, in a new graph.
 fn new_symbols(names: &[String]) -> PyResult<Vec<Expr>> {
     for name in names {
         let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -243,17 +299,13 @@ fn new_symbols(names: &[String]) -> PyResult<Vec<Expr>> {
             )));
         }
     }
-    let mut g = graph();
+    let graph = Graph::new();
+    let mut nodes = graph.lock();
     Ok(names
         .iter()
-        .map(|name| {
-            let k = g.names.len();
-            g.names.push(name.clone());
-            Expr { id: g.dag.input(k) }
-        })
+        .map(|name| Expr { graph: Arc::clone(&graph), node: nodes.symbol(&Symbol::new(name.clone())) })
         .collect())
 }
-
 /// Expands `x0:3` to `x0, x1, x2`; other words stay as they are.
 fn expand(word: &str) -> PyResult<Vec<String>> {
     let Some((head, end)) = word.split_once(':') else { return Ok(vec![word.to_string()]) };
@@ -286,7 +338,9 @@ fn check_count(n: usize) -> PyResult<()> {
 
 /// Creates symbols from names separated by spaces or commas, with ranges
 /// ``x0:3`` for ``x0, x1, x2``: one name gives one ``Expr``, anything else a
-/// tuple. Each call creates new symbols, even for a name used before.
+/// tuple. Each call creates new symbols, even for a name used before, in a
+/// graph of their own: expressions of different calls combine freely, and
+/// threads building from different symbols do not wait for each other.
 ///
 /// >>> x, y = dstar.symbols("x y")
 /// >>> dstar.symbols("q0:3")
@@ -305,7 +359,7 @@ pub fn symbols(py: Python<'_>, names: &str) -> PyResult<Py<PyAny>> {
     }
     let exprs = new_symbols(&all)?;
     if words.len() == 1 && !words[0].contains(':') {
-        return Ok(Py::new(py, exprs[0])?.into_any());
+        return Ok(Py::new(py, exprs[0].clone())?.into_any());
     }
     Ok(PyTuple::new(py, exprs)?.into_any().unbind())
 }
@@ -337,11 +391,11 @@ pub fn apply_function(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Expr> {
             args.len()
         )));
     }
-    let ids = args
+    let operands = args
         .iter()
         .map(|a| required(&a, &format!("the argument of {name}()")))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(apply(op, &ids))
+    Ok(apply(op, &operands))
 }
 
 /// ``p`` where the condition holds, else ``q`` (derivatives through the
@@ -357,23 +411,49 @@ pub fn ifelse(condition: &Bound<'_, PyAny>, p: &Bound<'_, PyAny>, q: &Bound<'_, 
     })?;
     let c = c.get();
     let (p, q) = (required(p, "the first branch of ifelse")?, required(q, "the second branch of ifelse")?);
-    Ok(apply(Op::Select(c.cmp), &[c.a, c.b, p, q]))
+    let (a, b) = (Operand::Expr(Arc::clone(&c.graph), c.a), Operand::Expr(Arc::clone(&c.graph), c.b));
+    Ok(apply(Op::Select(c.cmp), &[a, b, p, q]))
 }
 
-/// A program from builder expressions: `inputs` symbols, `outputs`
-/// expressions or numbers, copied out of the shared DAG.
-pub(crate) fn program(
-    inputs: &[Bound<'_, PyAny>],
-    outputs: &[Bound<'_, PyAny>],
-    output_names: Option<Vec<String>>,
-) -> PyResult<Program> {
-    let input_ids = inputs
+/// One expression or number, or an iterable of them, as a list.
+fn as_list<'py>(value: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if value.cast::<Expr>().is_ok() || value.extract::<f64>().is_ok() {
+        Ok(vec![value.clone()])
+    } else {
+        value.try_iter()?.collect()
+    }
+}
+
+/// The expressions of `values`, which must all be expressions (`what`
+/// names them in the error).
+fn exprs(values: &[Bound<'_, PyAny>], what: &str) -> PyResult<Vec<Expr>> {
+    values
         .iter()
-        .map(|i| {
-            i.cast::<Expr>().map(|e| e.get().id).map_err(|_| PyTypeError::new_err("inputs must be symbols"))
+        .map(|v| {
+            v.cast::<Expr>()
+                .map(|e| e.get().clone())
+                .map_err(|_| PyTypeError::new_err(format!("{what} must be symbols")))
         })
-        .collect::<PyResult<Vec<_>>>()?;
-    let output_ids = outputs.iter().map(|o| required(o, "an output")).collect::<PyResult<Vec<_>>>()?;
+        .collect()
+}
+
+/// Builds a [`Function`] from builder expressions: `inputs` and `params`
+/// symbols, `outputs` expressions or numbers (one, or an iterable). The
+/// copy into the program's own DAG runs with the GIL released.
+pub(crate) fn function<'py>(
+    py: Python<'py>,
+    inputs: &Bound<'py, PyAny>,
+    outputs: &Bound<'py, PyAny>,
+    output_names: Option<Vec<String>>,
+    params: Option<&Bound<'py, PyAny>>,
+    options: dstar::Options,
+) -> PyResult<Function> {
+    let inputs = exprs(&as_list(inputs)?, "inputs")?;
+    let params = match params {
+        Some(params) => exprs(&as_list(params)?, "params")?,
+        None => Vec::new(),
+    };
+    let outputs = as_list(outputs)?.iter().map(|o| required(o, "an output")).collect::<PyResult<Vec<_>>>()?;
     if outputs.is_empty() {
         return Err(PyValueError::new_err("a Function needs at least one output"));
     }
@@ -388,73 +468,106 @@ pub(crate) fn program(
         }
         None => (1..=outputs.len()).map(|k| format!("out{k}")).collect(),
     };
-    let g = graph();
-    let mut local_of = vec![None; g.names.len()];
-    let mut input_names = vec![];
-    let mut seen_names = std::collections::HashSet::<String>::new();
-    for (j, id) in input_ids.iter().enumerate() {
-        let Op::Input(k) = g.dag.op(*id) else {
-            return Err(PyValueError::new_err(format!(
-                "input {j} of the Function is '{}', not a symbol",
-                dstar::print_expr(&g.dag, *id, &g.names)
-            )));
-        };
-        let k = k as usize;
-        if local_of[k].is_some() {
-            return Err(PyValueError::new_err(format!("symbol '{}' is an input twice", g.names[k])));
+    let program = py.detach(|| program(&inputs, &params, &outputs, &names)).map_err(PyValueError::new_err)?;
+    Ok(Function::new(program, options))
+}
+
+/// The symbols of `inputs` and `params`, checked: each a symbol, none
+/// twice, no two of one name.
+fn roles(inputs: &[Expr], params: &[Expr]) -> Result<(Vec<Symbol>, Vec<Symbol>), String> {
+    let mut roles: HashMap<u64, &str> = HashMap::new();
+    let mut names = HashSet::new();
+    let mut symbols = [Vec::new(), Vec::new()];
+    for (list, (role, exprs)) in symbols.iter_mut().zip([("input", inputs), ("parameter", params)]) {
+        for (j, e) in exprs.iter().enumerate() {
+            let nodes = e.graph.lock();
+            let Some(symbol) = nodes.symbol_of(e.node).cloned() else {
+                let text = dstar::print_expr(&nodes.dag, e.node, &nodes.names());
+                return Err(format!("{role} {j} of the Function is '{}', not a symbol", Shown(&text)));
+            };
+            drop(nodes);
+            match roles.insert(symbol.id, role) {
+                Some(first) if first == role => {
+                    return Err(format!("symbol '{}' is {role} twice", symbol.name))
+                }
+                Some(_) => return Err(format!("symbol '{}' is both an input and a parameter", symbol.name)),
+                None => {}
+            }
+            if !names.insert(symbol.name.clone()) {
+                return Err(format!(
+                    "two different symbols named '{}' are inputs or parameters; give them distinct names",
+                    symbol.name
+                ));
+            }
+            list.push(symbol);
         }
-        if !seen_names.insert(g.names[k].clone()) {
-            return Err(PyValueError::new_err(format!(
-                "two different symbols named '{}' are inputs; give them distinct names",
-                g.names[k]
-            )));
-        }
-        local_of[k] = Some(j);
-        input_names.push(g.names[k].clone());
     }
-    let reach = g.dag.reachable(&output_ids);
-    for id in g.dag.ids().filter(|id| reach[id.index()]) {
-        if let Op::Input(k) = g.dag.op(id) {
-            if local_of[k as usize].is_none() {
-                return Err(PyValueError::new_err(format!(
-                    "the outputs depend on symbol '{}', which is not among the inputs",
-                    g.names[k as usize]
-                )));
+    let [inputs, params] = symbols;
+    Ok((inputs, params))
+}
+
+/// The program computing `outputs` (named `names`) from the symbols
+/// `inputs` then `params`: each graph's cone of the outputs is copied out
+/// under that graph's lock and rebuilt by a [`Builder`], which numbers the
+/// inputs in order, then the parameters.
+fn program(
+    inputs: &[Expr],
+    params: &[Expr],
+    outputs: &[Operand],
+    names: &[String],
+) -> Result<Program, String> {
+    let (inputs, params) = roles(inputs, params)?;
+    let builder = Builder::new();
+    let mut leaves = HashMap::new();
+    for symbol in &inputs {
+        leaves.insert(symbol.id, builder.input(&symbol.name));
+    }
+    for symbol in &params {
+        leaves.insert(symbol.id, builder.param(&symbol.name));
+    }
+    // The outputs of each graph (their positions and nodes), in order of first appearance.
+    let mut groups: Vec<(&Arc<Graph>, Vec<usize>, Vec<NodeId>)> = Vec::new();
+    let mut group_of = HashMap::new();
+    let mut roots = vec![None; outputs.len()];
+    for (i, output) in outputs.iter().enumerate() {
+        match output {
+            Operand::Number(c) => roots[i] = Some(builder.constant(*c)),
+            Operand::Expr(graph, node) => {
+                let g = *group_of.entry(Arc::as_ptr(graph)).or_insert_with(|| {
+                    groups.push((graph, Vec::new(), Vec::new()));
+                    groups.len() - 1
+                });
+                groups[g].1.push(i);
+                groups[g].2.push(*node);
             }
         }
     }
-    let mut dag = ExprDag::new();
-    let locals: Vec<NodeId> = (0..input_ids.len()).map(|j| dag.input(j)).collect();
-    // Symbols that are not inputs are unreachable (checked above): any node will do.
-    let map: Vec<NodeId> = local_of
-        .iter()
-        .map(|l| l.map_or(locals.first().copied().unwrap_or_else(|| dag.constant(0.0)), |j| locals[j]))
-        .collect();
-    let roots = dag.import(&g.dag, &output_ids, Some(&map));
-    drop(g);
-    for name in &names {
-        if dstar::frontend::reserved(name).is_some() || seen_names.contains(name) {
-            return Err(PyValueError::new_err(format!("'{}' cannot name an output", Shown(name))));
+    for (graph, members, nodes) in groups {
+        let cone = graph.lock().export(&nodes);
+        let mut here: Vec<dstar::frontend::Expr<'_>> = Vec::with_capacity(cone.entries.len());
+        for entry in &cone.entries {
+            let built = match entry {
+                Entry::Symbol(symbol) => *leaves.get(&symbol.id).ok_or_else(|| {
+                    format!(
+                        "the outputs depend on symbol '{}', which is neither an input nor a parameter",
+                        symbol.name
+                    )
+                })?,
+                Entry::Node(node) => {
+                    let args: Vec<NodeId> = node.args().iter().map(|a| here[a.index()].node()).collect();
+                    builder.apply(node.op, &args)
+                }
+            };
+            here.push(built);
+        }
+        for (&i, &root) in members.iter().zip(&cone.roots) {
+            roots[i] = Some(here[root]);
         }
     }
-    let outputs = names.into_iter().zip(roots).map(|(name, node)| Output { name, node }).collect();
-    Ok(Program::new(dag, input_names, outputs))
-}
-
-/// Builds a [`Function`] from symbols and expressions.
-pub(crate) fn function<'py>(
-    inputs: &Bound<'py, PyAny>,
-    outputs: &Bound<'py, PyAny>,
-    output_names: Option<Vec<String>>,
-    options: dstar::Options,
-) -> PyResult<Function> {
-    let as_list = |v: &Bound<'py, PyAny>| -> PyResult<Vec<Bound<'py, PyAny>>> {
-        if v.cast::<Expr>().is_ok() || v.extract::<f64>().is_ok() {
-            Ok(vec![v.clone()])
-        } else {
-            v.try_iter()?.collect()
-        }
-    };
-    let program = program(&as_list(inputs)?, &as_list(outputs)?, output_names)?;
-    Ok(Function::new(program, options))
+    let outputs: Vec<(&str, dstar::frontend::Expr<'_>)> = names
+        .iter()
+        .map(String::as_str)
+        .zip(roots.into_iter().map(|r| r.expect("every output is built")))
+        .collect();
+    builder.finish(&outputs).map_err(|e| e.to_string())
 }

@@ -1,13 +1,12 @@
-//! `dstar.Function`: a parsed program and its kernels, each compiled on
-//! first use and shared by every thread afterwards.
+//! `dstar.Function`: a [`dstar::Function`] and its kernels ([`Compiled`]),
+//! each compiled on first use and shared by every thread afterwards.
 
-use crate::arrays::{companion, csr, pattern_arrays, points, row, run, Data, Directions};
+use crate::arrays::{companion, csr, pattern_arrays, points, Data, Directions};
 use crate::errors::to_py_plain;
-use crate::widths::{ByWidth, Plan, WIDEST_JVP, WIDEST_SWEEPS};
-use dstar::{
-    DirectionsKernel, DirectionsPlan, HessianKernel, HvpKernel, JacobianKernel, JitKernel, Options, Program,
-    SparsityPattern, VjpKernel,
-};
+use crate::eval::{eval_part, eval_products, Call, Part, Slot};
+use dstar::factor::plan::{direction_widths, WIDEST_JVP, WIDEST_SWEEPS};
+use dstar::frontend::shown;
+use dstar::{Args, Batch, Compiled, Options, Program, Request, SparsityPattern};
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,52 +14,64 @@ use pyo3::types::{PyList, PyTuple};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// The kernels of a function, compiled when first asked for (the products
-/// in several widths: directions per call).
+/// Kernels of a product by width: widths are powers of two up to
+/// [`WIDEST_JVP`], the widest of [`factor::plan`](dstar::factor::plan).
+const WIDTHS: usize = WIDEST_JVP.ilog2() as usize + 1;
+
+/// The kernels compiled so far: one per request, the products one per
+/// width ([`direction_widths`]).
+#[derive(Default)]
 struct Kernels {
-    values: OnceLock<JitKernel>,
-    jacobian: OnceLock<JacobianKernel>,
-    hessian: OnceLock<HessianKernel>,
-    /// The scarcity remainder every `J v` width compiles from.
-    directions: OnceLock<DirectionsPlan>,
-    jvp: ByWidth<DirectionsKernel>,
-    vjp: ByWidth<VjpKernel>,
-    hvp: ByWidth<HvpKernel>,
+    values: OnceLock<Compiled>,
+    jacobian: OnceLock<Compiled>,
+    hessian: OnceLock<Compiled>,
+    jvp: [OnceLock<Compiled>; WIDTHS],
+    vjp: [OnceLock<Compiled>; WIDTHS],
+    hvp: [OnceLock<Compiled>; WIDTHS],
 }
 
-impl Default for Kernels {
-    fn default() -> Self {
-        Kernels {
-            values: OnceLock::new(),
-            jacobian: OnceLock::new(),
-            hessian: OnceLock::new(),
-            directions: OnceLock::new(),
-            jvp: ByWidth::new(WIDEST_JVP),
-            vjp: ByWidth::new(WIDEST_SWEEPS),
-            hvp: ByWidth::new(WIDEST_SWEEPS),
+impl Kernels {
+    /// The cell of `request`'s kernel; `None` for requests Python does not
+    /// make.
+    fn cell(&self, request: Request) -> Option<&OnceLock<Compiled>> {
+        let width = |k: usize| k.is_power_of_two().then(|| k.ilog2() as usize).filter(|&w| w < WIDTHS);
+        match request {
+            Request::Values => Some(&self.values),
+            Request::Jacobian => Some(&self.jacobian),
+            Request::Hessian => Some(&self.hessian),
+            Request::Jvp(k) => width(k).map(|w| &self.jvp[w]),
+            Request::Vjp(k) => width(k).map(|w| &self.vjp[w]),
+            Request::Hvp(k) => width(k).map(|w| &self.hvp[w]),
+            Request::Gradient | Request::Taylor(_) => None,
         }
     }
 }
 
-/// A compiled function of ``n_in`` inputs and ``n_out`` outputs with its
-/// derivative kernels.
+/// A compiled function of ``n_in`` inputs and ``n_out`` outputs, with
+/// ``n_param`` parameters, and its derivative kernels.
 ///
 /// Build one with :func:`dstar.compile` (text) or ``dstar.Function(inputs,
-/// outputs)`` (the symbolic builder). Every kernel method takes one point
-/// of shape ``(n_in,)`` or a batch ``(B, n_in)`` and returns the result for
-/// each point, stacked; a batch runs on all cores with the GIL released.
-/// Kernels are compiled on first use (``f.jacobian`` compiles the Jacobian
-/// kernel once) and may be called from many threads at once.
+/// outputs, params=...)`` (the symbolic builder). Every kernel method takes
+/// one point of shape ``(n_in,)`` or a batch ``(B, n_in)`` and returns the
+/// result for each point, stacked; a batch runs on all cores with the GIL
+/// released. Parameters are data, never differentiated (no Jacobian
+/// column): every method takes them as ``p=``, shape ``(n_param,)`` or
+/// ``(B, n_param)`` with a batch, by default the file's ``# @params``
+/// values; a new ``p`` compiles nothing. Kernels are compiled on first use
+/// (``f.jacobian`` compiles the Jacobian kernel once) and may be called
+/// from many threads at once.
 ///
 /// >>> import dstar, numpy as np
 /// >>> f = dstar.compile("in x, y\nout f = x*y\nout g = sin(x)")
 /// >>> f.jacobian(np.array([2.0, 3.0]))
 /// array([[ 3.        ,  2.        ],
 ///        [-0.41614684,  0.        ]])
+/// >>> g = dstar.compile("param a\nin x\nout a * x^2\n# @params 3")
+/// >>> g([2.0]), g([2.0], p=[10.0]), g.jacobian([2.0], p=[10.0])
+/// (array([12.]), array([40.]), array([[40.]]))
 #[pyclass(module = "dstar._dstar", frozen)]
 pub struct Function {
-    program: Program,
-    options: Options,
+    function: dstar::Function,
     source: OnceLock<String>,
     kernels: Kernels,
 }
@@ -68,103 +79,91 @@ pub struct Function {
 impl Function {
     /// A function for `program`, nothing compiled yet.
     pub(crate) fn new(program: Program, options: Options) -> Function {
-        Function { program, options, source: OnceLock::new(), kernels: Kernels::default() }
+        Function {
+            function: dstar::Function::new(program, options),
+            source: OnceLock::new(),
+            kernels: Kernels::default(),
+        }
+    }
+
+    fn program(&self) -> &Program {
+        self.function.program()
     }
 
     fn n(&self) -> usize {
-        self.program.inputs.len()
+        self.program().inputs.len()
     }
 
     fn m(&self) -> usize {
-        self.program.outputs.len()
+        self.program().outputs.len()
     }
 
-    fn values_kernel(&self, py: Python<'_>) -> PyResult<&JitKernel> {
-        compiled(py, &self.kernels.values, &self.options, |options| {
-            Ok(options.compiler()?.compile(&self.program.kernel()?)?)
-        })
+    /// The kernel of `request`, compiled if this is the first call: with
+    /// the GIL released, and stopped by Ctrl-C
+    /// ([`interruptible`](crate::interrupt::interruptible)).
+    fn kernel(&self, py: Python<'_>, request: Request) -> PyResult<&Compiled> {
+        let cell = self.kernels.cell(request).expect("a request Python makes");
+        if let Some(kernel) = cell.get() {
+            return Ok(kernel);
+        }
+        let kernel = crate::interrupt::interruptible(py, |stop| self.function.compile_until(request, stop))?
+            .map_err(|e| to_py_plain(py, e))?;
+        // Two threads may both compile; the first one stored wins.
+        let _ = cell.set(kernel);
+        Ok(cell.get().expect("just set"))
     }
 
-    fn jacobian_kernel(&self, py: Python<'_>) -> PyResult<&JacobianKernel> {
-        compiled(py, &self.kernels.jacobian, &self.options, |options| {
-            dstar::compile_program(&self.program, options)
-        })
+    /// The kernels covering `k` directions of the product `request(width)`,
+    /// none wider than `widest`: `(kernel, first direction, width)`.
+    fn runs(
+        &self,
+        py: Python<'_>,
+        k: usize,
+        widest: usize,
+        request: fn(usize) -> Request,
+    ) -> PyResult<Vec<(&Compiled, usize, usize)>> {
+        let mut first = 0;
+        direction_widths(k, widest)
+            .into_iter()
+            .map(|width| {
+                first += width;
+                Ok((self.kernel(py, request(width))?, first - width, width))
+            })
+            .collect()
     }
 
-    fn hessian_kernel(&self, py: Python<'_>) -> PyResult<&HessianKernel> {
-        compiled(py, &self.kernels.hessian, &self.options, |options| {
-            HessianKernel::compile(&self.program, &options.compiler()?)
-        })
-    }
-
-    fn jvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, DirectionsKernel>> {
-        let directions =
-            compiled(py, &self.kernels.directions, &self.options, |_| DirectionsPlan::new(&self.program))?;
-        self.kernels.jvp.plan(py, k, &self.options, |w, options| directions.compile(w, &options.compiler()?))
-    }
-
-    fn vjp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, VjpKernel>> {
-        self.kernels.vjp.plan(py, k, &self.options, |w, options| {
-            VjpKernel::compile(&self.program, w, &options.compiler()?)
-        })
-    }
-
-    fn hvp_kernels(&self, py: Python<'_>, k: usize) -> PyResult<Plan<'_, HvpKernel>> {
-        self.kernels.hvp.plan(py, k, &self.options, |w, options| {
-            HvpKernel::compile(&self.program, w, &options.compiler()?)
-        })
+    /// The parameters: `p` as given (a row, or a row per point of a
+    /// batch), else the file's `# @params` values.
+    fn params<'py>(&self, p: Option<&Bound<'py, PyAny>>, batch: Option<usize>) -> PyResult<Data<'py>> {
+        let program = self.program();
+        let q = program.params.len();
+        let names = || shown::list(&program.params);
+        match (p, &program.param_values) {
+            (Some(p), _) if q > 0 => {
+                companion(p, q, batch, "p", &format!("one value per parameter: {}", names()))
+            }
+            (Some(p), _) => companion(p, 0, batch, "p", "this function has no parameters"),
+            (None, Some(values)) => Ok(Data::Owned(values.clone())),
+            (None, None) if q == 0 => Ok(Data::Owned(Vec::new())),
+            (None, None) => Err(PyValueError::new_err(format!(
+                "this function has {q} parameter{} ({}) and no default values ('# @params'): \
+                 pass p=[...], shape ({q},) or (B, {q}) for a batch",
+                if q == 1 { "" } else { "s" },
+                names()
+            ))),
+        }
     }
 
     /// The weights of the Lagrangian: given, or `[1]` for a scalar function.
-    fn weights<'py>(
-        &self,
-        weights: Option<&Bound<'py, PyAny>>,
-        batch: Option<usize>,
-    ) -> PyResult<(Data<'py>, bool)> {
+    fn weights<'py>(&self, weights: Option<&Bound<'py, PyAny>>, batch: Option<usize>) -> PyResult<Data<'py>> {
         let m = self.m();
         match weights {
             Some(w) => companion(w, m, batch, "weights", "one weight per output"),
-            None if m == 1 => Ok((Data::Owned(vec![1.0]), false)),
+            None if m == 1 => Ok(Data::Owned(vec![1.0])),
             None => Err(PyValueError::new_err(format!(
                 "this function has {m} outputs: pass weights=w (shape ({m},)) for the Hessian of the \
                  Lagrangian sum_i w[i] * f_i, e.g. weights=numpy.eye({m})[i] for output i alone"
             ))),
-        }
-    }
-}
-
-/// The kernel in `cell`, compiled by `build` from `options` if this is the
-/// first call: with the GIL released, and stopped by Ctrl-C
-/// ([`interruptible`](crate::interrupt::interruptible)).
-pub(crate) fn compiled<'a, T: Send + Sync>(
-    py: Python<'_>,
-    cell: &'a OnceLock<T>,
-    options: &Options,
-    build: impl FnOnce(&Options) -> Result<T, dstar::Error> + Send,
-) -> PyResult<&'a T> {
-    if let Some(kernel) = cell.get() {
-        return Ok(kernel);
-    }
-    let kernel = crate::interrupt::interruptible(py, |stop| {
-        build(&Options { stop: stop.clone(), ..options.clone() })
-    })?
-    .map_err(|e| to_py_plain(py, e))?;
-    // Two threads may both compile; the first one stored wins.
-    let _ = cell.set(kernel);
-    Ok(cell.get().expect("just set"))
-}
-
-/// Scatters CSR `values` of `pattern` into the dense row-major `out`.
-fn scatter(pattern: &SparsityPattern, values: &[f64], out: &mut [f64], symmetric: bool) {
-    let n = pattern.num_cols;
-    out.fill(0.0);
-    for r in 0..pattern.num_rows() {
-        for k in pattern.row_offsets[r]..pattern.row_offsets[r + 1] {
-            let c = pattern.cols[k];
-            out[r * n + c] = values[k];
-            if symmetric {
-                out[c * n + r] = values[k];
-            }
         }
     }
 }
@@ -193,25 +192,30 @@ fn sparse_result<'py>(
 
 #[pymethods]
 impl Function {
-    /// ``Function(inputs, outputs, output_names=None, simplify=True,
-    /// self_check=True)``: the function from the symbols ``inputs`` (in that
-    /// order) to the expressions ``outputs`` (an expression, a number or a
-    /// list of them). See :func:`dstar.compile` for the options.
+    /// ``Function(inputs, outputs, output_names=None, params=None,
+    /// simplify=True, self_check=True)``: the function from the symbols
+    /// ``inputs`` (in that order) to the expressions ``outputs`` (an
+    /// expression, a number or a list of them); the symbols ``params`` are
+    /// its parameters, numbered after the inputs. See :func:`dstar.compile`
+    /// for the options.
+    ///
+    /// >>> x, y, a = dstar.symbols("x y a")
+    /// >>> f = dstar.Function([x, y], [a * x * y], params=[a])
+    /// >>> f.jacobian([2.0, 3.0], p=[10.0])
+    /// array([[30., 20.]])
     #[new]
-    #[pyo3(signature = (inputs, outputs, output_names = None, simplify = true, self_check = true))]
+    #[pyo3(signature = (inputs, outputs, output_names = None, params = None, simplify = true, self_check = true))]
     fn py_new(
+        py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
         outputs: &Bound<'_, PyAny>,
         output_names: Option<Vec<String>>,
+        params: Option<&Bound<'_, PyAny>>,
         simplify: bool,
         self_check: bool,
     ) -> PyResult<Function> {
-        crate::expr::function(
-            inputs,
-            outputs,
-            output_names,
-            Options { simplify, self_check, ..Default::default() },
-        )
+        let options = Options { simplify, self_check, ..Default::default() };
+        crate::expr::function(py, inputs, outputs, output_names, params, options)
     }
 
     /// Number of inputs ``n``.
@@ -226,46 +230,59 @@ impl Function {
         self.m()
     }
 
+    /// Number of parameters.
+    #[getter]
+    fn n_param(&self) -> usize {
+        self.program().params.len()
+    }
+
     /// The input names, in order.
     #[getter]
     fn input_names(&self) -> Vec<String> {
-        self.program.inputs.clone()
+        self.program().inputs.clone()
+    }
+
+    /// The parameter names, in order.
+    #[getter]
+    fn param_names(&self) -> Vec<String> {
+        self.program().params.clone()
     }
 
     /// The output names, in order.
     #[getter]
     fn output_names(&self) -> Vec<String> {
-        self.program.output_names()
+        self.program().output_names()
     }
 
     /// Whether Jacobians are simplified (common subchains) after accumulation.
     #[getter]
     fn simplify(&self) -> bool {
-        self.options.simplify
+        self.function.options().simplify
     }
 
     /// Whether each kernel checks itself against the interpreter when compiled.
     #[getter]
     fn self_check(&self) -> bool {
-        self.options.self_check
+        self.function.options().self_check
     }
 
     /// The function as problem-format text (shared subexpressions bound to
-    /// names, so the text is linear in the DAG's size).
+    /// names, so the text is linear in the DAG's size; parameters and
+    /// their default values included).
     ///
     /// >>> print(dstar.compile("sin(x*y) + x*y").source(), end="")
     /// in x, y
     /// t1 = x * y
     /// out f = t1 + sin(t1)
     fn source(&self) -> String {
-        self.source.get_or_init(|| dstar::print_program(&self.program)).clone()
+        self.source.get_or_init(|| dstar::print_program(self.program())).clone()
     }
 
     /// Number of operations of the function (each ``+ - * /``, negation and
     /// call once, shared subexpressions once).
     #[getter]
     fn ops(&self) -> usize {
-        self.program.count_ops()
+        self.program().count_ops()
     }
 
     /// The values at ``x``: shape ``(n_out,)``, or ``(B, n_out)`` for a
@@ -273,61 +290,71 @@ impl Function {
     ///
     /// >>> dstar.compile("x*y")([2.0, 3.0])
     /// array([6.])
-    fn __call__<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let kernel = self.values_kernel(py)?;
-        let xs = data.as_slice();
-        Ok(run(py, batch, &[m], |i, o, _| Ok(kernel.eval(&xs[i * n..(i + 1) * n], o)?))?.into_any())
+    #[pyo3(signature = (x, *, p = None))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (xs, batch) = points(x, self.n(), "x")?;
+        let ps = self.params(p, batch)?;
+        let kernel = self.kernel(py, Request::Values)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
+        Ok(eval_part(py, kernel, call, Part::Block(0))?.into_any())
     }
 
-    /// The Jacobian at ``x``: dense ``(n_out, n_in)`` (``(B, n_out, n_in)``
-    /// for a batch) or, with ``sparse=True``, a ``scipy.sparse.csr_array``
-    /// with the symbolic sparsity pattern (a list of them for a batch; see
+    /// The Jacobian at ``x`` (columns for the inputs only): dense
+    /// ``(n_out, n_in)`` (``(B, n_out, n_in)`` for a batch) or, with
+    /// ``sparse=True``, a ``scipy.sparse.csr_array`` with the symbolic
+    /// sparsity pattern (a list of them for a batch; see
     /// :meth:`jacobian_nonzeros` for the stacked nonzeros).
     ///
     /// >>> f = dstar.compile("sin(x*y) + x^2")
     /// >>> f.jacobian([1.0, 2.0])
     /// array([[ 1.16770633, -0.41614684]])
-    #[pyo3(signature = (x, sparse = false))]
+    #[pyo3(signature = (x, sparse = false, *, p = None))]
     fn jacobian<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         sparse: bool,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let kernel = self.jacobian_kernel(py)?;
-        let pattern = kernel.pattern();
-        let xs = data.as_slice();
+        let (xs, batch) = points(x, self.n(), "x")?;
+        let ps = self.params(p, batch)?;
+        let kernel = self.kernel(py, Request::Jacobian)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
         if sparse {
-            let values = self.nonzeros(py, kernel, xs, batch)?;
-            return sparse_result(py, values, batch, pattern, (m, n));
+            let values = eval_part(py, kernel, call, Part::Block(1))?;
+            let pattern = kernel.pattern().expect("a Jacobian has a pattern");
+            return sparse_result(py, values, batch, pattern, (self.m(), self.n()));
         }
-        let out = run(py, batch, &[m, n], |i, o, scratch| {
-            scratch.resize(kernel.out_len(), 0.0);
-            kernel.eval(&xs[i * n..(i + 1) * n], scratch)?;
-            scatter(pattern, &scratch[m..], o, false);
-            Ok(())
-        })?;
-        Ok(out.into_any())
+        Ok(eval_part(py, kernel, call, Part::Dense(1))?.into_any())
     }
 
     /// The Jacobian's structural nonzeros at ``x`` in CSR order of
     /// :attr:`jacobian_pattern`: shape ``(nnz,)`` or ``(B, nnz)``.
-    fn jacobian_nonzeros<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let (data, batch) = points(x, self.n(), "x")?;
-        let kernel = self.jacobian_kernel(py)?;
-        let values = self.nonzeros(py, kernel, data.as_slice(), batch)?;
-        Ok(values.into_any())
+    #[pyo3(signature = (x, *, p = None))]
+    fn jacobian_nonzeros<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (xs, batch) = points(x, self.n(), "x")?;
+        let ps = self.params(p, batch)?;
+        let kernel = self.kernel(py, Request::Jacobian)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
+        Ok(eval_part(py, kernel, call, Part::Block(1))?.into_any())
     }
 
     /// The Jacobian's symbolic sparsity pattern as CSR ``(indptr, indices)``
     /// (int64 arrays); compiles the Jacobian kernel if needed.
     #[getter]
     fn jacobian_pattern<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let (indptr, indices) = pattern_arrays(py, self.jacobian_kernel(py)?.pattern());
+        let pattern = self.kernel(py, Request::Jacobian)?.pattern().expect("a Jacobian has a pattern");
+        let (indptr, indices) = pattern_arrays(py, pattern);
         PyTuple::new(py, [indptr.into_any(), indices.into_any()])
     }
 
@@ -343,53 +370,44 @@ impl Function {
     /// >>> f.hessian([0.5, 3.0], weights=[1.0, 0.0])
     /// array([[6., 1.],
     ///        [1., 0.]])
-    #[pyo3(signature = (x, weights = None, sparse = false))]
+    #[pyo3(signature = (x, weights = None, sparse = false, *, p = None))]
     fn hessian<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         weights: Option<&Bound<'py, PyAny>>,
         sparse: bool,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let n = self.n();
-        let (data, batch) = points(x, n, "x")?;
-        let (w, per_point) = self.weights(weights, batch)?;
-        let kernel = self.hessian_kernel(py)?;
-        let pattern = kernel.pattern();
-        let (xs, ws, m) = (data.as_slice(), w.as_slice(), self.m());
+        let (xs, batch) = points(x, self.n(), "x")?;
+        let ps = self.params(p, batch)?;
+        let ws = self.weights(weights, batch)?;
+        let kernel = self.kernel(py, Request::Hessian)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
         if sparse {
-            let values = run(py, batch, &[kernel.nnz()], |i, o, _| {
-                kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
-            })?;
-            return sparse_result(py, values, batch, pattern, (n, n));
+            let values = eval_part(py, kernel, call, Part::Block(0))?;
+            let pattern = kernel.pattern().expect("a Hessian has a pattern");
+            return sparse_result(py, values, batch, pattern, (self.n(), self.n()));
         }
-        let out = run(py, batch, &[n, n], |i, o, scratch| {
-            scratch.resize(kernel.nnz(), 0.0);
-            kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), scratch)?;
-            scatter(pattern, scratch, o, true);
-            Ok(())
-        })?;
-        Ok(out.into_any())
+        Ok(eval_part(py, kernel, call, Part::Dense(0))?.into_any())
     }
 
     /// The nonzeros of the Lagrangian Hessian's lower triangle at ``x`` in
     /// the CSR order of :attr:`hessian_pattern`: ``(nnz,)`` or ``(B, nnz)``.
-    #[pyo3(signature = (x, weights = None))]
+    #[pyo3(signature = (x, weights = None, *, p = None))]
     fn hessian_nonzeros<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         weights: Option<&Bound<'py, PyAny>>,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let (w, per_point) = self.weights(weights, batch)?;
-        let kernel = self.hessian_kernel(py)?;
-        let (xs, ws) = (data.as_slice(), w.as_slice());
-        let values = run(py, batch, &[kernel.nnz()], |i, o, _| {
-            kernel.eval(&xs[i * n..(i + 1) * n], row(ws, m, per_point, i), o)
-        })?;
-        Ok(values.into_any())
+        let (xs, batch) = points(x, self.n(), "x")?;
+        let ps = self.params(p, batch)?;
+        let ws = self.weights(weights, batch)?;
+        let kernel = self.kernel(py, Request::Hessian)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
+        Ok(eval_part(py, kernel, call, Part::Block(0))?.into_any())
     }
 
     /// The lower triangle's symbolic pattern as CSR ``(indptr, indices)``
@@ -397,16 +415,17 @@ impl Function {
     /// if needed.
     #[getter]
     fn hessian_pattern<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let (indptr, indices) = pattern_arrays(py, self.hessian_kernel(py)?.pattern());
+        let pattern = self.kernel(py, Request::Hessian)?.pattern().expect("a Hessian has a pattern");
+        let (indptr, indices) = pattern_arrays(py, pattern);
         PyTuple::new(py, [indptr.into_any(), indices.into_any()])
     }
 
-    /// Which accumulation built the Hessian kernel (``"D*"`` or
-    /// ``"edge pushing"``...) and its operations per call.
+    /// Which accumulation built the Hessian kernel (``"edge_pushing"``, or
+    /// ``"gradient_"`` and a D* strategy) and its operations per call.
     #[getter]
     fn hessian_method(&self, py: Python<'_>) -> PyResult<(String, usize)> {
-        let kernel = self.hessian_kernel(py)?;
-        Ok((kernel.method().name().to_string(), kernel.ops()))
+        let kernel = self.kernel(py, Request::Hessian)?;
+        Ok((kernel.method().unwrap_or_default().to_string(), kernel.ops()))
     }
 
     /// The gradient of a scalar function at ``x`` (reverse accumulation):
@@ -414,7 +433,13 @@ impl Function {
     ///
     /// >>> dstar.compile("x*x*y").gradient([1.0, 2.0])
     /// array([4., 1.])
-    fn gradient<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    #[pyo3(signature = (x, *, p = None))]
+    fn gradient<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         if self.m() != 1 {
             return Err(PyValueError::new_err(format!(
                 "gradient needs a scalar function; this one has {} outputs: use vjp(x, w) or jacobian(x)",
@@ -422,7 +447,7 @@ impl Function {
             )));
         }
         let one = PyList::new(py, [1.0])?;
-        self.vjp(py, x, one.as_any())
+        self.vjp(py, x, one.as_any(), p)
     }
 
     /// ``J(x) @ v`` without forming ``J``: ``(n_out,)``, or ``(B, n_out)``
@@ -439,27 +464,21 @@ impl Function {
     /// >>> f.jvp([2.0, 3.0], np.eye(2))  # the columns of J, as rows
     /// array([[3., 1.],
     ///        [2., 1.]])
+    #[pyo3(signature = (x, v, *, p = None))]
     fn jvp<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let (dirs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
-        let kernels = self.jvp_kernels(py, layout.k)?;
-        let (xs, vs) = (data.as_slice(), dirs.as_slice());
-        let out = run(py, batch, &layout.result_dims(m), |i, o, scratch| {
-            let v = layout.of_point(vs, i);
-            kernels.for_each(|kernel, first, width| {
-                scratch.clear();
-                scratch.extend_from_slice(&xs[i * n..(i + 1) * n]);
-                scratch.extend_from_slice(&v[first * n..(first + width) * n]);
-                kernel.eval(scratch, &mut o[first * m..(first + width) * m])
-            })
-        })?;
-        Ok(out.into_any())
+        let (xs, batch) = points(x, n, "x")?;
+        let (vs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
+        let ps = self.params(p, batch)?;
+        let runs = self.runs(py, layout.k, WIDEST_JVP, Request::Jvp)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
+        Ok(eval_products(py, &runs, call, Slot::V, (vs.as_slice(), layout), m)?.into_any())
     }
 
     /// ``w @ J(x)`` by reverse accumulation, without forming ``J``:
@@ -475,28 +494,21 @@ impl Function {
     /// >>> f.vjp([2.0, 3.0], np.eye(2))  # the rows of J
     /// array([[3., 2.],
     ///        [1., 1.]])
+    #[pyo3(signature = (x, w, *, p = None))]
     fn vjp<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         w: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let (weights, layout) = Directions::read(w, m, batch, "w", "weights, one per output")?;
-        let kernels = self.vjp_kernels(py, layout.k)?;
-        let (xs, ws) = (data.as_slice(), weights.as_slice());
-        let out = run(py, batch, &layout.result_dims(n), |i, o, _| {
-            let w = layout.of_point(ws, i);
-            kernels.for_each(|kernel, first, width| {
-                kernel.eval(
-                    &xs[i * n..(i + 1) * n],
-                    &w[first * m..(first + width) * m],
-                    &mut o[first * n..(first + width) * n],
-                )
-            })
-        })?;
-        Ok(out.into_any())
+        let (xs, batch) = points(x, n, "x")?;
+        let (ws, layout) = Directions::read(w, m, batch, "w", "weights, one per output")?;
+        let ps = self.params(p, batch)?;
+        let runs = self.runs(py, layout.k, WIDEST_SWEEPS, Request::Vjp)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
+        Ok(eval_products(py, &runs, call, Slot::W, (ws.as_slice(), layout), n)?.into_any())
     }
 
     /// ``H(x) @ v`` for the Hessian of the Lagrangian ``sum_i weights[i] *
@@ -512,91 +524,127 @@ impl Function {
     /// >>> f.hvp([1.0, 2.0], np.eye(2))  # the rows of H
     /// array([[4., 2.],
     ///        [2., 0.]])
-    #[pyo3(signature = (x, v, weights = None))]
+    #[pyo3(signature = (x, v, weights = None, *, p = None))]
     fn hvp<'py>(
         &self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,
         v: &Bound<'py, PyAny>,
         weights: Option<&Bound<'py, PyAny>>,
+        p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (data, batch) = points(x, n, "x")?;
-        let (dirs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
-        let (w, w_per_point) = self.weights(weights, batch)?;
-        let kernels = self.hvp_kernels(py, layout.k)?;
-        let (xs, vs, ws) = (data.as_slice(), dirs.as_slice(), w.as_slice());
-        let out = run(py, batch, &layout.result_dims(n), |i, o, _| {
-            let (x, w, v) = (&xs[i * n..(i + 1) * n], row(ws, m, w_per_point, i), layout.of_point(vs, i));
-            kernels.for_each(|kernel, first, width| {
-                kernel.eval(x, w, &v[first * n..(first + width) * n], &mut o[first * n..(first + width) * n])
-            })
-        })?;
-        Ok(out.into_any())
+        let n = self.n();
+        let (xs, batch) = points(x, n, "x")?;
+        let (vs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
+        let ps = self.params(p, batch)?;
+        let ws = self.weights(weights, batch)?;
+        let runs = self.runs(py, layout.k, WIDEST_SWEEPS, Request::Hvp)?;
+        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
+        Ok(eval_products(py, &runs, call, Slot::V, (vs.as_slice(), layout), n)?.into_any())
     }
 
     /// Nanoseconds per native call of a kernel (``"values"`` or
     /// ``"jacobian"``) at ``x``, timed in a Rust loop of ``iters`` calls:
     /// the baseline for measuring the overhead of calling from Python.
-    #[pyo3(signature = (kind, x, iters = 100_000))]
-    fn native_call_ns(&self, py: Python<'_>, kind: &str, x: Vec<f64>, iters: usize) -> PyResult<f64> {
-        if x.len() != self.n() {
-            return Err(PyValueError::new_err(format!("x must have {} values", self.n())));
+    #[pyo3(signature = (kind, x, iters = 100_000, *, p = None))]
+    fn native_call_ns(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        x: &Bound<'_, PyAny>,
+        iters: usize,
+        p: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<f64> {
+        let (xs, batch) = points(x, self.n(), "x")?;
+        if batch.is_some() {
+            return Err(PyValueError::new_err("native_call_ns takes one point; see native_batch_ns"));
         }
+        let ps = self.params(p, None)?;
+        let kernel = self.kernel(py, timed_request(kind)?)?;
+        let args = Args::x(xs.as_slice()).p(ps.as_slice());
+        let mut out = vec![0.0; kernel.out_len()];
         let iters = iters.max(1);
-        let time = |kernel: &dyn Fn(&mut [f64]) -> Result<(), dstar::Error>, len: usize| {
-            let mut out = vec![0.0; len];
-            let start = Instant::now();
-            for _ in 0..iters {
-                kernel(std::hint::black_box(&mut out))?;
-            }
-            Ok::<f64, dstar::Error>(start.elapsed().as_nanos() as f64 / iters as f64)
+        let start = Instant::now();
+        for _ in 0..iters {
+            kernel
+                .eval(std::hint::black_box(args), std::hint::black_box(&mut out))
+                .map_err(|e| to_py_plain(py, e))?;
+        }
+        Ok(start.elapsed().as_nanos() as f64 / iters as f64)
+    }
+
+    /// Nanoseconds per batch: the kernel (``"values"`` or ``"jacobian"``)
+    /// at the points ``xs`` ``(B, n_in)`` by ``Compiled::eval_batch``,
+    /// timed in a Rust loop of ``iters`` calls (after one untimed call) on
+    /// the threads batches run on, with the GIL released: the baseline of
+    /// a Python batch. The calls write into one buffer, or with
+    /// ``fresh=True`` each into a new one, as a result returned is.
+    #[pyo3(signature = (kind, xs, iters = 10, *, p = None, fresh = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn native_batch_ns(
+        &self,
+        py: Python<'_>,
+        kind: &str,
+        xs: &Bound<'_, PyAny>,
+        iters: usize,
+        p: Option<&Bound<'_, PyAny>>,
+        fresh: bool,
+    ) -> PyResult<f64> {
+        let (xs, batch) = points(xs, self.n(), "xs")?;
+        let Some(points) = batch else {
+            return Err(PyValueError::new_err("native_batch_ns takes a batch (B, n_in); see native_call_ns"));
         };
-        let ns = match kind {
-            "values" => {
-                let k = self.values_kernel(py)?;
-                time(&|o| Ok(k.eval(std::hint::black_box(&x), o)?), k.num_outputs())
-            }
-            "jacobian" => {
-                let k = self.jacobian_kernel(py)?;
-                time(&|o| k.eval(std::hint::black_box(&x), o), k.out_len())
-            }
-            _ => return Err(PyValueError::new_err("kind must be \"values\" or \"jacobian\"")),
-        };
+        let ps = self.params(p, batch)?;
+        let kernel = self.kernel(py, timed_request(kind)?)?;
+        let batch = Batch::x(xs.as_slice()).p(ps.as_slice());
+        let iters = iters.max(1);
+        let ns = py.detach(|| {
+            crate::threads::install(|| {
+                let len = points * kernel.out_len();
+                let mut outs = vec![0.0; len];
+                kernel.eval_batch(batch, &mut outs)?;
+                let start = Instant::now();
+                for _ in 0..iters {
+                    if fresh {
+                        outs = vec![0.0; len];
+                    }
+                    kernel.eval_batch(std::hint::black_box(batch), std::hint::black_box(&mut outs))?;
+                }
+                Ok::<f64, dstar::Error>(start.elapsed().as_nanos() as f64 / iters as f64)
+            })
+        });
         ns.map_err(|e| to_py_plain(py, e))
     }
 
-    /// Pickles to the source text and options; unpickling compiles again.
+    /// Pickles to the source text (parameters and their defaults included)
+    /// and options; unpickling compiles again.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool, bool))> {
         let rebuild = py.import("dstar._dstar")?.getattr("_function_from_source")?;
-        Ok((rebuild, (self.source(), self.options.simplify, self.options.self_check)))
+        let options = self.function.options();
+        Ok((rebuild, (self.source(), options.simplify, options.self_check)))
     }
 
     fn __repr__(&self) -> String {
+        let program = self.program();
+        let params = if program.params.is_empty() {
+            String::new()
+        } else {
+            format!("; params ({})", shown::list(&program.params))
+        };
         format!(
-            "<dstar.Function ({}) -> ({}), {} ops>",
-            dstar::frontend::shown::list(&self.program.inputs),
-            dstar::frontend::shown::list(&self.program.output_names()),
-            self.program.count_ops()
+            "<dstar.Function ({}) -> ({}), {} ops{params}>",
+            shown::list(&program.inputs),
+            shown::list(&program.output_names()),
+            program.count_ops()
         )
     }
 }
 
-impl Function {
-    /// The Jacobian's nonzeros at each point, `(nnz,)` or `(B, nnz)`.
-    fn nonzeros<'py>(
-        &self,
-        py: Python<'py>,
-        kernel: &JacobianKernel,
-        xs: &[f64],
-        batch: Option<usize>,
-    ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let (n, m, nnz) = (self.n(), self.m(), kernel.pattern().nnz());
-        run(py, batch, &[nnz], |i, o, scratch| {
-            scratch.resize(kernel.out_len(), 0.0);
-            kernel.eval(&xs[i * n..(i + 1) * n], scratch)?;
-            o.copy_from_slice(&scratch[m..]);
-            Ok(())
-        })
+/// The request a `native_*_ns` kind names.
+fn timed_request(kind: &str) -> PyResult<Request> {
+    match kind {
+        "values" => Ok(Request::Values),
+        "jacobian" => Ok(Request::Jacobian),
+        _ => Err(PyValueError::new_err("kind must be \"values\" or \"jacobian\"")),
     }
 }

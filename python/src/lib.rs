@@ -1,15 +1,16 @@
 //! The `dstar._dstar` extension module: the `dstar` library facade for
 //! Python. Everything that computes lives in the facade; this crate reads
 //! and writes NumPy arrays, maps errors to exceptions, and holds the
-//! symbolic builder's shared DAG.
+//! symbolic builder's graphs.
 
 mod arrays;
 mod errors;
+mod eval;
 mod expr;
 mod function;
+mod graph;
 mod interrupt;
 mod threads;
-mod widths;
 
 /// The symbolic stages build and drop many small vectors and maps: with
 /// mimalloc instead of glibc's allocator, nbody_acc_20's set-up (text to a
@@ -27,19 +28,20 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// Whether `text` is a problem file (some statement starts with the keyword
-/// `in` or `out`, which no expression can) rather than one expression.
+/// `in`, `out` or `param`, which no expression can) rather than one
+/// expression.
 fn is_program(text: &str) -> bool {
     text.lines().flat_map(|line| line.split('#').next().unwrap_or("").split(';')).any(|statement| {
         let word: String =
             statement.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-        word == "in" || word == "out"
+        word == "in" || word == "out" || word == "param"
     })
 }
 
 /// Compiles text into a :class:`Function`: a problem file (``in``/``out``
-/// statements, see the problem format) or a single expression, whose
-/// variables become the inputs in order of first appearance, or in the
-/// order of ``inputs``. ``simplify`` extracts common subchains from
+/// statements, ``param`` lines and a ``# @params`` line of default values,
+/// see the problem format) or a single expression, whose variables become
+/// the inputs in order of first appearance, or in the order of ``inputs``. ``simplify`` extracts common subchains from
 /// Jacobians. ``self_check`` (on by default) has every kernel, when it is
 /// compiled, evaluated once at a fixed point and compared bit for bit with
 /// the interpreter: a disagreement raises ``RuntimeError`` instead of
@@ -51,6 +53,9 @@ fn is_program(text: &str) -> bool {
 /// ['x', 'y']
 /// >>> dstar.compile("x*y", inputs=["y", "x"]).jacobian([2.0, 3.0])
 /// array([[3., 2.]])
+/// >>> g = dstar.compile("param g\nin h\nout t = sqrt(2*h/g)\n# @params 9.81")
+/// >>> g.param_names, g([5.0]), g([5.0], p=[1.62])
+/// (['g'], array([1.00963755]), array([2.48451997]))
 #[pyfunction]
 #[pyo3(signature = (text, inputs = None, simplify = true, self_check = true))]
 fn compile(

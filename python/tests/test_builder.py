@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dstar
+from conftest import close
 
 
 def test_builder_equals_text():
@@ -125,3 +126,105 @@ def test_symbol_counts_are_guarded():
     with pytest.raises(ValueError, match="symbols at once"):
         dstar.symbols("a0:6000000 b0:6000000")
     assert len(dstar.symbols("q0:1000")) == 1000
+
+
+def test_parameters_equal_the_parsed_text():
+    x, g, y, c = dstar.symbols("x g y c")
+    f = dstar.Function([x, y], [g * dstar.sin(x) + c * y**2, x * y / g], output_names=["f", "h"], params=[g, c])
+    text = dstar.compile("in x, y\nparam g, c\nout f = g*sin(x) + c*y^2\nout h = x*y/g")
+    assert (f.input_names, f.param_names, f.n_param) == (["x", "y"], ["g", "c"], 2)
+    assert f.source() == text.source()
+    assert dstar.compile(f.source()).param_names == ["g", "c"]
+    p, pt = np.array([9.81, 0.25]), np.array([0.3, -0.7])
+    assert np.array_equal(f(pt, p=p), text(pt, p=p))
+    assert np.array_equal(f.jacobian(pt, p=p), text.jacobian(pt, p=p))
+    assert f.jacobian(pt, p=p).shape == (2, 2)
+
+
+def python_expression(text):
+    """Problem-format expression text as Python over dstar expressions."""
+    return text.replace("^", "**")
+
+
+def test_generated_programs_built_in_python_equal_the_text(rng):
+    from conftest import random_program
+
+    env = {name: getattr(dstar, name) for name in ["sin", "cos", "tanh", "atan", "sqrt", "log"]}
+    for trial in range(20):
+        n = int(rng.integers(1, 5))
+        text = random_program(rng, n, int(rng.integers(1, 4)), n_temps=6)
+        lines = text.splitlines()
+        # Each input a symbol of its own call: expressions of several graphs.
+        names = {f"x{k}": dstar.symbols(f"x{k}") for k in range(n)}
+        outputs, output_names = [], []
+        for line in lines[1:]:
+            name, expr = (part.strip() for part in line.removeprefix("out ").split("=", 1))
+            value = eval(python_expression(expr), dict(env), names)
+            if line.startswith("out "):
+                outputs.append(value)
+                output_names.append(name)
+            else:
+                names[name] = value
+        built = dstar.Function([names[f"x{k}"] for k in range(n)], outputs, output_names=output_names)
+        parsed = dstar.compile(text)
+        for x in rng.uniform(-1, 1, size=(3, n)):
+            assert np.array_equal(built(x), parsed(x)), text
+            close(built.jacobian(x), parsed.jacobian(x), 1e-13)
+
+
+def test_symbols_of_different_calls_keep_their_identity():
+    x = dstar.symbols("x")
+    y = dstar.symbols("y")
+    a, b = x * y, y * x  # built in x's graph and in y's
+    assert a == b and hash(a) == hash(b)
+    assert {a: 1}[b] == 1
+    assert not (a == x * y + 1)
+    # x reaches y's graph twice, through a and through b: one input.
+    f = dstar.Function([x, y], [a + b * x, dstar.sin(b) + 2 * x])
+    g = dstar.compile("in x, y\nout out1 = x*y + x*y*x\nout out2 = sin(x*y) + 2*x")
+    assert f.source() == g.source()
+    assert str(dstar.ifelse(x < y, a, 2)) == "ifelse(x < y, x * y, 2)"
+
+
+def test_functions_copy_their_expressions():
+    x, y = dstar.symbols("x y")
+    f = dstar.Function([x, y], x * y + 1)
+    del x, y  # the graph goes with its last expression; f has its own DAG
+    assert np.array_equal(f([2.0, 3.0]), [7.0])
+
+
+def test_threads_build_functions_at_once():
+    import threading
+
+    def build(k, out):
+        xs = dstar.vector(f"x{k}", 50)
+        acc = 0.0
+        for i in range(49):
+            acc = acc + (xs[i + 1] - xs[i] ** 2) ** 2 * (k + 1)
+        out[k] = dstar.Function(xs, acc)
+
+    results = {}
+    threads = [threading.Thread(target=build, args=(k, results)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    want = {}
+    for k in range(4):
+        build(k, want)
+    for k in range(4):
+        assert results[k].source() == want[k].source()
+
+
+def test_parameter_errors():
+    x, y, a = dstar.symbols("x y a")
+    with pytest.raises(ValueError, match="'a' is both an input and a parameter"):
+        dstar.Function([x, a], x * a, params=[a])
+    with pytest.raises(ValueError, match="parameter 0 of the Function is '2 \\* a', not a symbol"):
+        dstar.Function([x], x, params=[a * 2])
+    with pytest.raises(ValueError, match="'a' is parameter twice"):
+        dstar.Function([x], x * a, params=[a, a])
+    with pytest.raises(ValueError, match="depend on symbol 'a', which is neither an input nor a parameter"):
+        dstar.Function([x, y], x * a)
+    with pytest.raises(TypeError, match="params must be symbols"):
+        dstar.Function([x], x, params=["a"])

@@ -32,3 +32,12 @@ def test_shape_is_checked():
     f = dstar.compile("x*y")
     with pytest.raises(ValueError, match=r"shape \(B, 2\)"):
         dstar.dask.jacobian(f, da.zeros((10, 3), chunks=5))
+
+
+def test_parameters_are_shared_by_the_blocks(rng):
+    f = dstar.compile("param a\nin x, y\nout a*x*y\n# @params 2")
+    points = rng.uniform(-1, 1, size=(100, 2))
+    lazy = da.from_array(points, chunks=(30, 2))
+    got = dstar.dask.values(f, lazy, p=[3.0]).compute(scheduler="synchronous")
+    assert np.array_equal(got, f(points, p=[3.0]))
+    assert np.array_equal(dstar.dask.jacobian(f, lazy).compute(scheduler="synchronous"), f.jacobian(points))
