@@ -8,8 +8,8 @@
 use crate::function::Function;
 use crate::graph::{Entry, Graph, Nodes, Symbol};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{Builder, Cmp};
-use dstar::{NodeId, Op, Program};
+use dstar::frontend::{Cmp, FunctionDef, Output};
+use dstar::{ExprDag, NodeId, Op, Program};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -284,20 +284,7 @@ impl Condition {
 /// New symbols named `names`, in a new graph.
 fn new_symbols(names: &[String]) -> PyResult<Vec<Expr>> {
     for name in names {
-        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
-            return Err(PyValueError::new_err(format!(
-                "'{}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)",
-                Shown(name)
-            )));
-        }
-        if let Some(what) = dstar::frontend::reserved(name) {
-            return Err(PyValueError::new_err(format!(
-                "'{}' is {what} and cannot name a symbol",
-                Shown(name)
-            )));
-        }
+        crate::calls::check_name(name, "a symbol").map_err(PyValueError::new_err)?;
     }
     let graph = Graph::new();
     let mut nodes = graph.lock();
@@ -447,6 +434,7 @@ pub(crate) fn function<'py>(
     output_names: Option<Vec<String>>,
     params: Option<&Bound<'py, PyAny>>,
     options: dstar::Options,
+    name: &str,
 ) -> PyResult<Function> {
     let inputs = exprs(&as_list(inputs)?, "inputs")?;
     let params = match params {
@@ -469,7 +457,7 @@ pub(crate) fn function<'py>(
         None => (1..=outputs.len()).map(|k| format!("out{k}")).collect(),
     };
     let program = py.detach(|| program(&inputs, &params, &outputs, &names)).map_err(PyValueError::new_err)?;
-    Ok(Function::new(program, options))
+    Function::new(program, options, name)
 }
 
 /// The symbols of `inputs` and `params`, checked: each a symbol, none
@@ -508,8 +496,10 @@ fn roles(inputs: &[Expr], params: &[Expr]) -> Result<(Vec<Symbol>, Vec<Symbol>),
 
 /// The program computing `outputs` (named `names`) from the symbols
 /// `inputs` then `params`: each graph's cone of the outputs is copied out
-/// under that graph's lock and rebuilt by a [`Builder`], which numbers the
-/// inputs in order, then the parameters.
+/// under that graph's lock and rebuilt in the program's DAG, inputs
+/// numbered in order, then the parameters, and each call a call of the same
+/// function; the functions called are the program's
+/// ([`crate::calls::with_functions`]).
 fn program(
     inputs: &[Expr],
     params: &[Expr],
@@ -517,13 +507,11 @@ fn program(
     names: &[String],
 ) -> Result<Program, String> {
     let (inputs, params) = roles(inputs, params)?;
-    let builder = Builder::new();
+    check_names(&inputs, &params, names)?;
+    let mut dag = ExprDag::new();
     let mut leaves = HashMap::new();
-    for symbol in &inputs {
-        leaves.insert(symbol.id, builder.input(&symbol.name));
-    }
-    for symbol in &params {
-        leaves.insert(symbol.id, builder.param(&symbol.name));
+    for (k, symbol) in inputs.iter().chain(&params).enumerate() {
+        leaves.insert(symbol.id, dag.input(k));
     }
     // The outputs of each graph (their positions and nodes), in order of first appearance.
     let mut groups: Vec<(&Arc<Graph>, Vec<usize>, Vec<NodeId>)> = Vec::new();
@@ -531,7 +519,7 @@ fn program(
     let mut roots = vec![None; outputs.len()];
     for (i, output) in outputs.iter().enumerate() {
         match output {
-            Operand::Number(c) => roots[i] = Some(builder.constant(*c)),
+            Operand::Number(c) => roots[i] = Some(dag.constant(*c)),
             Operand::Expr(graph, node) => {
                 let g = *group_of.entry(Arc::as_ptr(graph)).or_insert_with(|| {
                     groups.push((graph, Vec::new(), Vec::new()));
@@ -544,7 +532,7 @@ fn program(
     }
     for (graph, members, nodes) in groups {
         let cone = graph.lock().export(&nodes);
-        let mut here: Vec<dstar::frontend::Expr<'_>> = Vec::with_capacity(cone.entries.len());
+        let mut here: Vec<NodeId> = Vec::with_capacity(cone.entries.len());
         for entry in &cone.entries {
             let built = match entry {
                 Entry::Symbol(symbol) => *leaves.get(&symbol.id).ok_or_else(|| {
@@ -553,9 +541,13 @@ fn program(
                         symbol.name
                     )
                 })?,
+                Entry::Call { function, args, out } => {
+                    let args: Vec<NodeId> = args.iter().map(|&a| here[a]).collect();
+                    dag.call(function, &args)[*out]
+                }
                 Entry::Node(node) => {
-                    let args: Vec<NodeId> = node.args().iter().map(|a| here[a.index()].node()).collect();
-                    builder.apply(node.op, &args)
+                    let args: Vec<NodeId> = node.args().iter().map(|a| here[a.index()]).collect();
+                    dag.apply(node.op, &args)
                 }
             };
             here.push(built);
@@ -564,10 +556,110 @@ fn program(
             roots[i] = Some(here[root]);
         }
     }
-    let outputs: Vec<(&str, dstar::frontend::Expr<'_>)> = names
+    let outputs: Vec<Output> = names
         .iter()
-        .map(String::as_str)
-        .zip(roots.into_iter().map(|r| r.expect("every output is built")))
+        .zip(roots)
+        .map(|(name, node)| Output { name: name.clone(), node: node.expect("every output is built") })
         .collect();
-    builder.finish(&outputs).map_err(|e| e.to_string())
+    let leaves = |symbols: &[Symbol]| symbols.iter().map(|s| s.name.clone()).collect();
+    let program = Program::new(dag, leaves(&inputs), outputs).with_params(leaves(&params), None);
+    Ok(crate::calls::with_functions(program))
+}
+
+/// An error unless the output `names` are names, none reserved, none
+/// twice nor an input's or parameter's, and there is an input (as
+/// [`dstar::frontend::Builder::finish`] checks).
+fn check_names(inputs: &[Symbol], params: &[Symbol], names: &[String]) -> Result<(), String> {
+    if inputs.is_empty() {
+        return Err("the program has no inputs".into());
+    }
+    let mut seen: HashSet<&str> = inputs.iter().chain(params).map(|s| s.name.as_str()).collect();
+    for name in names {
+        crate::calls::check_name(name, "an output")?;
+        if !seen.insert(name) {
+            return Err(format!("'{name}' names two things"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a call of a Function on `args` (and `p`, an expression or a
+/// list or tuple) is symbolic: some argument is an expression.
+pub(crate) fn has_expr(args: &Bound<'_, PyTuple>, p: Option<&Bound<'_, PyAny>>) -> bool {
+    let is_expr = |v: &Bound<'_, PyAny>| v.cast::<Expr>().is_ok();
+    let in_p = p.is_some_and(|p| {
+        is_expr(p)
+            || p.cast::<PyList>().is_ok_and(|l| l.iter().any(|v| is_expr(&v)))
+            || p.cast::<PyTuple>().is_ok_and(|t| t.iter().any(|v| is_expr(&v)))
+    });
+    in_p || args.iter().any(|a| is_expr(&a))
+}
+
+/// The call of `function` on `args` (expressions or numbers; its inputs,
+/// then its parameters, or the parameters as `p`), recorded as one call
+/// site of the arguments' graph: an expression per result, a tuple of them
+/// for several.
+pub(crate) fn call(
+    py: Python<'_>,
+    function: &Arc<FunctionDef>,
+    n: usize,
+    args: &Bound<'_, PyTuple>,
+    p: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let name = function.name();
+    let q = function.args().len() - n;
+    let mut values: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    match p {
+        Some(_) if q == 0 => {
+            return Err(PyValueError::new_err(format!("{name}() has no parameters; p= is not for it")))
+        }
+        Some(_) if values.len() == n + q => {
+            return Err(PyTypeError::new_err(format!(
+                "{name}() got its parameters twice: after the inputs and as p="
+            )))
+        }
+        Some(p) if values.len() == n => {
+            let p = as_list(p)?;
+            if p.len() != q {
+                return Err(PyValueError::new_err(format!(
+                    "{name}() has {q} parameter{} ({}); p= gave {}",
+                    if q == 1 { "" } else { "s" },
+                    function.args()[n..].join(", "),
+                    p.len()
+                )));
+            }
+            values.extend(p);
+        }
+        _ => {}
+    }
+    if values.len() != n + q {
+        let params = if q == 0 {
+            String::new()
+        } else {
+            format!(
+                " then its {q} parameter{} ({})",
+                if q == 1 { "" } else { "s" },
+                function.args()[n..].join(", ")
+            )
+        };
+        return Err(PyTypeError::new_err(format!(
+            "{name}() takes its {n} input{} ({}){params}, one expression or number each; got {} argument{}",
+            if n == 1 { "" } else { "s" },
+            function.args()[..n].join(", "),
+            values.len(),
+            if values.len() == 1 { "" } else { "s" }
+        )));
+    }
+    let operands = values
+        .iter()
+        .enumerate()
+        .map(|(k, v)| required(v, &format!("argument {} ('{}') of {name}()", k + 1, function.args()[k])))
+        .collect::<PyResult<Vec<_>>>()?;
+    let (graph, results) = combine(&operands, |nodes, ids| nodes.call(function, ids));
+    let mut exprs = results.into_iter().map(|node| Expr { graph: Arc::clone(&graph), node });
+    if function.results().len() == 1 {
+        let e = exprs.next().expect("one result");
+        return Ok(Py::new(py, e)?.into_any());
+    }
+    Ok(PyTuple::new(py, exprs)?.into_any().unbind())
 }

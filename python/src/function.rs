@@ -6,12 +6,13 @@ use crate::errors::to_py_plain;
 use crate::eval::{eval_part, eval_products, Call, Part, Slot};
 use dstar::factor::plan::{direction_widths, WIDEST_JVP, WIDEST_SWEEPS};
 use dstar::frontend::shown;
+use dstar::frontend::FunctionDef;
 use dstar::{Args, Batch, Compiled, Options, Program, Request, SparsityPattern};
 use numpy::{PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// Kernels of a product by width: widths are powers of two up to
@@ -72,18 +73,31 @@ impl Kernels {
 #[pyclass(module = "dstar._dstar", frozen)]
 pub struct Function {
     function: dstar::Function,
+    /// The name its calls print ([`Function::definition`]).
+    name: String,
     source: OnceLock<String>,
     kernels: Kernels,
+    /// The function as a [`FunctionDef`], built on the first symbolic call.
+    definition: OnceLock<Arc<FunctionDef>>,
 }
 
 impl Function {
-    /// A function for `program`, nothing compiled yet.
-    pub(crate) fn new(program: Program, options: Options) -> Function {
-        Function {
+    /// A function named `name` for `program`, nothing compiled yet.
+    pub(crate) fn new(program: Program, options: Options, name: &str) -> PyResult<Function> {
+        crate::calls::check_name(name, "a Function").map_err(PyValueError::new_err)?;
+        Ok(Function {
             function: dstar::Function::new(program, options),
+            name: name.to_string(),
             source: OnceLock::new(),
             kernels: Kernels::default(),
-        }
+            definition: OnceLock::new(),
+        })
+    }
+
+    /// The function as its calls call it: built once, so that every call
+    /// of this object is a site of the same function.
+    fn definition(&self) -> &Arc<FunctionDef> {
+        self.definition.get_or_init(|| crate::calls::definition(&self.name, self.program()))
     }
 
     fn program(&self) -> &Program {
@@ -193,18 +207,20 @@ fn sparse_result<'py>(
 #[pymethods]
 impl Function {
     /// ``Function(inputs, outputs, output_names=None, params=None,
-    /// simplify=True, self_check=True)``: the function from the symbols
-    /// ``inputs`` (in that order) to the expressions ``outputs`` (an
+    /// simplify=True, self_check=True, name="f")``: the function from the
+    /// symbols ``inputs`` (in that order) to the expressions ``outputs`` (an
     /// expression, a number or a list of them); the symbols ``params`` are
-    /// its parameters, numbered after the inputs. See :func:`dstar.compile`
-    /// for the options.
+    /// its parameters, numbered after the inputs. ``name`` is what its
+    /// calls print as (see :meth:`__call__`). See :func:`dstar.compile` for
+    /// the options.
     ///
     /// >>> x, y, a = dstar.symbols("x y a")
     /// >>> f = dstar.Function([x, y], [a * x * y], params=[a])
     /// >>> f.jacobian([2.0, 3.0], p=[10.0])
     /// array([[30., 20.]])
     #[new]
-    #[pyo3(signature = (inputs, outputs, output_names = None, params = None, simplify = true, self_check = true))]
+    #[pyo3(signature = (inputs, outputs, output_names = None, params = None, simplify = true, self_check = true, name = "f"))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         inputs: &Bound<'_, PyAny>,
@@ -213,9 +229,16 @@ impl Function {
         params: Option<&Bound<'_, PyAny>>,
         simplify: bool,
         self_check: bool,
+        name: &str,
     ) -> PyResult<Function> {
         let options = Options { simplify, self_check, ..Default::default() };
-        crate::expr::function(py, inputs, outputs, output_names, params, options)
+        crate::expr::function(py, inputs, outputs, output_names, params, options, name)
+    }
+
+    /// The name its calls print as.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
     }
 
     /// Number of inputs ``n``.
@@ -285,18 +308,67 @@ impl Function {
         self.program().count_ops()
     }
 
+    /// Number of call sites of other Functions (or of the file's
+    /// functions) in the main program: a call is one site however large
+    /// the body, each distinct call once.
+    #[getter]
+    fn calls(&self) -> usize {
+        self.program().count_calls()
+    }
+
+    /// The functions the program defines (its own calls, theirs, ...) by
+    /// name, callees first.
+    #[getter]
+    fn function_names(&self) -> Vec<String> {
+        self.program().functions.iter().map(|f| f.name().to_string()).collect()
+    }
+
     /// The values at ``x``: shape ``(n_out,)``, or ``(B, n_out)`` for a
-    /// batch ``x`` of shape ``(B, n_in)``.
+    /// batch ``x`` of shape ``(B, n_in)``; ``f(a, b, ...)`` with a number
+    /// per input is ``f([a, b, ...])``.
     ///
-    /// >>> dstar.compile("x*y")([2.0, 3.0])
-    /// array([6.])
-    #[pyo3(signature = (x, *, p = None))]
+    /// Called on expressions, ``f(a, b, ...)`` (an expression or a number
+    /// per input, then one per parameter, or the parameters as ``p=``)
+    /// records a call: an :class:`Expr` for one output, a tuple of them for
+    /// several. The function is differentiated and compiled once however
+    /// many calls a model makes, and a ``Function`` built over them keeps
+    /// them as calls (see :attr:`calls`, :meth:`source`). Parameters are
+    /// arguments of a call (data in the caller: its parameters, or
+    /// expressions); their ``# @params`` values are not used.
+    ///
+    /// >>> x, y = dstar.symbols("x y")
+    /// >>> sq = dstar.Function([x], [x * x], name="sq")
+    /// >>> a, b = dstar.symbols("a b")
+    /// >>> g = dstar.Function([a, b], [sq(a) + sq(a + b)])
+    /// >>> g.calls, g([1.0, 2.0])
+    /// (2, array([10.]))
+    #[pyo3(signature = (*args, p = None))]
     fn __call__<'py>(
         &self,
         py: Python<'py>,
-        x: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if crate::expr::has_expr(args, p) {
+            return Ok(crate::expr::call(py, self.definition(), self.n(), args, p)?.into_bound(py));
+        }
+        let (n, q) = (self.n(), self.program().params.len());
+        let (x, p) = match args.len() {
+            1 => (args.get_item(0)?, p.cloned()),
+            k if k == n || (k == n + q && p.is_none()) => {
+                let x = PyList::new(py, args.iter().take(n))?.into_any();
+                let p =
+                    if k > n { Some(PyList::new(py, args.iter().skip(n))?.into_any()) } else { p.cloned() };
+                (x, p)
+            }
+            k => return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{}() takes one point x (shape ({n},) or (B, {n})), or one number or expression per input \
+                     ({n}{}); got {k} arguments",
+                self.name,
+                if q > 0 { format!(", then {q} per parameter") } else { String::new() }
+            ))),
+        };
+        let (x, p) = (&x, p.as_ref());
         let (xs, batch) = points(x, self.n(), "x")?;
         let ps = self.params(p, batch)?;
         let kernel = self.kernel(py, Request::Values)?;
@@ -618,10 +690,10 @@ impl Function {
 
     /// Pickles to the source text (parameters and their defaults included)
     /// and options; unpickling compiles again.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String, bool, bool))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Reduced)> {
         let rebuild = py.import("dstar._dstar")?.getattr("_function_from_source")?;
         let options = self.function.options();
-        Ok((rebuild, (self.source(), options.simplify, options.self_check)))
+        Ok((rebuild, (self.source(), options.simplify, options.self_check, self.name.clone())))
     }
 
     fn __repr__(&self) -> String {
@@ -639,6 +711,9 @@ impl Function {
         )
     }
 }
+
+/// What a Function pickles to: source, `simplify`, `self_check`, name.
+type Reduced = (String, bool, bool, String);
 
 /// The request a `native_*_ns` kind names.
 fn timed_request(kind: &str) -> PyResult<Request> {

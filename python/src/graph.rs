@@ -4,9 +4,11 @@
 //! larger one: the other operand's cone is copied out of its graph
 //! ([`Nodes::export`]) and into the larger ([`Nodes::import`]), its
 //! symbols matched by their process-unique ids, so a symbol is the same
-//! input in every graph it reaches.
+//! input in every graph it reaches. A call of a `dstar.Function` on
+//! expressions is a call site of the graph (its results `Op::Call` nodes),
+//! copied between graphs as a call of the same function.
 
-use dstar::frontend::Node;
+use dstar::frontend::{FunctionDef, Node};
 use dstar::{ExprDag, NodeId, Op};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
@@ -75,6 +77,9 @@ pub(crate) struct Cone {
 pub(crate) enum Entry {
     /// An input: the symbol it stands for.
     Symbol(Symbol),
+    /// Result `out` of `function` called on arguments at these positions
+    /// in the cone.
+    Call { function: Arc<FunctionDef>, args: Vec<usize>, out: usize },
     /// Any other node, its arguments positions in the cone.
     Node(Node),
 }
@@ -126,9 +131,17 @@ impl Nodes {
         let position = |id: &NodeId| ids.binary_search(id).expect("arguments are in the cone");
         let entries = ids
             .iter()
-            .map(|&id| match self.symbol_of(id) {
-                Some(symbol) => Entry::Symbol(symbol.clone()),
-                None => {
+            .map(|&id| match (self.symbol_of(id), self.dag.op(id)) {
+                (Some(symbol), _) => Entry::Symbol(symbol.clone()),
+                (None, Op::Call(c)) => {
+                    let site = self.dag.site(c.site);
+                    Entry::Call {
+                        function: Arc::clone(&site.function),
+                        args: site.args.iter().map(position).collect(),
+                        out: c.out as usize,
+                    }
+                }
+                (None, _) => {
                     let node = self.dag.node(id);
                     let args: Vec<NodeId> =
                         node.args().iter().map(|a| NodeId::from_index(position(a))).collect();
@@ -146,6 +159,10 @@ impl Nodes {
         for entry in &cone.entries {
             let id = match entry {
                 Entry::Symbol(symbol) => self.symbol(symbol),
+                Entry::Call { function, args, out } => {
+                    let args: Vec<NodeId> = args.iter().map(|&a| here[a]).collect();
+                    self.call(function, &args)[*out]
+                }
                 Entry::Node(node) => {
                     let args: Vec<NodeId> = node.args().iter().map(|a| here[a.index()]).collect();
                     self.dag.intern(Node::new(node.op, &args))
@@ -156,8 +173,15 @@ impl Nodes {
         cone.roots.iter().map(|&r| here[r]).collect()
     }
 
+    /// The results of `function` called on `args`: one site per distinct
+    /// call.
+    pub(crate) fn call(&mut self, function: &Arc<FunctionDef>, args: &[NodeId]) -> Vec<NodeId> {
+        self.dag.call(function, args)
+    }
+
     /// A hash of the expression at `id` that is the same in every graph:
-    /// symbols by id, commutative operands in any order. Expressions equal
+    /// symbols by id, calls by function and arguments, commutative
+    /// operands in any order. Expressions equal
     /// in one graph hash alike wherever they were built. Computed once per
     /// node, in id order.
     pub(crate) fn hash(&mut self, id: NodeId) -> u64 {
@@ -166,6 +190,12 @@ impl Nodes {
             let mut h = DefaultHasher::new();
             match node.op {
                 Op::Input(k) => self.symbols[k as usize].id.hash(&mut h),
+                Op::Call(c) => {
+                    let site = self.dag.site(c.site);
+                    (Arc::as_ptr(&site.function) as usize, c.out).hash(&mut h);
+                    let args: Vec<u64> = site.args.iter().map(|a| self.hashes[a.index()]).collect();
+                    args.hash(&mut h);
+                }
                 op => {
                     op.hash(&mut h);
                     let mut args: Vec<u64> = node.args().iter().map(|a| self.hashes[a.index()]).collect();

@@ -4,6 +4,7 @@
 //! symbolic builder's graphs.
 
 mod arrays;
+mod calls;
 mod errors;
 mod eval;
 mod expr;
@@ -41,7 +42,8 @@ fn is_program(text: &str) -> bool {
 /// Compiles text into a :class:`Function`: a problem file (``in``/``out``
 /// statements, ``param`` lines and a ``# @params`` line of default values,
 /// see the problem format) or a single expression, whose variables become
-/// the inputs in order of first appearance, or in the order of ``inputs``. ``simplify`` extracts common subchains from
+/// the inputs in order of first appearance, or in the order of ``inputs``. ``name`` is what calls of it print as
+/// (see :meth:`Function.__call__`). ``simplify`` extracts common subchains from
 /// Jacobians. ``self_check`` (on by default) has every kernel, when it is
 /// compiled, evaluated once at a fixed point and compared bit for bit with
 /// the interpreter: a disagreement raises ``RuntimeError`` instead of
@@ -57,13 +59,14 @@ fn is_program(text: &str) -> bool {
 /// >>> g.param_names, g([5.0]), g([5.0], p=[1.62])
 /// (['g'], array([1.00963755]), array([2.48451997]))
 #[pyfunction]
-#[pyo3(signature = (text, inputs = None, simplify = true, self_check = true))]
+#[pyo3(signature = (text, inputs = None, simplify = true, self_check = true, name = "f"))]
 fn compile(
     py: Python<'_>,
     text: &str,
     inputs: Option<Vec<String>>,
     simplify: bool,
     self_check: bool,
+    name: &str,
 ) -> PyResult<Function> {
     let program = if is_program(text) {
         if inputs.is_some() {
@@ -82,20 +85,21 @@ fn compile(
         }
     };
     let program = program.map_err(|e| to_py(py, e.into(), text))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
+    Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }, name)
 }
 
 /// Rebuilds a pickled :class:`Function` from its source text.
 #[pyfunction]
-#[pyo3(signature = (source, simplify, self_check = true))]
+#[pyo3(signature = (source, simplify, self_check = true, name = "f"))]
 fn _function_from_source(
     py: Python<'_>,
     source: &str,
     simplify: bool,
     self_check: bool,
+    name: &str,
 ) -> PyResult<Function> {
     let program = dstar::parse_program(source).map_err(|e| to_py(py, e.into(), source))?;
-    Ok(Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }))
+    Function::new(program, dstar::Options { simplify, self_check, ..Default::default() }, name)
 }
 
 /// The ``order``-th derivative of the expression ``expr`` with respect to
