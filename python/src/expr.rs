@@ -637,7 +637,7 @@ pub(crate) fn call(
             String::new()
         } else {
             format!(
-                " then its {q} parameter{} ({})",
+                " then its {q} parameter{} ({}; or as p=[...])",
                 if q == 1 { "" } else { "s" },
                 function.args()[n..].join(", ")
             )

@@ -361,12 +361,14 @@ impl Function {
                     if k > n { Some(PyList::new(py, args.iter().skip(n))?.into_any()) } else { p.cloned() };
                 (x, p)
             }
-            k => return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            k => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                 "{}() takes one point x (shape ({n},) or (B, {n})), or one number or expression per input \
                      ({n}{}); got {k} arguments",
                 self.name,
                 if q > 0 { format!(", then {q} per parameter") } else { String::new() }
-            ))),
+            )))
+            }
         };
         let (x, p) = (&x, p.as_ref());
         let (xs, batch) = points(x, self.n(), "x")?;
