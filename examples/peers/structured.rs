@@ -439,18 +439,19 @@ fn gmm(bench: &Bench, dir: &Path) {
             }
             None => (f64::NAN, f64::NAN, f64::NAN),
         };
+        let or_dash = |v: f64, text: String| if v.is_nan() { "-".to_string() } else { text };
         println!(
-            "{:>16} {:>8.2} s {:>8.2} s {:>8.2} {:>10} {:>10} {:>8.2} {:>10} {:>10} {:>14}",
+            "{:>16} {:>8.2} s {:>10} {:>8} {:>10} {:>10} {:>8} {:>10} {:>10} {:>14}",
             case.label(),
             setup_s,
-            jax_setup,
-            jax_setup / setup_s,
+            or_dash(jax_setup, format!("{jax_setup:.2} s")),
+            or_dash(jax_setup, format!("{:.2}", jax_setup / setup_s)),
             us(g),
-            us(jax_g),
-            g / jax_g,
+            or_dash(jax_g, us(jax_g)),
+            or_dash(jax_g, format!("{:.2}", g / jax_g)),
             us(f),
-            us(jax_f),
-            format!("{:.2}, {:.2}", g / f, jax_g / jax_f)
+            or_dash(jax_f, us(jax_f)),
+            format!("{:.2}, {}", g / f, or_dash(jax_f, format!("{:.2}", jax_g / jax_f)))
         );
     }
     println!("targets: JAX/ds set-up > 1 (structured), ds/JAX gradient <= 1.0; flat gmm 1000: set-up <= 5 s, grad/f <= 4");
