@@ -251,6 +251,14 @@ impl CasadiKernel {
         (values, dense)
     }
 
+    /// The values of the last call of a Jacobian (empty for a Hessian).
+    pub fn values(&self) -> &[f64] {
+        match self.derivative {
+            Derivative::Jacobian => &self.values,
+            Derivative::LagrangianHessian => &[],
+        }
+    }
+
     /// `(row, col, value)` of each nonzero of the last call's derivative
     /// (the lower triangle of a Hessian).
     pub fn nonzeros(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {

@@ -115,7 +115,7 @@ fn map_peer(bench: &Bench, case: &Case, deadline: Instant) -> Result<MapPeer, St
     hessian.kernel.eval(&x, &w);
     // The same function: values, Jacobian and Hessian against dstar's.
     let (out, positions) = case.served.dump(Kind::Jacobian, &bench.dir);
-    let values = jacobian.kernel.dense().0;
+    let values = jacobian.kernel.values();
     let value_difference = values
         .iter()
         .zip(&out)
