@@ -51,8 +51,8 @@
 //! phase, the peak resident set, the JIT's executable bytes per operation
 //! (whole pages mapped, read from `/proc/self/maps`), and CasADi's
 //! Lagrangian Hessian (SX, C, symbolic + codegen + C compiler) beside them
-//! until it takes longer than `--casadi-timeout-s` (60 s; 600 with
-//! `--long`). `--only` picks families in both sections (`gmm` is one).
+//! until it takes longer than `--casadi-timeout-s` (60 s when `scale` is
+//! the only section, else 120 s; 600 with `--long`). `--only` picks families in both sections (`gmm` is one).
 //! Python peers run as `python3` from `PATH`: with a virtual environment
 //! holding casadi and jax, put its `bin` first on `PATH`.
 //!
