@@ -7,6 +7,7 @@ use frontend::{Cmp, NodeId, Op, Program};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// `int f(const double **arg, double **res, long long *iw, double *w, int mem)`.
 type CasadiFn = unsafe extern "C" fn(*const *const f64, *const *mut f64, *mut i64, *mut f64, i32) -> i32;
@@ -54,6 +55,59 @@ pub fn available() -> bool {
     }
 }
 
+/// A CasADi kernel and what building it took.
+pub struct Built {
+    pub kernel: CasadiKernel,
+    /// Seconds in python3: CasADi's symbolic work and its code generation.
+    pub python_s: f64,
+    /// Seconds in the C compiler.
+    pub cc_s: f64,
+    /// What the script printed: work sizes, sparsity, and any timings it took.
+    pub meta: serde_json::Value,
+}
+
+impl Built {
+    /// The whole set-up: symbolic, code generation and C compiler; without
+    /// Python's start and `import casadi` where the script timed its work.
+    pub fn setup_s(&self) -> f64 {
+        self.python_work_s() + self.cc_s
+    }
+
+    /// CasADi's symbolic work and code generation as the script timed them,
+    /// or all the time in Python where it did not.
+    pub fn python_work_s(&self) -> f64 {
+        match (self.meta["symbolic_s"].as_f64(), self.meta["codegen_s"].as_f64()) {
+            (Some(symbolic), Some(codegen)) => symbolic + codegen,
+            _ => self.python_s,
+        }
+    }
+}
+
+/// Runs `command` with its output into `stdout`, killing it at `deadline`;
+/// `Err` says why it failed.
+fn run_until(mut command: Command, stdout: &Path, deadline: Option<Instant>) -> Result<(), String> {
+    let file = std::fs::File::create(stdout).map_err(|e| e.to_string())?;
+    let errors = stdout.with_extension("err");
+    let error_file = std::fs::File::create(&errors).map_err(|e| e.to_string())?;
+    let mut child = command.stdout(file).stderr(error_file).spawn().map_err(|e| e.to_string())?;
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            if status.success() {
+                return Ok(());
+            }
+            let message = std::fs::read_to_string(&errors).unwrap_or_default();
+            let tail: Vec<&str> = message.lines().rev().take(5).collect();
+            return Err(format!("{status}: {}", tail.into_iter().rev().collect::<Vec<_>>().join(" | ")));
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err("did not finish in time".to_string());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 impl CasadiKernel {
     /// Generates CasADi's C for `program` in `dir` and builds it with `cc
     /// <flags>`; `Err` says why not (an operation CasADi lacks, a failed
@@ -65,27 +119,62 @@ impl CasadiKernel {
         cc: &str,
         flags: &[&str],
     ) -> Result<CasadiKernel, String> {
+        Ok(CasadiKernel::build_until(program, derivative, dir, cc, flags, None)?.kernel)
+    }
+
+    /// [`build`](Self::build), given up at `deadline`, with its set-up times.
+    pub fn build_until(
+        program: &Program,
+        derivative: Derivative,
+        dir: &Path,
+        cc: &str,
+        flags: &[&str],
+        deadline: Option<Instant>,
+    ) -> Result<Built, String> {
         let script = script(program, derivative)?;
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         let script_file = dir.join("casadi_kernel.py");
         std::fs::write(&script_file, script).map_err(|e| e.to_string())?;
-        let out = Command::new("python3").arg(&script_file).arg(dir).output().map_err(|e| e.to_string())?;
-        if !out.status.success() {
-            return Err(format!("python3 failed: {}", String::from_utf8_lossy(&out.stderr)));
-        }
-        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+        let shape = (program.inputs.len(), program.outputs.len());
+        CasadiKernel::from_script(&script_file, &[], derivative, shape, dir, cc, flags, deadline)
+    }
+
+    /// Runs the Python `script` (`python3 script DIR args...`), which writes
+    /// `casadi_kernel.c` into `DIR` and prints its work sizes and sparsity
+    /// as JSON, and builds and loads the C; `shape` is `(inputs, outputs)`
+    /// of the function differentiated.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_script(
+        script: &Path,
+        args: &[String],
+        derivative: Derivative,
+        shape: (usize, usize),
+        dir: &Path,
+        cc: &str,
+        flags: &[&str],
+        deadline: Option<Instant>,
+    ) -> Result<Built, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        let mut python = Command::new("python3");
+        python.arg(script).arg(dir).args(args);
+        let meta_file = dir.join("meta.json");
+        run_until(python, &meta_file, deadline).map_err(|e| format!("python3 {}: {e}", script.display()))?;
+        let python_s = start.elapsed().as_secs_f64();
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&meta_file).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
         let so_file = dir.join("casadi_kernel.so");
-        let status = Command::new(cc)
+        let start = Instant::now();
+        let mut compiler = Command::new(cc);
+        compiler
             .args(flags)
             .args(["-shared", "-fPIC", "-o"])
             .arg(&so_file)
             .arg(dir.join("casadi_kernel.c"))
-            .arg("-lm")
-            .status()
-            .map_err(|e| e.to_string())?;
-        if !status.success() {
-            return Err(format!("{cc} failed on CasADi's C"));
-        }
+            .arg("-lm");
+        run_until(compiler, &dir.join("cc.out"), deadline).map_err(|e| format!("{cc} on CasADi's C: {e}"))?;
+        let cc_s = start.elapsed().as_secs_f64();
         let size = |key: &str| meta[key].as_u64().map(|v| v as usize).ok_or(format!("no {key}"));
         let list = |key: &str| -> Result<Vec<usize>, String> {
             let values = meta[key].as_array().ok_or(format!("no {key}"))?;
@@ -98,22 +187,24 @@ impl CasadiKernel {
         // (casadi_real = double, casadi_int = long long int, its defaults).
         let function: CasadiFn =
             *unsafe { library.get::<CasadiFn>(NAME.as_bytes()) }.map_err(|e| e.to_string())?;
-        let num_outputs = program.outputs.len();
-        Ok(CasadiKernel {
+        let (num_inputs, num_outputs) = shape;
+        let nnz = rows.len();
+        let kernel = CasadiKernel {
             function,
             derivative,
-            num_inputs: program.inputs.len(),
+            num_inputs,
             num_outputs,
             positions: rows.into_iter().zip(cols).collect(),
-            arg: vec![std::ptr::null(); size("sz_arg")?.max(1)],
+            arg: vec![std::ptr::null(); size("sz_arg")?.max(2)],
             res: vec![std::ptr::null_mut(); size("sz_res")?.max(2)],
             iw: vec![0; size("sz_iw")?.max(1)],
             w: vec![0.0; size("sz_w")?.max(1)],
             instructions: size("ops")?,
             values: vec![0.0; num_outputs],
-            derivative_values: vec![0.0; list("rows")?.len()],
+            derivative_values: vec![0.0; nnz],
             _library: library,
-        })
+        };
+        Ok(Built { kernel, python_s, cc_s, meta })
     }
 
     /// Evaluates at `x` (and weights `w` for the Hessian; ignored for the
@@ -160,6 +251,20 @@ impl CasadiKernel {
         (values, dense)
     }
 
+    /// The values of the last call of a Jacobian (empty for a Hessian).
+    pub fn values(&self) -> &[f64] {
+        match self.derivative {
+            Derivative::Jacobian => &self.values,
+            Derivative::LagrangianHessian => &[],
+        }
+    }
+
+    /// `(row, col, value)` of each nonzero of the last call's derivative
+    /// (the lower triangle of a Hessian).
+    pub fn nonzeros(&self) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+        self.positions.iter().zip(&self.derivative_values).map(|(&(r, c), &v)| (r, c, v))
+    }
+
     /// Number of instructions of CasADi's function (operations, inputs,
     /// constants and output assignments).
     pub fn ops(&self) -> usize {
@@ -176,7 +281,7 @@ fn script(program: &Program, derivative: Derivative) -> Result<String, String> {
     let dag = &dag;
     let reach = dag.reachable(&outputs);
     let mut py = String::new();
-    py.push_str("import casadi as ca, json, os, sys\n");
+    py.push_str("import casadi as ca, json, os, sys, time\n_start = time.perf_counter()\n");
     let _ = writeln!(py, "x = ca.SX.sym('x', {})", program.inputs.len());
     let operand = |id: NodeId| match dag.as_const(id) {
         Some(c) if c.is_finite() => format!("ca.SX({c:e})"),
@@ -250,10 +355,13 @@ fn script(program: &Program, derivative: Derivative) -> Result<String, String> {
     let _ = writeln!(py, "F = ca.Function('{NAME}', {function})");
     let _ = writeln!(py, "rows, cols = F.sparsity_out({out}).get_triplet()");
     py.push_str(
-        "os.chdir(sys.argv[1])\n\
+        "symbolic_s = time.perf_counter() - _start\n\
+         _start = time.perf_counter()\n\
+         os.chdir(sys.argv[1])\n\
          F.generate('casadi_kernel.c')\n\
+         codegen_s = time.perf_counter() - _start\n\
          json.dump({'sz_arg': F.sz_arg(), 'sz_res': F.sz_res(), 'sz_iw': F.sz_iw(), 'sz_w': F.sz_w(), 'rows': rows, 'cols': cols,\n\
-         \x20          'ops': F.n_instructions()}, sys.stdout)\n",
+         \x20          'ops': F.n_instructions(), 'symbolic_s': symbolic_s, 'codegen_s': codegen_s}, sys.stdout)\n",
     );
     Ok(py)
 }

@@ -10,6 +10,10 @@
 //! cargo run --release --example peers -- --sections hessian --cflags "-O3 -march=native"
 //! cargo run --release --example peers -- --sections jacobian --no-casadi   # seconds, not minutes
 //! cargo run --release --example peers -- --sections symbolic   # symbolic time against ops + nnz
+//! cargo run --release --example peers -- --sections structured  # issue 28: functions, CasADi map, JAX
+//! cargo run --release --example peers -- --sections structured --only cartpole --long  # + N = 1e4, 1e5
+//! cargo run --release --example peers -- --sections scale        # issue 30: flat families growing
+//! cargo run --release --example peers -- --sections scale --only cartpole,dense --long --casadi-timeout-s 600
 //! ```
 //!
 //! The `symbolic` section (not run by default: it takes a minute) times the
@@ -18,6 +22,40 @@
 //! 1e6 operations (`testkit::scaling_program`), per operation plus nonzero:
 //! flat when the stage is linear in ops + nnz.
 //!
+//! The `structured` section (issue 28; minutes) writes `gen.py cartpole |
+//! fit | minsurf N` (`../shared/structured/gen.py`, or `$DSTAR_GEN`)
+//! structured and `--flat`, builds each size in a child process of its own
+//! (`peers --serve FILE KINDS`: the set-up per phase, parse, symbolic
+//! Jacobian, its JIT, symbolic Lagrangian Hessian, its JIT, and the child's
+//! peak resident set `VmHWM`), and times every size's Jacobian and Hessian
+//! kernels in alternating batches served by those children: set-up and
+//! kernels structured against flat at the largest N both have, time per
+//! interval (point, cell) at the largest N against the smallest. Cart-pole
+//! N = 100, 1000 (flat too), `--long` adds 10^4 and 10^5; fit 100 to 10^4
+//! (`--long` 10^5); minsurf 10 to 100 (flat to 30; `--long` 300). For
+//! cart-pole, CasADi's answer (`examples/peers/casadi_map.py`: the RK4 step
+//! an SX `Function` `map`ped over the horizon in MX, Jacobian and
+//! Lagrangian Hessian generated as C and built with the C compiler) is
+//! checked against dstar's values and timed beside it, at each N until one
+//! takes longer than `--casadi-timeout-s` (120 s; 600 with `--long`). Last
+//! the Gaussian mixture of `gen.py gmm N` (N = 1000, 10^4 structured, 1000
+//! flat): dstar's gradient from text against JAX's `jit(grad)` of the
+//! vectorized objective (`examples/peers/jax_gmm.py`; `pip install jax`),
+//! both pinned to CPU 1 and XLA on one thread, values checked, JAX's
+//! timings served by its own process in the same alternation.
+//!
+//! The `scale` section (issue 30; minutes) builds the flat families
+//! (cart-pole 30 to 1000, minsurf 10 to 100, fit 10^3 and 10^4, dense 75
+//! to 300; `--long` adds 3000 and 10^4, 300, 10^5, 600) the same way, and
+//! prints each kernel's ns per operation and per repetition, the set-up per
+//! phase, the peak resident set, the JIT's executable bytes per operation
+//! (whole pages mapped, read from `/proc/self/maps`), and CasADi's
+//! Lagrangian Hessian (SX, C, symbolic + codegen + C compiler) beside them
+//! until it takes longer than `--casadi-timeout-s` (60 s when `scale` is
+//! the only section, else 120 s; 600 with `--long`). `--only` picks families in both sections (`gmm` is one).
+//! Python peers run as `python3` from `PATH`: with a virtual environment
+//! holding casadi and jax, put its `bin` first on `PATH`.
+//!
 //! Every ratio compares kernels timed in alternating batches under the same
 //! machine load, the fastest batch of each counting (load only ever adds
 //! time); the geometric means summarize a corpus. Without a C compiler the
@@ -25,6 +63,10 @@
 //! casadi`) the CasADi columns and the Hessians are, each with a note.
 
 mod casadi;
+mod families;
+mod scale;
+mod serve;
+mod structured;
 mod timing;
 
 use casadi::{CasadiKernel, Derivative};
@@ -44,6 +86,10 @@ struct Settings {
     sections: Vec<String>,
     budget: Duration,
     flags: Vec<String>,
+    /// Larger sizes in the `structured` and `scale` sections.
+    long: bool,
+    /// How long a CasADi peer may take to build before it is given up.
+    casadi_timeout: Duration,
 }
 
 impl Settings {
@@ -54,7 +100,10 @@ impl Settings {
             sections: vec!["jacobian".to_string(), "hessian".to_string()],
             budget: Duration::from_millis(600),
             flags: vec!["-O3".to_string()],
+            long: false,
+            casadi_timeout: Duration::ZERO,
         };
+        let mut casadi_timeout = None;
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
             let mut value = || args.next().unwrap_or_else(|| usage(&format!("{arg} takes a value")));
@@ -66,11 +115,25 @@ impl Settings {
                     let ms = value().parse().unwrap_or_else(|_| usage("--budget-ms takes a whole number"));
                     settings.budget = Duration::from_millis(ms)
                 }
+                "--long" => settings.long = true,
+                "--casadi-timeout-s" => {
+                    let s =
+                        value().parse().unwrap_or_else(|_| usage("--casadi-timeout-s takes a whole number"));
+                    casadi_timeout = Some(Duration::from_secs(s))
+                }
                 "--cflags" => settings.flags = value().split_whitespace().map(str::to_string).collect(),
                 "--help" | "-h" => usage(""),
                 other => usage(&format!("unknown argument {other}")),
             }
         }
+        // Within 10 minutes where the targets ask for it (--long), shorter by default.
+        let scale_only = settings.sections.iter().all(|s| s == "scale");
+        let default_timeout = match (settings.long, scale_only) {
+            (true, _) => 600,
+            (false, true) => 60,
+            (false, false) => 120,
+        };
+        settings.casadi_timeout = casadi_timeout.unwrap_or(Duration::from_secs(default_timeout));
         settings
     }
 
@@ -86,8 +149,8 @@ fn usage(problem: &str) -> ! {
         eprintln!("peers: {problem}");
     }
     eprintln!(
-        "usage: peers [--only a,b] [--sections jacobian,hessian,symbolic] [--no-casadi] \
-         [--budget-ms N] [--cflags \"-O3 ...\"]"
+        "usage: peers [--only a,b] [--sections jacobian,hessian,symbolic,structured,scale] [--no-casadi] \
+         [--budget-ms N] [--cflags \"-O3 ...\"] [--long] [--casadi-timeout-s S]"
     );
     std::process::exit(if problem.is_empty() { 0 } else { 2 })
 }
@@ -147,6 +210,12 @@ impl Bench {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, serve, path, kinds] = &args[..] {
+        if serve == "--serve" {
+            return serve::serve(path, kinds);
+        }
+    }
     let settings = Settings::from_args();
     let Some(cc) = c_compiler() else {
         println!("skipped: no working C compiler (set CC), so no peer to compare with");
@@ -157,10 +226,11 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("dstar-peers-{}", std::process::id()));
     let bench = Bench { settings, cc, with_casadi, compiler, dir };
     println!(
-        "{} {}; timed in alternating batches, {} ms per problem, fastest batch counts\n",
+        "{} {}; timed in alternating batches, {} ms per problem, fastest batch counts; load average {}\n",
         bench.cc,
         bench.flags().join(" "),
-        bench.settings.budget.as_millis()
+        bench.settings.budget.as_millis(),
+        families::load_average()
     );
     if bench.settings.sections.iter().any(|s| s == "jacobian") {
         jacobians(&bench);
@@ -175,6 +245,13 @@ fn main() {
             println!("\nskipped the Hessians: their peer is CasADi, which python3 cannot import");
         }
     }
+    if bench.settings.sections.iter().any(|s| s == "structured") {
+        structured::structured(&bench);
+    }
+    if bench.settings.sections.iter().any(|s| s == "scale") {
+        scale::scale(&bench);
+    }
+    println!("\nload average at the end {}", families::load_average());
     let _ = std::fs::remove_dir_all(&bench.dir);
 }
 
