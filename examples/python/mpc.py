@@ -103,7 +103,8 @@ def main(steps=60, initial=(0.0, 0.0, 0.0, 0.0), out=print):
     out(f"\n{steps} steps: all solved: {all(r['success'] for r in rows)}; compilations after set-up: none (solve() only calls the set-up's kernels); "
         f"iterations per step {np.mean([r['iterations'] for r in rows]):.1f} (max {max(r['iterations'] for r in rows)}); "
         f"kernels {np.mean([r['kernels'] for r in rows]) * 1e3:.2f} ms of {np.mean([r['wall'] for r in rows]) * 1e3:.1f} ms "
-        f"per step: {100 * np.mean(fractions):.1f}% (max {100 * max(fractions):.1f}%); "
+        f"per step: {100 * np.mean(fractions):.1f}% (median {100 * np.median(fractions):.1f}%, "
+        f"steps above 20%: {sum(f > 0.2 for f in fractions)}, max {100 * max(fractions):.1f}%); "
         f"final angle {state[1]:.4f} (pi = {math.pi:.4f})")
     return {"setup": setup, "rows": rows, "state": state}
 

@@ -324,7 +324,10 @@ class NLP:
             n=self.n, m=self.m, problem_obj=problem, lb=clip(lbx), ub=clip(ubx), cl=clip(lbg), cu=clip(ubg)
         )
         for key, value in {**IPOPT_DEFAULTS, **(options or {})}.items():
-            ipopt.add_option(key, value)
+            try:
+                ipopt.add_option(key, value)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"IPOPT rejects the option {key}={value!r} ({e}): see its message above") from None
         warm = {}
         if lam_g0 is not None:
             warm["lagrange"] = self._vector("lam_g0", lam_g0, self.m, 0.0)

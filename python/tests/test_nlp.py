@@ -217,6 +217,16 @@ def test_ipopt_reports_a_domain_it_cannot_leave():
     assert not sol["success"] and isinstance(sol["status"], str)
 
 
+def test_ipopt_options_and_a_function():
+    require_ipopt()
+    nlp = dstar.NLP(dstar.compile("in x\nout f = (x - 1)^2"))
+    assert np.allclose(nlp.solve([0.0])["x"], [1.0])
+    with pytest.raises(ValueError, match="IPOPT rejects the option no_such_option=1"):
+        nlp.solve([0.0], options={"no_such_option": 1})
+    with pytest.raises(ValueError, match="max_iter='many'"):
+        nlp.solve([0.0], options={"max_iter": "many"})
+
+
 def test_errors():
     nlp = dstar.NLP("in x, y\nout f = log(x) + y^2\nout g = x + y")
     with pytest.raises(ValueError, match="lbx has 3 entries, expected 2"):
