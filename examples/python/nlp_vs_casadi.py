@@ -11,6 +11,9 @@ gcc -O3) and the time per iteration inside the derivative code (dstar's
 kernels; CasADi's nlp_f, nlp_g, nlp_grad_f, nlp_jac_g and nlp_hess_l of
 ``stats()``), with the Python callback overhead of cyipopt apart.
 
+"iters, same IPOPT": dstar's count against CasADi's derivatives fed to the
+same cyipopt (dstar's IPOPT may be another version than CasADi's).
+
 ``--write-optima`` stores CasADi's optimum as ``tests/nlp/NAME.optimum.json``
 (what ``python/tests/test_nlp.py`` checks dstar + IPOPT against).
 Needs casadi and cyipopt (``pip install casadi cyipopt``).
@@ -121,6 +124,62 @@ def solve_casadi(text, x0, bounds, codegen=False):
     return fastest(solves)
 
 
+def casadi_derivatives_in_cyipopt(text, x0, bounds):
+    """CasADi's SX functions (f, g, grad f, sparse jac g, lower Hessian of
+    the Lagrangian) as cyipopt's callbacks: the IPOPT dstar runs, CasADi's
+    derivatives; (status, f, iterations). Tells the IPOPT version's share of
+    an iteration difference from the derivatives' rounding."""
+    import casadi as ca
+    import cyipopt
+
+    from dstar2casadi import load
+
+    x, outputs, _ = load(text)
+    f, g = outputs[0], ca.vertcat(*outputs[1:])
+    lam, sigma = ca.SX.sym("lam", g.shape[0]), ca.SX.sym("sigma")
+    values = ca.Function("F", [x], [f, g])
+    gradient = ca.Function("G", [x], [ca.gradient(f, x)])
+    jac = ca.jacobian(g, x)
+    hess = ca.tril(ca.hessian(sigma * f + ca.dot(lam, g), x)[0])
+    jacobian, hessian = ca.Function("J", [x], [jac]), ca.Function("H", [x, sigma, lam], [hess])
+
+    class Callbacks:
+        iterations = 0
+
+        def objective(self, x):
+            return float(values(x)[0])
+
+        def constraints(self, x):
+            return np.array(values(x)[1]).ravel()
+
+        def gradient(self, x):
+            return np.array(gradient(x)).ravel()
+
+        def jacobianstructure(self):
+            return tuple(map(np.array, jac.sparsity().get_triplet()))
+
+        def jacobian(self, x):
+            return np.array(jacobian(x).nonzeros())
+
+        def hessianstructure(self):
+            return tuple(map(np.array, hess.sparsity().get_triplet()))
+
+        def hessian(self, x, lagrange, obj_factor):
+            return np.array(hessian(x, obj_factor, lagrange).nonzeros())
+
+        def intermediate(self, alg_mod, iter_count, *args):
+            self.iterations = iter_count
+
+    callbacks = Callbacks()
+    inf = lambda key, sign: np.array([sign * 2e19 if v is None else v for v in bounds[key]], dtype=float)  # noqa: E731
+    problem = cyipopt.Problem(n=x0.size, m=g.shape[0], problem_obj=callbacks, lb=inf("lbx", -1), ub=inf("ubx", 1),
+                              cl=inf("lbg", -1), cu=inf("ubg", 1))
+    for key, value in {**IPOPT_OPTIONS, "print_level": 0, "sb": "yes"}.items():
+        problem.add_option(key, value)
+    _, info = problem.solve(x0)
+    return dstar.nlp.IPOPT_STATUS[info["status"]], info["obj_val"], callbacks.iterations
+
+
 def main(argv):
     names = [a for a in argv if not a.startswith("--")] or NAMES
     codegen = "--no-codegen" not in argv
@@ -138,6 +197,7 @@ def main(argv):
         ours = solve_dstar(text, x0, bounds)
         theirs = solve_casadi(text, x0, bounds)
         generated = solve_casadi(text, x0, bounds, codegen=True) if codegen else None
+        ours["same_ipopt"] = casadi_derivatives_in_cyipopt(text, x0, bounds)
         rows.append((name, ours, theirs, generated))
         if write:
             (NLP_DIR / f"{name}.optimum.json").write_text(json.dumps({
@@ -154,7 +214,9 @@ def report(name, ours, theirs, generated):
     df = abs(ours["f"] - theirs["f"]) / max(1.0, abs(theirs["f"]))
     print(f"\n{name}: f* dstar {ours['f']:.12g}, CasADi {theirs['f']:.12g}, |df|/max(1,|f|) = {df:.1e}")
     print(f"  status    dstar {ours['status']}, CasADi {theirs['status']}")
-    print(f"  iters     dstar {ours['iterations']}, CasADi {theirs['iterations']}")
+    status, f, iterations = ours["same_ipopt"]
+    print(f"  iters     dstar {ours['iterations']}, CasADi {theirs['iterations']}; CasADi's derivatives in dstar's "
+          f"IPOPT (cyipopt): {iterations} ({status}, f* {f:.12g})")
     line = f"  set-up    dstar {ours['setup'] * 1e3:.1f} ms, CasADi SX {theirs['setup'] * 1e3:.1f} ms"
     if generated:
         line += f", CasADi codegen -O3 {generated['setup'] * 1e3:.0f} ms"
@@ -170,18 +232,20 @@ def report(name, ours, theirs, generated):
 
 def summary(rows):
     print("\nTargets")
-    print(f"  {'problem':<22} {'same f*':>8} {'status':>7} {'iters':>6} {'setup<=SX':>10} "
+    print(f"  {'problem':<22} {'same f*':>8} {'status':>7} {'iters':>6} {'iters, same IPOPT':>18} {'setup<=SX':>10} "
           f"{'codegen/setup':>14} {'kernels<=CasADi':>16}")
     for name, ours, theirs, generated in rows:
         same_f = abs(ours["f"] - theirs["f"]) <= 1e-6 * max(1.0, abs(theirs["f"]))
         same_status = ours["status"] == theirs["status"]
         a, b = ours["iterations"], theirs["iterations"]
         iters = abs(a - b) <= max(2, 0.1 * b)
+        c = ours["same_ipopt"][2]
+        same_ipopt = abs(a - c) <= max(2, 0.1 * c)
         setup = ours["setup"] <= theirs["setup"]
         ratio = f"{generated['setup'] / ours['setup']:.0f}x" if generated else "-"
         kernels = ours["t_derivatives"] / max(a, 1) <= theirs["t_derivatives"] / max(b, 1)
         yes = lambda ok: "yes" if ok else "NO"  # noqa: E731
-        print(f"  {name:<22} {yes(same_f):>8} {yes(same_status):>7} {yes(iters):>6} {yes(setup):>10} "
+        print(f"  {name:<22} {yes(same_f):>8} {yes(same_status):>7} {yes(iters):>6} {yes(same_ipopt):>18} {yes(setup):>10} "
               f"{ratio:>14} {yes(kernels):>16}")
 
 
