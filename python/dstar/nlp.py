@@ -99,7 +99,6 @@ class NLP:
             raise ValueError("the problem has no outputs: output 1 is the objective")
         # Compile every kernel now (set-up), each once: values, the Jacobian of
         # [f, *g] (the gradient is its row 0) and the Lagrangian's Hessian.
-        # (Compiling them in threads was no faster on a loaded 2-core machine.)
         indptr, indices = function.jacobian_pattern
         hptr, hidx = function.hessian_pattern
         zero_p = np.zeros(self.n_param) if self.n_param else None
@@ -128,8 +127,8 @@ class NLP:
     # -- the kernels ----------------------------------------------------------
 
     def _kernel(self, method, *args, p=None, **kwargs):
-        """``method(*args, p=p, **kwargs)``, timed (without ``p=None``: a
-        keyword costs a third of a small call)."""
+        """``method(*args, p=p, **kwargs)``, timed; no ``p=None`` keyword
+        when there is no ``p`` (it slows small calls)."""
         start = time.perf_counter()
         result = method(*args, **kwargs) if p is None else method(*args, p=p, **kwargs)
         self.clock.kernels += time.perf_counter() - start
