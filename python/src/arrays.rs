@@ -219,30 +219,3 @@ pub(crate) fn pattern_arrays<'py>(
     let to_i64 = |v: &[usize]| v.iter().map(|&k| k as i64).collect::<Vec<i64>>();
     (PyArray1::from_vec(py, to_i64(&pattern.row_offsets)), PyArray1::from_vec(py, to_i64(&pattern.cols)))
 }
-
-/// The full symmetric pattern of a lower triangle `lower` (CSR, columns
-/// ascending) and, for each of its nonzeros, the index of the lower
-/// triangle's nonzero it repeats: row `i` is row `i` of `lower` followed by
-/// column `i` of the strict lower triangle, transposed.
-pub(crate) fn symmetric_pattern(lower: &dstar::SparsityPattern) -> (dstar::SparsityPattern, Vec<i64>) {
-    let n = lower.num_rows();
-    let mut upper: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-    for row in 0..n {
-        for k in lower.row_offsets[row]..lower.row_offsets[row + 1] {
-            let col = lower.cols[k];
-            if col < row {
-                upper[col].push((row, k));
-            }
-        }
-    }
-    let mut positions = Vec::new();
-    let mut mirror = Vec::new();
-    for (row, transposed) in upper.iter().enumerate() {
-        let own = (lower.row_offsets[row]..lower.row_offsets[row + 1]).map(|k| (lower.cols[k], k));
-        for (col, k) in own.chain(transposed.iter().copied()) {
-            positions.push((row, col));
-            mirror.push(k as i64);
-        }
-    }
-    (dstar::SparsityPattern::new(n, lower.num_cols, positions), mirror)
-}

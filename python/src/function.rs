@@ -1,7 +1,7 @@
 //! `dstar.Function`: a [`dstar::Function`] and its kernels ([`Compiled`]),
 //! each compiled on first use and shared by every thread afterwards.
 
-use crate::arrays::{companion, csr, pattern_arrays, points, symmetric_pattern, Data, Directions};
+use crate::arrays::{companion, csr, pattern_arrays, points, Data, Directions};
 use crate::errors::to_py_plain;
 use crate::eval::{eval_part, eval_products, Call, Part, Slot};
 use dstar::factor::plan::{direction_widths, WIDEST_JVP, WIDEST_SWEEPS};
@@ -390,8 +390,8 @@ impl Function {
             let values = eval_part(py, kernel, call, Part::Block(0))?;
             let pattern = kernel.pattern().expect("a Hessian has a pattern");
             if symmetric {
-                let (full, mirror) = symmetric_pattern(pattern);
-                let mirror = numpy::PyArray1::from_vec(py, mirror);
+                let (full, mirror) = pattern.symmetric();
+                let mirror = numpy::PyArray1::from_vec(py, mirror.into_iter().map(|k| k as i64).collect());
                 let kwargs = pyo3::types::PyDict::new(py);
                 kwargs.set_item("axis", -1)?;
                 let values = values.call_method("take", (mirror,), Some(&kwargs))?.cast_into()?;
