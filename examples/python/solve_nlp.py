@@ -4,8 +4,8 @@ Hessian, beside CasADi's nlpsol("ipopt") on the same problem.
 
     python examples/python/solve_nlp.py [cartpole_20 hs071 ...]
 
-Output 1 of each problem file is the objective, the others constraints;
-bounds are below (all equalities but hs071's). Every solver starts from the
+Output 1 of each problem file is the objective, the others constraints,
+within the bounds of ``NAME.bounds.json``. Every solver starts from the
 file's ``@point``. Prints, per problem and solver: the optimum, its distance
 to CasADi's in f and in x, iterations, time spent in derivative evaluation
 per iteration, and set-up time (text to a solver ready to run).
@@ -21,6 +21,7 @@ solve of the equality constraints (SciPy's least_squares, the same sparse
 Jacobian), started from the same point.
 """
 
+import json
 import math
 import pathlib
 import sys
@@ -36,11 +37,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 NLP = HERE.parents[1] / "tests" / "nlp"
 INF = math.inf
 
-# Bounds the problem files do not carry: (x lower, x upper, g lower, g upper),
-# each a number (for every entry) or a list. `None` means all equalities g = 0.
-BOUNDS = {
-    "hs071": (1.0, 5.0, [25.0, 40.0], [INF, 40.0]),
-}
 
 
 def point_cloud_distance(x, y):
@@ -75,9 +71,12 @@ class Counted:
 
 
 def bounds(name, n, m):
-    lbx, ubx, lbg, ubg = BOUNDS.get(name, (-INF, INF, 0.0, 0.0))
-    full = lambda v, k: np.broadcast_to(np.asarray(v, dtype=float), (k,)).copy()  # noqa: E731
-    return full(lbx, n), full(ubx, n), full(lbg, m), full(ubg, m)
+    """(lbx, ubx, lbg, ubg) of tests/nlp/NAME.bounds.json (null: infinite)."""
+    given = json.loads((NLP / f"{name}.bounds.json").read_text())
+    full = lambda key, k, inf: np.array([inf if v is None else v for v in given[key]], dtype=float)  # noqa: E731
+    lbx, ubx, lbg, ubg = full("lbx", n, -INF), full("ubx", n, INF), full("lbg", m, -INF), full("ubg", m, INF)
+    assert (lbx.size, lbg.size) == (n, m), f"{name}.bounds.json: {lbx.size} x bounds, {lbg.size} g bounds"
+    return lbx, ubx, lbg, ubg
 
 
 class DstarNLP:
@@ -285,10 +284,14 @@ def _point(text, n):
 
 
 def report(name, results):
-    reference = next((r for r in results if r["solver"].startswith("CasADi")), results[0])
+    reference = next((r for r in results if r["solver"].startswith("CasADi")), None)
     distance = DISTANCE.get(name, lambda x, y: np.max(np.abs(x - y)))
     mark = "*" if name in DISTANCE else " "
     print(f"\n{name}")
+    if reference is None:
+        print("  CasADi is missing (pip install casadi): the distances to its optimum are not computed")
+        nan = {"f": np.nan, "x": np.full(results[0]["x"].size, np.nan)}
+        reference, distance = nan, lambda x, y: np.nan
     print(f"  {'solver':<22} {'f*':>16} {'|f - f_casadi|':>14} {'|x - x_casadi|':>15} {'iters':>7} "
           f"{'deriv/iter':>12} {'setup':>10}  status")
     for r in results:

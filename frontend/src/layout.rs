@@ -73,6 +73,31 @@ impl SparsityPattern {
         }
         dense
     }
+
+    /// The whole symmetric matrix of the lower triangle this pattern holds
+    /// (`row >= col`, a [`Block::Lower`]): its pattern, in CSR order, and for
+    /// each of its nonzeros the lower triangle's nonzero it repeats, so
+    /// `full[k] = lower[mirror[k]]`. Row `i` is row `i` of the triangle
+    /// followed by column `i` below the diagonal, transposed.
+    pub fn symmetric(&self) -> (SparsityPattern, Vec<usize>) {
+        let n = self.num_rows();
+        let mut transposed: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for (k, (row, col)) in self.positions().enumerate() {
+            if col < row {
+                transposed[col].push((row, k));
+            }
+        }
+        let mut positions = Vec::with_capacity(2 * self.nnz());
+        let mut mirror = Vec::with_capacity(2 * self.nnz());
+        for (row, upper) in transposed.into_iter().enumerate() {
+            let own = (self.row_offsets[row]..self.row_offsets[row + 1]).map(|k| (self.cols[k], k));
+            for (col, k) in own.chain(upper) {
+                positions.push((row, col));
+                mirror.push(k);
+            }
+        }
+        (SparsityPattern::new(n, self.num_cols, positions), mirror)
+    }
 }
 
 /// One part of a kernel's output buffer.
@@ -216,6 +241,17 @@ mod tests {
         assert_eq!(p.row_offsets, vec![0, 1, 1, 3]);
         assert_eq!(p.positions().collect::<Vec<_>>(), vec![(0, 1), (2, 0), (2, 2)]);
         assert_eq!((p.find(2, 2), p.find(1, 1), p.find(5, 0)), (Some(2), None, None));
+    }
+
+    #[test]
+    fn symmetric_mirrors_the_lower_triangle() {
+        let lower = SparsityPattern::new(3, 3, [(0, 0), (1, 0), (2, 0), (2, 2)]);
+        let (full, mirror) = lower.symmetric();
+        let positions = vec![(0, 0), (0, 1), (0, 2), (1, 0), (2, 0), (2, 2)];
+        assert_eq!(full.positions().collect::<Vec<_>>(), positions);
+        assert_eq!(mirror, vec![0, 1, 2, 1, 2, 3]);
+        let values: Vec<f64> = mirror.iter().map(|&k| [1.0, 2.0, 3.0, 4.0][k]).collect();
+        assert_eq!(full.to_dense(&values), Block::Lower(lower).to_dense(&[1.0, 2.0, 3.0, 4.0]));
     }
 
     #[test]

@@ -43,6 +43,7 @@ from ._dstar import (
     vector,
 )
 from ._dstar import apply_function as _apply
+from .nlp import NLP
 
 __all__ = [
     "Condition",
@@ -58,6 +59,7 @@ __all__ = [
     "set_num_threads",
     "symbols",
     "vector",
+    "NLP",
     "FUNCTIONS",
 ]
 

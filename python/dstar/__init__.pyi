@@ -21,6 +21,8 @@ from ._dstar import (
     vector as vector,
 )
 
+from .nlp import NLP as NLP
+
 FUNCTIONS: Tuple[Tuple[str, int], ...]
 
 def sin(a: Operand) -> Expr: ...

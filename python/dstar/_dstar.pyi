@@ -104,7 +104,13 @@ class Function:
     ) -> np.ndarray: ...
     @overload
     def hessian(
-        self, x: ArrayLike, weights: Optional[ArrayLike], sparse: bool, *, p: Optional[ArrayLike] = None
+        self,
+        x: ArrayLike,
+        weights: Optional[ArrayLike],
+        sparse: bool,
+        *,
+        p: Optional[ArrayLike] = None,
+        symmetric: bool = False,
     ) -> object: ...
     def hessian_nonzeros(
         self, x: ArrayLike, weights: Optional[ArrayLike] = None, *, p: Optional[ArrayLike] = None

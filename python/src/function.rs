@@ -437,14 +437,15 @@ impl Function {
     /// omitted): dense and symmetric ``(n_in, n_in)`` (``(B, n_in, n_in)``
     /// for a batch), or with ``sparse=True`` its lower triangle as a
     /// ``scipy.sparse.csr_array`` with the symbolic pattern (the union over
-    /// the outputs). ``weights`` has shape ``(n_out,)``, or ``(B, n_out)``
-    /// with a batch.
+    /// the outputs); ``sparse=True, symmetric=True`` gives the whole
+    /// symmetric matrix instead, as SciPy's ``minimize(hess=...)`` wants it.
+    /// ``weights`` has shape ``(n_out,)``, or ``(B, n_out)`` with a batch.
     ///
     /// >>> f = dstar.compile("in x, y\nout f = x*x*y\nout g = sin(x) + y")
     /// >>> f.hessian([0.5, 3.0], weights=[1.0, 0.0])
     /// array([[6., 1.],
     ///        [1., 0.]])
-    #[pyo3(signature = (x, weights = None, sparse = false, *, p = None))]
+    #[pyo3(signature = (x, weights = None, sparse = false, *, p = None, symmetric = false))]
     fn hessian<'py>(
         &self,
         py: Python<'py>,
@@ -452,6 +453,7 @@ impl Function {
         weights: Option<&Bound<'py, PyAny>>,
         sparse: bool,
         p: Option<&Bound<'py, PyAny>>,
+        symmetric: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (xs, batch) = points(x, self.n(), "x")?;
         let ps = self.params(p, batch)?;
@@ -461,6 +463,14 @@ impl Function {
         if sparse {
             let values = eval_part(py, kernel, call, Part::Block(0))?;
             let pattern = kernel.pattern().expect("a Hessian has a pattern");
+            if symmetric {
+                let (full, mirror) = pattern.symmetric();
+                let mirror = numpy::PyArray1::from_vec(py, mirror.into_iter().map(|k| k as i64).collect());
+                let kwargs = pyo3::types::PyDict::new(py);
+                kwargs.set_item("axis", -1)?;
+                let values = values.call_method("take", (mirror,), Some(&kwargs))?.cast_into()?;
+                return sparse_result(py, values, batch, &full, (self.n(), self.n()));
+            }
             return sparse_result(py, values, batch, pattern, (self.n(), self.n()));
         }
         Ok(eval_part(py, kernel, call, Part::Dense(0))?.into_any())

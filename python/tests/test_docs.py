@@ -7,12 +7,13 @@ import pytest
 
 import dstar
 import dstar._dstar
+import dstar.nlp
 
 pytest.importorskip("dask.array")
 import dstar.dask  # noqa: E402
 
 
-@pytest.mark.parametrize("module", [dstar, dstar._dstar, dstar.dask], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [dstar, dstar._dstar, dstar.dask, dstar.nlp], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
