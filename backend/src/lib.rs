@@ -43,6 +43,7 @@ mod power;
 mod scalar;
 pub mod self_check;
 mod sincos;
+mod source_functions;
 
 pub use blocks::BLOCK_NAMES;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
