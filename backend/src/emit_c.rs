@@ -5,7 +5,7 @@
 use crate::blocks::Blocks;
 use crate::error::CodegenError;
 use crate::name::{check_name, C_KEYWORDS};
-use crate::source_functions::{described, SourceFunctions};
+use crate::source_functions::{described, site_results, SourceFunctions};
 use frontend::{CSpelling, ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
@@ -164,9 +164,10 @@ pub fn emit_c(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<Strin
 }
 
 /// Writes a `const double` per operation `roots` of `dag` reach, in id
-/// order, input `k` read as `input(k)`; a call site is one call, written
-/// where its first result is read, into an array `s<site>` of the callee's
-/// results.
+/// order, input `k` read as `input(k)`. A call site is one call, where its
+/// first result is reached, into the one array `s` of the function (as long
+/// as the most results of a callee), each result read from it right after:
+/// stack for one call's results, however many sites there are.
 fn write_statements(
     c: &mut String,
     dag: &ExprDag,
@@ -175,6 +176,11 @@ fn write_statements(
     functions: &SourceFunctions,
 ) {
     let reach = dag.reachable(roots);
+    let results = site_results(dag, &reach);
+    let longest = dag.reached_sites(roots).iter().map(|&s| dag.site(s).called().results().len()).max();
+    if let Some(longest) = longest {
+        let _ = writeln!(c, "    double s[{longest}];");
+    }
     let mut called = vec![false; dag.sites().len()];
     for id in dag.ids().filter(|id| reach[id.index()]) {
         let op = dag.op(id);
@@ -190,15 +196,13 @@ fn write_statements(
                 if !called[site] {
                     called[site] = true;
                     let callee = dag.site(call.site).called();
-                    let results = callee.results().len();
                     let args: String = a.iter().map(|a| format!("{a}, ")).collect();
-                    let _ = writeln!(
-                        c,
-                        "    double s{site}[{results}];\n    {}({args}s{site});",
-                        functions.name(&callee)
-                    );
+                    let _ = writeln!(c, "    {}({args}s);", functions.name(&callee));
+                    for &(out, result) in &results[site] {
+                        let _ = writeln!(c, "    const double v{} = s[{out}];", result.index());
+                    }
                 }
-                format!("s{site}[{}]", call.out)
+                continue; // read right after its call
             }
             Op::Select(cmp) => format!("{} {} {} ? {} : {}", a[0], cmp.symbol(), a[1], a[2], a[3]),
             op => match op.c_spelling().expect("every operation but leaves, calls and Select has one") {

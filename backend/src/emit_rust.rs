@@ -5,7 +5,7 @@
 use crate::blocks::Blocks;
 use crate::error::CodegenError;
 use crate::name::{check_name, RUST_KEYWORDS};
-use crate::source_functions::{described, SourceFunctions};
+use crate::source_functions::{described, site_results, SourceFunctions};
 use frontend::{ExprDag, Kernel, NodeId, Op, RustSpelling};
 use std::fmt::Write;
 
@@ -116,9 +116,10 @@ pub fn emit_rust(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<St
 }
 
 /// Writes a `let` per operation `roots` of `dag` reach, in id order, input
-/// `k` read as `input(k)`; a call site is one call, written where its first
-/// result is read, bound to an array `s<site>` of the callee's results.
-/// Returns whether a function of [`PORTABLE`] is called.
+/// `k` read as `input(k)`. A call site is one call, where its first result
+/// is reached, its results bound at once by a pattern (`let [v7, _, v9] =
+/// f(...)`), so no array outlives the call. Returns whether a function of
+/// [`PORTABLE`] is called.
 fn write_statements(
     body: &mut String,
     dag: &ExprDag,
@@ -127,6 +128,7 @@ fn write_statements(
     functions: &SourceFunctions,
 ) -> bool {
     let reach = dag.reachable(roots);
+    let results = site_results(dag, &reach);
     let mut called = vec![false; dag.sites().len()];
     let mut uses_portable = false;
     for id in dag.ids().filter(|id| reach[id.index()]) {
@@ -140,10 +142,14 @@ fn write_statements(
                 if !called[site] {
                     called[site] = true;
                     let callee = dag.site(call.site).called();
-                    let _ =
-                        writeln!(body, "    let s{site} = {}({});", functions.name(&callee), a.join(", "));
+                    let mut pattern = vec!["_".to_string(); callee.results().len()];
+                    for &(out, result) in &results[site] {
+                        pattern[out as usize] = format!("v{}", result.index());
+                    }
+                    let (name, args) = (functions.name(&callee), a.join(", "));
+                    let _ = writeln!(body, "    let [{}] = {name}({args});", pattern.join(", "));
                 }
-                format!("s{site}[{}]", call.out)
+                continue; // bound by its call
             }
             Op::Select(cmp) => {
                 format!("if {} {} {} {{ {} }} else {{ {} }}", a[0], cmp.symbol(), a[1], a[2], a[3])

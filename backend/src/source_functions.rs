@@ -3,7 +3,7 @@
 //! callees before callers, under a name of its own; a call site is one call.
 
 use crate::calls::called_functions;
-use frontend::{ExprDag, FunctionDef, NodeId};
+use frontend::{ExprDag, FunctionDef, NodeId, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -57,6 +57,17 @@ impl SourceFunctions {
     pub(crate) fn name(&self, function: &Arc<FunctionDef>) -> &str {
         self.names.get(&(Arc::as_ptr(function) as usize)).expect("every function called is named")
     }
+}
+
+/// Per call site of `dag`, the results `reach` holds: `(result, node)`.
+pub(crate) fn site_results(dag: &ExprDag, reach: &[bool]) -> Vec<Vec<(u32, NodeId)>> {
+    let mut results = vec![vec![]; dag.sites().len()];
+    for id in dag.ids().filter(|id| reach[id.index()]) {
+        if let Op::Call(call) = dag.op(id) {
+            results[call.site as usize].push((call.out, id));
+        }
+    }
+    results
 }
 
 /// `name(args) -> (results)` for a comment, the results cut after eight.
