@@ -113,6 +113,8 @@ fn emitted_c_with_functions_matches_the_jit() {
             assert!(kernel.has_calls(), "{family}: the derivative kernels call functions");
             let c = backend::emit_c(&kernel, "dstar_kernel", &[kernel.num_inputs()]).expect("a C name");
             assert!(c.contains("static void dstar_kernel_"), "{family}: functions written as functions");
+            let derivative = c.contains("_d(double a0") || c.contains("_dd(double a0");
+            assert!(derivative, "{family}: derivative functions written as functions");
             compare(&cc, &kernel, &points, &format!("{family} {n}"));
         }
     }

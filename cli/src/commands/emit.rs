@@ -8,9 +8,12 @@ use std::path::PathBuf;
 enum Target {
     /// The problem format: the function's outputs, then `d_<out>_d_<in>` entries.
     Text,
-    /// A self-contained C99 function `void NAME(const double *x, double *out)`.
+    /// A self-contained C99 function `void NAME(const double *x, double *out)`
+    /// (each function of the program a static function it calls); `--header`
+    /// writes its declarations and sparsity patterns.
     C,
-    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`.
+    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`
+    /// (each function of the program a private `fn` it calls).
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
@@ -122,25 +125,32 @@ fn layout_comment(
     }
     let mut s = String::new();
     if let Some(weights) = weights {
-        s += &format!("// L = {}\n", lagrangian_sum(program, weights));
+        let terms: Vec<String> =
+            weights.iter().zip(program.output_names()).map(|(w, o)| format!("{w} * {o}")).collect();
+        s += &wrapped("// L = ", &terms, " + ", "");
         blocks.push(("w", weights.to_vec()));
     }
     blocks.push(("out", out));
     for (name, slots) in blocks {
-        let mut line = format!("// {name} = [");
-        for (k, slot) in slots.iter().enumerate() {
-            let item = if k + 1 == slots.len() { slot.clone() } else { format!("{slot}, ") };
-            if line.len() + item.len() > 98 && !line.ends_with('[') {
-                s += line.trim_end();
-                s.push('\n');
-                line = "//     ".to_string();
-            }
-            line += &item;
-        }
-        s += &line;
-        s += "]\n";
+        s += &wrapped(&format!("// {name} = ["), &slots, ", ", "]");
     }
     s
+}
+
+/// `head`, the `items` joined by `separator`, `tail` and a newline, as
+/// comment lines of about 100 columns (a new line starts `//     `).
+fn wrapped(head: &str, items: &[String], separator: &str, tail: &str) -> String {
+    let (mut s, mut line) = (String::new(), head.to_string());
+    for (k, item) in items.iter().enumerate() {
+        let item = if k + 1 == items.len() { item.clone() } else { format!("{item}{separator}") };
+        if line.len() + item.len() > 98 && line.len() > head.len() {
+            s += line.trim_end();
+            s.push('\n');
+            line = "//     ".to_string();
+        }
+        line += &item;
+    }
+    s + &line + tail + "\n"
 }
 
 /// `dstar emit --hessian`: the Lagrangian Hessian kernel.
