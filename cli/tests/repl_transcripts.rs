@@ -29,7 +29,7 @@ fn the_readme_transcript_is_what_the_repl_prints() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("../README.md")).unwrap();
     let section = &readme[readme.find("## The REPL").expect("a REPL section")..];
-    let start = section.find("```\n> ").expect("a transcript in the REPL section") + "```\n".len();
+    let start = section.find("```text\n> ").expect("a transcript in the REPL section") + "```text\n".len();
     let transcript = &section[start..start + section[start..].find("```").expect("a closing fence")];
     let script: String =
         transcript.lines().filter_map(|l| l.strip_prefix("> ")).map(|l| format!("{l}\n")).collect();
