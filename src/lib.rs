@@ -33,7 +33,7 @@ pub use factor;
 /// The stages, for what the facade does not wrap: parsing and the DAG.
 pub use frontend;
 
-pub use backend::{check_point, emit_c, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
+pub use backend::{check_point, emit_c, emit_c_header, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
 pub use compiled::Compiled;
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use dot::derivative_graph_dot;

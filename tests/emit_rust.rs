@@ -5,9 +5,10 @@
 //! that evaluates them at fixed points (written as bit patterns) and prints
 //! the outputs as bit patterns, so `rustc` runs once. Both sides call the same
 //! `std` functions and the same `frontend::portable` code (`erf`, `min`,
-//! `pow`, ...), so the results must be identical.
+//! `pow`, ...), so the results must be identical. Programs with functions
+//! (issue 28) are emitted with each function written once, as a `fn`.
 
-use frontend::{Op, Program};
+use frontend::{Kernel, Op, Program};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -72,14 +73,15 @@ const OP_PROGRAMS: [(&str, &str, &[&[f64]]); 4] = [
 /// One kernel to compare, at its points.
 struct Case {
     name: String,
-    jacobian: factor::Jacobian,
+    kernel: Kernel,
     points: Vec<Vec<f64>>,
 }
 
 impl Case {
+    /// The Jacobian of `program` at `points`.
     fn new(name: &str, program: &Program, points: Vec<Vec<f64>>) -> Case {
-        let jacobian = factor::jacobian(program.kernel().unwrap());
-        Case { name: name.to_string(), jacobian, points }
+        let kernel = factor::jacobian(program.kernel().unwrap()).into_kernel();
+        Case { name: name.to_string(), kernel, points }
     }
 }
 
@@ -101,7 +103,7 @@ fn corpus_cases() -> Vec<Case> {
             .collect();
         points.extend(perturbed);
         let case = Case::new(&problem.name, program, points);
-        if case.jacobian.jacobian_ops() <= MAX_OPS {
+        if case.kernel.count_ops() <= MAX_OPS {
             cases.push(case);
         }
     }
@@ -130,9 +132,9 @@ fn generate(cases: &[Case]) -> String {
     let mut src = String::from("#![allow(warnings)]\n\n");
     let mut main = String::from("fn main() {\n");
     for (c, case) in cases.iter().enumerate() {
-        let roots = case.jacobian.kernel().roots().to_vec();
-        let n = case.jacobian.kernel().num_inputs();
-        let kernel = backend::emit_rust(case.jacobian.kernel(), "kernel", &[n]).expect("a Rust name");
+        let roots = case.kernel.roots().to_vec();
+        let n = case.kernel.num_inputs();
+        let kernel = backend::emit_rust(&case.kernel, "kernel", &[n]).expect("a Rust name");
         let _ = writeln!(src, "mod k{c} {{\n{kernel}}}\n");
         for (p, x) in case.points.iter().enumerate() {
             let bits: Vec<String> = x.iter().map(|v| format!("{:#x}", v.to_bits())).collect();
@@ -209,8 +211,8 @@ fn check_against_jit(name: &str, cases: &[Case]) {
     let mut summary = vec![];
     let mut failures = vec![];
     for (c, case) in cases.iter().enumerate() {
-        let roots = case.jacobian.kernel().roots().to_vec();
-        let kernel = compiler.compile(case.jacobian.kernel()).unwrap();
+        let roots = case.kernel.roots().to_vec();
+        let kernel = compiler.compile(&case.kernel).unwrap();
         let (mut compared, mut identical) = (0, 0);
         for (_, p, emitted) in results.iter().filter(|r| r.0 == c) {
             let mut jit = vec![0.0; roots.len()];
@@ -268,4 +270,47 @@ fn issue_6_emitted_erf_compiles_and_matches_the_jit() {
     let cases: Vec<Case> = op_cases().into_iter().filter(|c| c.name == "erf").collect();
     assert_eq!(cases.len(), 1);
     check_against_jit("erf", &cases);
+}
+
+/// `../shared/structured/gen.py FAMILY N`, structured.
+fn gen_py(family: &str, n: usize) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
+    let output =
+        Command::new("python3").arg(script).args([family, &n.to_string()]).output().expect("python3");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("text")
+}
+
+/// Issue 28: the Jacobian and Lagrangian Hessian kernels of programs with
+/// functions (the `gen.py` families and generated ones), whose calls the
+/// emitted Rust makes to functions written once.
+#[test]
+fn emitted_rust_with_functions_matches_the_jit() {
+    let mut sources: Vec<(String, String)> = [("cartpole", 3), ("fit", 20), ("minsurf", 4)]
+        .map(|(f, n)| (format!("{f}_{n}"), gen_py(f, n)))
+        .to_vec();
+    for seed in 0..4 {
+        let generated =
+            testkit::functions::generate(&mut testkit::Rng::new(seed), [10, 30, 80][seed as usize % 3]);
+        sources.push((format!("generated_{seed}"), generated.structured));
+    }
+    let mut cases = vec![];
+    for (name, source) in &sources {
+        let program = frontend::parse_program(source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let x = program.point.clone().expect("a point");
+        let p = program.param_values.clone().unwrap_or_default();
+        let w: Vec<f64> = (0..program.outputs.len()).map(|k| 0.5 - 0.25 * k as f64).collect();
+        let jacobian = factor::jacobian(program.kernel().unwrap()).into_kernel();
+        let hessian = factor::lagrangian_hessian(program.kernel().unwrap()).kernel().clone();
+        assert!(jacobian.has_calls() && hessian.has_calls(), "{name}: kernels with calls");
+        let emitted = backend::emit_rust(&jacobian, "kernel", &[jacobian.num_inputs()]).unwrap();
+        assert!(emitted.contains("\nfn kernel_"), "{name}: functions written as functions");
+        cases.push(Case { name: format!("{name} J"), kernel: jacobian, points: vec![[&x[..], &p].concat()] });
+        cases.push(Case {
+            name: format!("{name} H"),
+            kernel: hessian,
+            points: vec![[&x[..], &p, &w].concat()],
+        });
+    }
+    check_against_jit("functions", &cases);
 }

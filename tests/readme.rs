@@ -41,6 +41,10 @@ fn readme_lower_levels_are_reachable_through_dstar() -> Result<(), dstar::Error>
     jit.eval(&[1.0, 2.0], &mut out)?;
     assert!(dstar::emit_c(jacobian.kernel(), "jac", &[2]).is_ok_and(|c| c.contains("jac")));
     assert!(dstar::emit_rust(jacobian.kernel(), "jac", &[2]).is_ok_and(|r| r.contains("jac")));
+    let layout = jacobian.layout();
+    let parts: Vec<_> = ["values", "jac"].into_iter().zip(layout.blocks()).collect();
+    let header = dstar::emit_c_header(jacobian.kernel(), "jac", &[2], &parts);
+    assert!(header.is_ok_and(|h| h.contains("#define JAC_JAC_NNZ 4")));
     // The README's second-order example.
     let function = dstar::Function::new(program, dstar::Options::default());
     let h = function.compile(dstar::Request::Hessian)?;

@@ -49,7 +49,7 @@ impl Callees {
 
 /// The functions (of the level each site calls) that `roots` of `dag`
 /// call, and those they call, callees before callers.
-fn called_functions(dag: &ExprDag, roots: &[NodeId]) -> Vec<Arc<FunctionDef>> {
+pub(crate) fn called_functions(dag: &ExprDag, roots: &[NodeId]) -> Vec<Arc<FunctionDef>> {
     let reached = |dag: &ExprDag, roots: &[NodeId]| -> Vec<Arc<FunctionDef>> {
         dag.reached_sites(roots).into_iter().map(|s| dag.site(s).called()).collect()
     };

@@ -31,6 +31,15 @@ pub enum CodegenError {
         /// The kernel's number of inputs.
         num_inputs: usize,
     },
+    /// Output parts (of an emitted header) that do not add up to the
+    /// kernel's outputs.
+    #[error("a kernel of {num_outputs} outputs cannot write them as parts of lengths {lengths:?}")]
+    OutputParts {
+        /// The lengths of the parts given.
+        lengths: Vec<usize>,
+        /// The kernel's number of outputs.
+        num_outputs: usize,
+    },
     /// Cranelift rejected a setting.
     #[error("cranelift rejected a setting: {0}")]
     Setting(#[from] SetError),

@@ -60,6 +60,56 @@ fn emit_writes_text_c_rust_and_dot() {
     assert!(dot.starts_with("digraph") && dot.contains("->"), "{dot}");
 }
 
+/// Issue 29: `--header FILE` beside `--target c` writes the declarations
+/// (`tests/c_header.rs` compiles them); the Jacobian's and the Hessian's
+/// layout comments have one format; a header of another target is refused.
+#[test]
+fn emit_writes_a_c_header_and_one_layout_comment() {
+    let file = corpus_file("lyons.dstar");
+    let dir = std::env::temp_dir().join(format!("dstar-cli-header-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let header = dir.join("lyons.h");
+    let at = header.to_str().unwrap();
+    let (status, c, stderr) = dstar(&["emit", &file, "--target", "c", "--name", "lyons", "--header", at]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(c.starts_with("// x = [x1, x2]\n// out = [y1, y2, d y1/d x1, "), "{c}");
+    let h = std::fs::read_to_string(&header).unwrap();
+    for line in [
+        "extern \"C\" {",
+        "void lyons(const double *x, double *out);",
+        "#define LYONS_NUM_INPUTS 2",
+        "#define LYONS_OUT_LEN 6",
+        "#define LYONS_JAC_NNZ 4",
+        "static const int lyons_jac_row_offsets[LYONS_JAC_ROWS + 1] = {0, 2, 4};",
+    ] {
+        assert!(h.contains(line), "{line} missing from\n{h}");
+    }
+    let (status, c, stderr) = dstar(&["emit", &file, "--target", "c", "--hessian", "--header", at]);
+    assert_eq!(status, 0, "{stderr}");
+    let comment: Vec<&str> = c.lines().take_while(|l| l.starts_with("// ")).collect();
+    assert_eq!(
+        comment,
+        [
+            "// L = w_y1 * y1 + w_y2 * y2",
+            "// x = [x1, x2]",
+            "// w = [w_y1, w_y2]",
+            "// out = [y1, y2, dL/d x1, dL/d x2, d2L/d x1 d x1, d2L/d x2 d x1, d2L/d x2 d x2]"
+        ]
+    );
+    let h = std::fs::read_to_string(&header).unwrap();
+    assert!(
+        h.contains("#define JACOBIAN_NUM_WEIGHTS 2") && h.contains("jacobian_hess_cols[JACOBIAN_HESS_NNZ]"),
+        "{h}"
+    );
+    let (status, _, stderr) = dstar(&["emit", &file, "--target", "rust", "--header", at]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("--header goes with --target c"), "{stderr}");
+    let (status, _, stderr) = dstar(&["emit", &file, "--target", "c", "--header", "/nonexistent/dir/f.h"]);
+    assert_eq!(status, 1);
+    assert!(stderr.contains("cannot write /nonexistent/dir/f.h"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn diff_prints_derivatives() {
     let (status, stdout, _) = dstar(&["diff", "sin(x*y)", "x"]);

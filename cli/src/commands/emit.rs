@@ -8,9 +8,12 @@ use std::path::PathBuf;
 enum Target {
     /// The problem format: the function's outputs, then `d_<out>_d_<in>` entries.
     Text,
-    /// A self-contained C99 function `void NAME(const double *x, double *out)`.
+    /// A self-contained C99 function `void NAME(const double *x, double *out)`
+    /// (each function of the program a static function it calls); `--header`
+    /// writes its declarations and sparsity patterns.
     C,
-    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`.
+    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`
+    /// (each function of the program a private `fn` it calls).
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
@@ -40,9 +43,18 @@ pub struct EmitArgs {
     /// The name of the emitted function (C and Rust).
     #[arg(long, default_value = "jacobian")]
     name: String,
+    /// With `--target c`: also write a C/C++ header to FILE with the
+    /// function's prototype, its sizes as macros and its sparsity patterns
+    /// as `static const` CSR arrays (Jacobian; gradient and Hessian lower
+    /// triangle with `--hessian`).
+    #[arg(long, value_name = "FILE")]
+    header: Option<PathBuf>,
 }
 
 pub fn run(args: &EmitArgs) -> Result<(), Failure> {
+    if args.header.is_some() && !matches!(args.target, Target::C) {
+        return Err(Failure::input("error: --header goes with --target c\n"));
+    }
     let program = load(&args.file)?;
     if args.hessian {
         return emit_hessian(args, &program);
@@ -61,13 +73,19 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
         Target::C | Target::Rust => {
             let jacobian =
                 dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
-            let layout = layout_comment(&program, &jacobian);
+            let mut slots = program.output_names();
+            for e in jacobian.entries() {
+                slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
+            }
+            let layout = layout_comment(&program, None, slots);
             let blocks = [program.inputs.len(), program.params.len()];
             let code = match args.target {
                 Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name, &blocks),
                 _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name, &blocks),
             };
-            format!("{layout}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
+            let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
+            write_header(args, jacobian.kernel(), &blocks, &jacobian.layout(), &["values", "jac"])?;
+            format!("{layout}{code}")
         }
         Target::Dot => dstar::derivative_graph_dot(&program).map_err(Failure::internal)?,
     };
@@ -75,18 +93,64 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A comment naming each slot of `x` (and `p`) and `out`.
-fn layout_comment(program: &dstar::frontend::Program, jacobian: &dstar::factor::Jacobian) -> String {
-    let mut s = format!("// x = [{}]\n", program.inputs.join(", "));
+/// With `--header FILE`: writes the C header of the kernel `emit_c` wrote
+/// (block `lengths`, output `layout`, its blocks called `names`) to FILE.
+fn write_header(
+    args: &EmitArgs,
+    kernel: &dstar::frontend::Kernel,
+    lengths: &[usize],
+    layout: &dstar::frontend::Layout,
+    names: &[&str],
+) -> Result<(), Failure> {
+    let Some(path) = &args.header else { return Ok(()) };
+    let parts: Vec<(&str, &dstar::frontend::Block)> = names.iter().copied().zip(layout.blocks()).collect();
+    let header = dstar::backend::emit_c_header(kernel, &args.name, lengths, &parts)
+        .map_err(|e| Failure::input(format!("error: {e}\n")))?;
+    std::fs::write(path, header)
+        .map_err(|e| Failure::internal(format!("cannot write {}: {e}", path.display())))
+}
+
+/// The comment above emitted C or Rust, one format for every kernel: a line
+/// per argument block naming each slot (`x`, `p` if any, the Lagrangian's
+/// weights `w` if given), then `out`'s slots, wrapped to lines of about 100
+/// columns. `--header` writes the same layout as declarations.
+fn layout_comment(
+    program: &dstar::frontend::Program,
+    weights: Option<&[String]>,
+    out: Vec<String>,
+) -> String {
+    let mut blocks = vec![("x", program.inputs.clone())];
     if !program.params.is_empty() {
-        s += &format!("// p = [{}]\n", program.params.join(", "));
+        blocks.push(("p", program.params.clone()));
     }
-    let mut slots = program.output_names();
-    for e in jacobian.entries() {
-        slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
+    let mut s = String::new();
+    if let Some(weights) = weights {
+        let terms: Vec<String> =
+            weights.iter().zip(program.output_names()).map(|(w, o)| format!("{w} * {o}")).collect();
+        s += &wrapped("// L = ", &terms, " + ", "");
+        blocks.push(("w", weights.to_vec()));
     }
-    s += &format!("// out = [{}]\n", slots.join(", "));
+    blocks.push(("out", out));
+    for (name, slots) in blocks {
+        s += &wrapped(&format!("// {name} = ["), &slots, ", ", "]");
+    }
     s
+}
+
+/// `head`, the `items` joined by `separator`, `tail` and a newline, as
+/// comment lines of about 100 columns (a new line starts `//     `).
+fn wrapped(head: &str, items: &[String], separator: &str, tail: &str) -> String {
+    let (mut s, mut line) = (String::new(), head.to_string());
+    for (k, item) in items.iter().enumerate() {
+        let item = if k + 1 == items.len() { item.clone() } else { format!("{item}{separator}") };
+        if line.len() + item.len() > 98 && line.len() > head.len() {
+            s += line.trim_end();
+            s.push('\n');
+            line = "//     ".to_string();
+        }
+        line += &item;
+    }
+    s + &line + tail + "\n"
 }
 
 /// `dstar emit --hessian`: the Lagrangian Hessian kernel.
@@ -96,10 +160,10 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
     let x = &program.inputs;
     let mut slots = program.output_names();
     for (col, _) in hessian.gradient() {
-        slots.push(format!("dL/d{}", x[col]));
+        slots.push(format!("dL/d {}", x[col]));
     }
     for e in hessian.lower_entries() {
-        slots.push(format!("d2L/d{} d{}", x[e.row], x[e.col]));
+        slots.push(format!("d2L/d {} d {}", x[e.row], x[e.col]));
     }
     let text = match args.target {
         Target::Text => {
@@ -127,19 +191,9 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
                 Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name, &blocks),
                 _ => dstar::backend::emit_rust(hessian.kernel(), &args.name, &blocks),
             };
-            let p = if program.params.is_empty() {
-                String::new()
-            } else {
-                format!("; p = [{}]", program.params.join(", "))
-            };
-            let comment = format!(
-                "// L = {}; x = [{}]{p}; w = [{}]\n// out = [{}]\n",
-                lagrangian_sum(program, &weights),
-                x.join(", "),
-                weights.join(", "),
-                slots.join(", ")
-            );
-            format!("{comment}{}", code.map_err(|e| Failure::input(format!("error: {e}\n")))?)
+            let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
+            write_header(args, hessian.kernel(), &blocks, &hessian.layout(), &["values", "grad", "hess"])?;
+            format!("{}{code}", layout_comment(program, Some(&weights), slots))
         }
         Target::Asm => {
             let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;

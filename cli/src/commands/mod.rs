@@ -45,7 +45,8 @@ enum Command {
     ///
     /// Example: dstar bench tests/corpus/nbody_acc_5.dstar --json
     Bench(bench::BenchArgs),
-    /// Write the Jacobian program as text, C, Rust or Graphviz.
+    /// Write the Jacobian program as text, C (and its header), Rust, Graphviz or
+    /// the JIT's machine code.
     ///
     /// Example: dstar emit examples/lyons.dstar --target c > lyons.c
     Emit(emit::EmitArgs),

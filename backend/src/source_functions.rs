@@ -1,0 +1,99 @@
+//! The functions an emitted kernel calls ([`frontend::call`]), for the C and
+//! Rust emitters: each written once as a function of the emitted source,
+//! callees before callers, under a name of its own; a call site is one call.
+
+use crate::calls::called_functions;
+use frontend::{ExprDag, FunctionDef, NodeId, Op};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
+
+/// The functions `roots` of a DAG call, to any depth (derivative functions
+/// included), and their names in the emitted source.
+pub(crate) struct SourceFunctions {
+    /// Callees before callers, each once.
+    pub(crate) order: Vec<Arc<FunctionDef>>,
+    /// By the address of the function (a key only).
+    names: FxHashMap<usize, String>,
+}
+
+impl SourceFunctions {
+    /// The functions `roots` of `dag` call, named `fn_name` + `_` + their own
+    /// name, each `'` of a derivative's name written `d` (`step''` is
+    /// `f_step_dd`); another function of the same name gets a number. Every
+    /// name has a `_`, so none is a keyword or a local variable (`v12`).
+    pub(crate) fn new(fn_name: &str, dag: &ExprDag, roots: &[NodeId]) -> SourceFunctions {
+        let order = called_functions(dag, roots);
+        let mut names = FxHashMap::default();
+        let mut taken = FxHashSet::default();
+        for f in &order {
+            let primes = f.name().chars().rev().take_while(|&c| c == '\'').count();
+            let base: String = f
+                .name()
+                .trim_end_matches('\'')
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+                .collect();
+            let mut name = format!("{fn_name}_{base}");
+            if primes > 0 {
+                name = format!("{name}_{}", "d".repeat(primes));
+            }
+            let mut unique = name.clone();
+            let mut k = 2;
+            while !taken.insert(unique.clone()) {
+                unique = format!("{name}_{k}");
+                k += 1;
+            }
+            names.insert(Arc::as_ptr(f) as usize, unique);
+        }
+        SourceFunctions { order, names }
+    }
+
+    /// Whether the kernel calls nothing.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The emitted name of `function`, one of [`order`](Self::order).
+    pub(crate) fn name(&self, function: &Arc<FunctionDef>) -> &str {
+        self.names.get(&(Arc::as_ptr(function) as usize)).expect("every function called is named")
+    }
+}
+
+/// Per call site of `dag`, the results `reach` holds: `(result, node)`.
+pub(crate) fn site_results(dag: &ExprDag, reach: &[bool]) -> Vec<Vec<(u32, NodeId)>> {
+    let mut results = vec![vec![]; dag.sites().len()];
+    for id in dag.ids().filter(|id| reach[id.index()]) {
+        if let Op::Call(call) = dag.op(id) {
+            results[call.site as usize].push((call.out, id));
+        }
+    }
+    results
+}
+
+/// `name(args) -> (results)` for a comment, the results cut after eight.
+pub(crate) fn described(function: &FunctionDef) -> String {
+    let results = function.results();
+    let shown = if results.len() <= 8 {
+        results.join(", ")
+    } else {
+        format!("{}, ... {} results", results[..8].join(", "), results.len())
+    };
+    format!("{}({}) -> ({shown})", function.name(), function.args().join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_prefixed_and_derivatives_spelled_out() {
+        let source = "function step(a, b) -> (c, d)\n  c = a * b\n  d = sin(a)\nend\n\
+                      in x, y\nq, r = step(x, y)\nout q + r";
+        let program = frontend::parse_program(source).unwrap();
+        let kernel = program.kernel().unwrap();
+        let functions = SourceFunctions::new("jac", kernel.dag(), kernel.roots());
+        assert_eq!(functions.order.len(), 1);
+        assert_eq!(functions.name(&functions.order[0]), "jac_step");
+        assert_eq!(described(&functions.order[0]), "step(a, b) -> (c, d)");
+    }
+}
