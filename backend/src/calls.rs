@@ -11,8 +11,9 @@
 use crate::compiler::JitCompiler;
 use crate::error::CodegenError;
 use crate::kernel::JitKernel;
+use frontend::call::callees_first;
 use frontend::{ExprDag, FunctionDef, Kernel, NodeId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 /// The compiled functions a kernel calls, by the address of the function
@@ -53,28 +54,7 @@ pub(crate) fn called_functions(dag: &ExprDag, roots: &[NodeId]) -> Vec<Arc<Funct
     let reached = |dag: &ExprDag, roots: &[NodeId]| -> Vec<Arc<FunctionDef>> {
         dag.reached_sites(roots).into_iter().map(|s| dag.site(s).called()).collect()
     };
-    let mut order = vec![];
-    let mut seen: FxHashSet<*const FunctionDef> = FxHashSet::default();
-    let mut stack: Vec<(Arc<FunctionDef>, bool)> =
-        reached(dag, roots).into_iter().map(|f| (f, false)).collect();
-    stack.reverse();
-    while let Some((f, expanded)) = stack.pop() {
-        if expanded {
-            order.push(f);
-            continue;
-        }
-        if !seen.insert(Arc::as_ptr(&f)) {
-            continue;
-        }
-        stack.push((Arc::clone(&f), true));
-        let body = f.body();
-        for g in reached(body.dag(), body.roots()).into_iter().rev() {
-            if !seen.contains(&Arc::as_ptr(&g)) {
-                stack.push((g, false));
-            }
-        }
-    }
-    order
+    callees_first(reached(dag, roots), |f| reached(f.body().dag(), f.body().roots()))
 }
 
 /// Where a kernel's calls keep what they hand on, in its scratch, in

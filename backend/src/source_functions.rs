@@ -53,6 +53,19 @@ impl SourceFunctions {
         self.order.is_empty()
     }
 
+    /// What the header comment adds after a kernel's operation count: its
+    /// calls and the functions written before it; nothing without calls.
+    pub(crate) fn summary(&self, dag: &ExprDag, roots: &[NodeId]) -> String {
+        if self.is_empty() {
+            return String::new();
+        }
+        format!(
+            " and {} calls (of the {} functions before it, each written once)",
+            dag.reached_sites(roots).len(),
+            self.order.len()
+        )
+    }
+
     /// The emitted name of `function`, one of [`order`](Self::order).
     pub(crate) fn name(&self, function: &Arc<FunctionDef>) -> &str {
         self.names.get(&(Arc::as_ptr(function) as usize)).expect("every function called is named")

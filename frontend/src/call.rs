@@ -133,6 +133,35 @@ impl Site {
     }
 }
 
+/// `start` and every function they call, to any depth, each once, callees
+/// before callers; `calls(f)` lists the functions `f`'s body calls. A loop,
+/// not recursion: 1,000 functions each calling the one before keep the
+/// stack flat.
+pub fn callees_first(
+    start: Vec<Arc<FunctionDef>>,
+    calls: impl Fn(&FunctionDef) -> Vec<Arc<FunctionDef>>,
+) -> Vec<Arc<FunctionDef>> {
+    let mut order = vec![];
+    let mut seen: std::collections::HashSet<*const FunctionDef> = std::collections::HashSet::new();
+    let mut stack: Vec<(Arc<FunctionDef>, bool)> = start.into_iter().rev().map(|f| (f, false)).collect();
+    while let Some((f, expanded)) = stack.pop() {
+        if expanded {
+            order.push(f);
+            continue;
+        }
+        if !seen.insert(Arc::as_ptr(&f)) {
+            continue;
+        }
+        stack.push((Arc::clone(&f), true));
+        for g in calls(&f).into_iter().rev() {
+            if !seen.contains(&Arc::as_ptr(&g)) {
+                stack.push((g, false));
+            }
+        }
+    }
+    order
+}
+
 /// `roots` of `dag` with every call written out: the bodies inlined (and
 /// theirs, to any depth), node for node, into a new DAG. Values are those of
 /// the calls bit for bit: the bodies' operations are copied, not folded.

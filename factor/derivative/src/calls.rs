@@ -6,8 +6,8 @@
 
 use crate::factorize::{factorize, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
+use frontend::call::callees_first;
 use frontend::{Derivative, FunctionDef, Kernel, SparsityPattern};
-use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
 /// Builds the derivative chains of `function` and of every function it
@@ -18,25 +18,9 @@ pub fn prepare(function: &Arc<FunctionDef>, level: u32) {
     if built_to(function, level) {
         return;
     }
-    // The call graph below `function`, callees before callers.
-    let mut order: Vec<Arc<FunctionDef>> = vec![];
-    let mut seen: FxHashSet<*const FunctionDef> = FxHashSet::default();
-    let mut stack = vec![(Arc::clone(function), false)];
-    while let Some((f, expanded)) = stack.pop() {
-        if expanded {
-            order.push(f);
-            continue;
-        }
-        if !seen.insert(Arc::as_ptr(&f)) {
-            continue;
-        }
-        stack.push((Arc::clone(&f), true));
-        for site in f.body().dag().sites() {
-            if !seen.contains(&Arc::as_ptr(&site.function)) {
-                stack.push((Arc::clone(&site.function), false));
-            }
-        }
-    }
+    let order = callees_first(vec![Arc::clone(function)], |f| {
+        f.body().dag().sites().iter().map(|site| Arc::clone(&site.function)).collect()
+    });
     for f in &order {
         let mut current = Arc::clone(f);
         for _ in 0..level {
