@@ -15,7 +15,7 @@ use dstar::{backend, factor, Args, Function, Options, Request};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use testkit::native::c_compiler;
-use testkit::{close, Tol};
+use testkit::{close, gen_py, Tol};
 
 /// A problem with parameters, its Jacobian sparse and its Hessian coupled.
 const WITH_PARAMS: &str = "# @point 0.3 0.7 1.1 -0.4\n# @params 2.0 -0.5\nparam a, b\nin x, y, z, t\n\
@@ -28,13 +28,6 @@ const WITH_FUNCTIONS: &str = "# @point 0.4 -0.2 0.9\n# @params 1.5\nparam k\nin 
                               function spring(a, b, c) -> (en, fo)\n  en = c * sq(a - b)\n  fo = sin(a) * b\nend\n\
                               e1, f1 = spring(u, v, k)\ne2, f2 = spring(v, w, k)\n\
                               out r1 = e1 + f2\nout r2 = f1 * w\n";
-
-/// `../shared/structured/gen.py FAMILY N`: the structured form, with
-/// functions and parameters.
-fn gen_py(family: &str, n: usize) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
-    run(Command::new("python3").arg(script).args([family, &n.to_string()]), script)
-}
 
 /// A directory of its own for one compilation.
 fn scratch(what: &str) -> PathBuf {
@@ -250,7 +243,7 @@ fn c_programs_walk_the_header_patterns_to_the_jit_values() {
         checked += 1;
     }
     assert_eq!(checked, chosen.len(), "every chosen problem is in the corpus or tests/nlp");
-    let cartpole = gen_py("cartpole", 3);
+    let cartpole = gen_py("cartpole", 3, &[]);
     for (text, what) in [(WITH_PARAMS, "params"), (WITH_FUNCTIONS, "functions"), (&cartpole[..], "cartpole")]
     {
         let program = dstar::parse_program(text).unwrap_or_else(|e| panic!("{what}: {}", e.render(text)));

@@ -19,7 +19,7 @@ use dstar::frontend::{Kernel, Op, Program};
 use dstar::{backend, factor, JitCompiler};
 use testkit::native::{c_compiler, CKernel};
 use testkit::shapes::Family;
-use testkit::{close, same, Rng, Tol};
+use testkit::{close, gen_py, same, Rng, Tol};
 
 /// Whether `kernel` (its calls written out) computes a function that the C
 /// file takes from the C library and the JIT from dstar's own code.
@@ -71,19 +71,6 @@ fn emitted_c_matches_the_jit_on_real_shapes() {
         let points = [[x, w.clone()].concat(), [moved, w].concat()];
         compare(&cc, hessian.kernel(), &points, &format!("{} Hessian", family.name()));
     }
-}
-
-/// `../shared/structured/gen.py FAMILY N FORM`.
-fn gen_py(family: &str, n: usize, form: &[&str]) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
-    let output = std::process::Command::new("python3")
-        .arg(script)
-        .args([family, &n.to_string()])
-        .args(form)
-        .output()
-        .unwrap_or_else(|e| panic!("python3 {script}: {e}"));
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("text")
 }
 
 /// The Jacobian and Lagrangian Hessian kernels of `program` (whose point

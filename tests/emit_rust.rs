@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::Command;
+use testkit::gen_py;
 
 /// Corpus problems whose kernels are larger than this many operations are
 /// left out: `rustc -O` on one huge function costs more than it tells.
@@ -272,22 +273,13 @@ fn issue_6_emitted_erf_compiles_and_matches_the_jit() {
     check_against_jit("erf", &cases);
 }
 
-/// `../shared/structured/gen.py FAMILY N`, structured.
-fn gen_py(family: &str, n: usize) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
-    let output =
-        Command::new("python3").arg(script).args([family, &n.to_string()]).output().expect("python3");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("text")
-}
-
 /// Issue 28: the Jacobian and Lagrangian Hessian kernels of programs with
 /// functions (the `gen.py` families and generated ones), whose calls the
 /// emitted Rust makes to functions written once.
 #[test]
 fn emitted_rust_with_functions_matches_the_jit() {
     let mut sources: Vec<(String, String)> = [("cartpole", 3), ("fit", 20), ("minsurf", 4)]
-        .map(|(f, n)| (format!("{f}_{n}"), gen_py(f, n)))
+        .map(|(f, n)| (format!("{f}_{n}"), gen_py(f, n, &[])))
         .to_vec();
     for seed in 0..4 {
         let generated =

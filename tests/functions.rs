@@ -17,7 +17,7 @@ mod kernels;
 use dstar::frontend::Program;
 use dstar::{Args, Function, JitCompiler, Options, Request};
 use kernels::{check_kind, kinds, Tally};
-use testkit::{close, eval_dual, same, well_conditioned, Rng, Tol};
+use testkit::{close, eval_dual, gen_py, same, well_conditioned, Rng, Tol};
 
 const REQUESTS: [Request; 8] = [
     Request::Values,
@@ -140,19 +140,6 @@ fn generated_programs_with_functions_equal_their_calls_written_out() {
         check(seed, [10, 30, 80][seed as usize % 3], &mut tally);
     }
     tally.report(&format!("{count} generated programs with functions"));
-}
-
-/// `../shared/structured/gen.py FAMILY N FORM`.
-fn gen_py(family: &str, n: usize, form: &[&str]) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/structured/gen.py");
-    let output = std::process::Command::new("python3")
-        .arg(script)
-        .args([family, &n.to_string()])
-        .args(form)
-        .output()
-        .unwrap_or_else(|e| panic!("python3 {script}: {e}"));
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("text")
 }
 
 /// The families of `gen.py` (optimal control with nested calls, a fit and a
