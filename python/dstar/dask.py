@@ -29,15 +29,17 @@ def _check(f, points):
     return points
 
 
-def _params(p):
-    return None if p is None else np.asarray(p, dtype=np.float64)
+def _copy(values):
+    """A copy of the caller's ``p`` or ``weights``: the blocks run at
+    ``compute()``, and must see the values of the call, not later edits."""
+    return None if values is None else np.array(values, dtype=np.float64)
 
 
 def values(f, points, p=None):
     """``f(points, p=p)`` block by block: a lazy dask array ``(B, n_out)``;
     the parameters ``p`` (shape ``(n_param,)``, by default the function's
     ``# @params``) are shared by every point."""
-    points, p = _check(f, points), _params(p)
+    points, p = _check(f, points), _copy(p)
     return points.map_blocks(
         lambda block: f(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_out,)),
@@ -47,7 +49,7 @@ def values(f, points, p=None):
 
 def jacobian(f, points, p=None):
     """Dense Jacobians block by block: a lazy dask array ``(B, n_out, n_in)``."""
-    points, p = _check(f, points), _params(p)
+    points, p = _check(f, points), _copy(p)
     return points.map_blocks(
         lambda block: f.jacobian(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_out,), (f.n_in,)),
@@ -58,7 +60,7 @@ def jacobian(f, points, p=None):
 
 def gradient(f, points, p=None):
     """Gradients of a scalar function: a lazy dask array ``(B, n_in)``."""
-    points, p = _check(f, points), _params(p)
+    points, p = _check(f, points), _copy(p)
     return points.map_blocks(
         lambda block: f.gradient(np.ascontiguousarray(block, dtype=np.float64), p=p),
         chunks=(points.chunks[0], (f.n_in,)),
@@ -69,8 +71,8 @@ def gradient(f, points, p=None):
 def hessian(f, points, weights=None, p=None):
     """Dense Lagrangian Hessians: a lazy dask array ``(B, n_in, n_in)``;
     ``weights`` of shape ``(n_out,)`` is shared by every point."""
-    points, p = _check(f, points), _params(p)
-    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    points, p = _check(f, points), _copy(p)
+    w = _copy(weights)
     return points.map_blocks(
         lambda block: f.hessian(np.ascontiguousarray(block, dtype=np.float64), weights=w, p=p),
         chunks=(points.chunks[0], (f.n_in,), (f.n_in,)),

@@ -136,34 +136,41 @@ class NLP:
         return result
 
     def _at(self, x, p):
-        """Forget the cached values and Jacobian unless ``x`` (and ``p``) are
-        the last point's."""
-        if self._cache_x is None or not np.array_equal(self._cache_x, x) or self._cache_p is not p:
-            self._cache_x = np.array(x, dtype=float)
-            self._cache_p = p
+        """Forget the cached values and Jacobian unless ``x`` and ``p`` hold
+        the last call's numbers. The key is a copy compared bit for bit: the
+        caller may change its arrays in place between calls, and ``-0.0 ==
+        0.0`` although ``1/x`` tells them apart."""
+        x = np.array(x, dtype=float)
+        p = None if p is None else np.array(p, dtype=float)
+        if not (_same(self._cache_x, x) and _same(self._cache_p, p)):
+            self._cache_x, self._cache_p = x, p
             self._values = None
             self._nonzeros = None
 
-    def values(self, x, p=None):
-        """``[f(x), *g(x)]``, shape ``(1 + m,)``."""
+    def _cached_values(self, x, p):
+        """``[f(x), *g(x)]``, the cache's own array: callers copy what they return."""
         self._at(x, p)
         if self._values is None:
-            self._values = self._kernel(self.function, self._cache_x, p=p)
+            self._values = self._kernel(self.function, self._cache_x, p=self._cache_p)
         return self._values
 
     def _jacobian_all(self, x, p):
         self._at(x, p)
         if self._nonzeros is None:
-            self._nonzeros = self._kernel(self.function.jacobian_nonzeros, self._cache_x, p=p)
+            self._nonzeros = self._kernel(self.function.jacobian_nonzeros, self._cache_x, p=self._cache_p)
         return self._nonzeros
+
+    def values(self, x, p=None):
+        """``[f(x), *g(x)]``, shape ``(1 + m,)``."""
+        return self._cached_values(x, p).copy()
 
     def objective(self, x, p=None):
         """``f(x)``."""
-        return float(self.values(x, p)[0])
+        return float(self._cached_values(x, p)[0])
 
     def constraints(self, x, p=None):
         """``g(x)``, shape ``(m,)``."""
-        return self.values(x, p)[1:]
+        return self._cached_values(x, p)[1:].copy()
 
     def gradient(self, x, p=None):
         """The objective's gradient, dense ``(n,)``."""
@@ -173,7 +180,7 @@ class NLP:
 
     def jacobian_nonzeros(self, x, p=None):
         """The constraint Jacobian's nonzeros, in the order of ``jacobian_structure``."""
-        return self._jacobian_all(x, p)[self._jac_slice]
+        return self._jacobian_all(x, p)[self._jac_slice].copy()
 
     def jacobian(self, x, p=None):
         """The constraint Jacobian, a ``scipy.sparse.csr_array`` ``(m, n)`` with the fixed pattern."""
@@ -273,7 +280,6 @@ class NLP:
             raise ValueError(f"x0 is not finite at {np.flatnonzero(~np.isfinite(x0)).tolist()[:10]}")
         lbx, ubx, lbg, ubg = self._bounds(lbx, ubx, lbg, ubg)
         p = self._params(p)
-        self._cache_x = None
         with np.errstate(all="ignore"):
             start_values = np.asarray(self.function(x0, p=p))
         if not np.isfinite(start_values).all():
@@ -450,12 +456,19 @@ class NLP:
         variables at a bound (zero elsewhere)."""
         if not np.isfinite(lam_g).all():
             return np.full(self.n, np.nan)
-        self._cache_x = None
         with np.errstate(all="ignore"):
             residual = self.gradient(x, p) + (self.jacobian(x, p).T @ lam_g if self.m else 0.0)
         scale = 1e-8 * (1.0 + np.abs(x))
         active = (np.abs(x - lbx) <= scale) | (np.abs(x - ubx) <= scale)
         return np.where(active, -residual, 0.0)
+
+
+def _same(a, b):
+    """Whether the float arrays (or ``None``) ``a`` and ``b`` hold the same
+    bits: ``-0.0`` is not ``0.0``, a NaN is itself."""
+    if a is None or b is None:
+        return a is b
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
 class _IpoptCallbacks:
