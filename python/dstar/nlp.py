@@ -386,7 +386,10 @@ class NLP:
                 objective, x0, jac=gradient, hess=hess, method="trust-constr", constraints=constraints,
                 bounds=box, options=options or {},
             )
+            # SciPy's Lagrangian is f + v.c over every constraint, the bounds
+            # (identity Jacobian) last: CasADi's signs for lam_g and lam_x alike.
             lam_g = np.asarray(res.v[0], dtype=float) if self.m else np.zeros(0)
+            lam_x = np.asarray(res.v[-1], dtype=float) if box is not None else np.zeros(self.n)
             iterations = int(res.nit)
         else:
             constraints = self._slsqp_constraints(lbg, ubg, p)
@@ -395,9 +398,9 @@ class NLP:
                 options=options or {},
             )
             lam_g = self._slsqp_multipliers(res, lbg, ubg)
+            lam_x = self._bound_multipliers(np.asarray(res.x, dtype=float), lam_g, lbx, ubx, p)
             iterations = int(res.nit)
         x = np.asarray(res.x, dtype=float)
-        lam_x = self._bound_multipliers(x, lam_g, lbx, ubx, p)
         return {
             "x": x,
             "lam_g": lam_g,
@@ -452,15 +455,19 @@ class NLP:
         return lam
 
     def _bound_multipliers(self, x, lam_g, lbx, ubx, p):
-        """``lam_x`` from stationarity, ``-(grad f + J' lam_g)``, on the
-        variables at a bound (zero elsewhere)."""
+        """SLSQP's ``lam_x``, which SciPy does not return: from stationarity,
+        ``-(grad f + J' lam_g)``, on the variables at a bound, with the
+        bound's sign (``<= 0`` at a lower bound, ``>= 0`` at an upper one),
+        zero elsewhere. SLSQP is an active-set method: its variables end on
+        their bounds to rounding, not merely near them as an interior point's
+        do (trust-constr and IPOPT return their multipliers)."""
         if not np.isfinite(lam_g).all():
             return np.full(self.n, np.nan)
         with np.errstate(all="ignore"):
-            residual = self.gradient(x, p) + (self.jacobian(x, p).T @ lam_g if self.m else 0.0)
+            lam_x = -(self.gradient(x, p) + (self.jacobian(x, p).T @ lam_g if self.m else 0.0))
         scale = 1e-8 * (1.0 + np.abs(x))
-        active = (np.abs(x - lbx) <= scale) | (np.abs(x - ubx) <= scale)
-        return np.where(active, -residual, 0.0)
+        at_lower, at_upper = np.abs(x - lbx) <= scale, np.abs(x - ubx) <= scale
+        return np.where(at_lower, np.minimum(lam_x, 0.0), 0.0) + np.where(at_upper, np.maximum(lam_x, 0.0), 0.0)
 
 
 def _same(a, b):
