@@ -1,5 +1,6 @@
 //! The front end of dstar: parses problem files and expressions into a
 //! hash-consed [`ExprDag`], prints DAGs back to text, and interprets them.
+//! The language it reads is specified in the repository's `docs/format.md`.
 //!
 //! The main types are [`Op`] (the one table of operations), [`ExprDag`]
 //! (children before parents, so ids are a topological order) and
