@@ -140,8 +140,8 @@ class NLP:
         the last call's numbers. The key is a copy compared bit for bit: the
         caller may change its arrays in place between calls, and ``-0.0 ==
         0.0`` although ``1/x`` tells them apart."""
-        x = np.array(x, dtype=float)
-        p = None if p is None else np.array(p, dtype=float)
+        x = self._point(x)
+        p = self._point_params(p)
         if not (_same(self._cache_x, x) and _same(self._cache_p, p)):
             self._cache_x, self._cache_p = x, p
             self._values = None
@@ -188,59 +188,53 @@ class NLP:
 
         return scipy.sparse.csr_array((self.jacobian_nonzeros(x, p), *self._jac_csr), shape=(self.m, self.n))
 
+    def _point(self, x, name="x", size=None):
+        """A copy of the vector ``x`` as floats; one point, never a batch."""
+        size = self.n if size is None else size
+        x = np.array(x, dtype=float)
+        if x.shape != (size,):
+            raise ValueError(f"{name} must be a vector of {size} entries; got shape {x.shape}")
+        return x
+
+    def _point_params(self, p):
+        return None if p is None else self._point(p, "p", self.n_param)
+
     def _weights(self, obj_factor, lam):
-        lam = np.zeros(self.m) if lam is None else np.asarray(lam, dtype=float).reshape(-1)
-        if lam.size != self.m:
-            raise ValueError(f"lam has {lam.size} multipliers, the problem {self.m} constraints")
+        lam = np.zeros(self.m) if lam is None else self._point(lam, "lam", self.m)
         return np.concatenate(([float(obj_factor)], lam))
 
     def hessian_nonzeros(self, x, obj_factor=1.0, lam=None, p=None):
         """The lower triangle of ``obj_factor * H_f + sum lam[i] * H_g[i]``:
         its nonzeros in the order of ``hessian_structure`` (IPOPT's ``hessian``)."""
-        w = self._weights(obj_factor, lam)
-        return self._kernel(self.function.hessian_nonzeros, np.asarray(x, dtype=float), w, p=p)
+        x, w, p = self._point(x), self._weights(obj_factor, lam), self._point_params(p)
+        return self._kernel(self.function.hessian_nonzeros, x, w, p=p)
 
     def hessian(self, x, obj_factor=1.0, lam=None, p=None, symmetric=False):
         """That Hessian as a ``scipy.sparse.csr_array``: the lower triangle, or
         with ``symmetric=True`` the whole symmetric matrix (what SciPy wants)."""
-        w = self._weights(obj_factor, lam)
-        return self._kernel(
-            self.function.hessian, np.asarray(x, dtype=float), w, True, p=p, symmetric=symmetric
-        )
+        x, w, p = self._point(x), self._weights(obj_factor, lam), self._point_params(p)
+        return self._kernel(self.function.hessian, x, w, True, p=p, symmetric=symmetric)
 
     # -- solving --------------------------------------------------------------
 
-    def _vector(self, name, value, size, default):
-        if value is None:
-            return np.full(size, default, dtype=float)
-        if np.isscalar(value):
-            value = np.full(size, np.nan if value is None else value, dtype=float)
-        value = np.array([default if v is None else v for v in np.ravel(np.asarray(value, dtype=object))], dtype=float)
-        if value.size != size:
-            raise ValueError(f"{name} has {value.size} entries, expected {size}")
-        if np.isnan(value).any():
-            raise ValueError(f"{name} has NaN at {np.flatnonzero(np.isnan(value)).tolist()[:10]}")
-        return value
-
     def _bounds(self, lbx, ubx, lbg, ubg):
-        lbx = self._vector("lbx", lbx, self.n, -math.inf)
-        ubx = self._vector("ubx", ubx, self.n, math.inf)
-        lbg = self._vector("lbg", lbg, self.m, -math.inf)
-        ubg = self._vector("ubg", ubg, self.m, math.inf)
-        for lo, hi, name in ((lbx, ubx, "x"), (lbg, ubg, "g")):
-            bad = np.flatnonzero(lo > hi)
-            if bad.size:
-                i = bad[0]
-                raise ValueError(f"lb{name}[{i}] = {lo[i]} > ub{name}[{i}] = {hi[i]} ({bad.size} such entries)")
+        """The bounds as vectors; a ValueError for a bound no point meets:
+        a lower bound of +inf, an upper bound of -inf, ``lb > ub``."""
+        lbx = _vector("lbx", lbx, self.n, -math.inf)
+        ubx = _vector("ubx", ubx, self.n, math.inf)
+        lbg = _vector("lbg", lbg, self.m, -math.inf)
+        ubg = _vector("ubg", ubg, self.m, math.inf)
+        for lo, hi, v in ((lbx, ubx, "x"), (lbg, ubg, "g")):
+            for bad, message in (
+                (lo == math.inf, "lb{v}[{i}] = inf: a lower bound of +inf (no bound is None or -inf)"),
+                (hi == -math.inf, "ub{v}[{i}] = -inf: an upper bound of -inf (no bound is None or inf)"),
+                (lo > hi, "lb{v}[{i}] = {lo} > ub{v}[{i}] = {hi}"),
+            ):
+                bad = np.flatnonzero(bad)
+                if bad.size:
+                    i = bad[0]
+                    raise ValueError(f"{message.format(v=v, i=i, lo=lo[i], hi=hi[i])} ({bad.size} such entries)")
         return lbx, ubx, lbg, ubg
-
-    def _params(self, p):
-        if p is None:
-            return None
-        p = np.asarray(p, dtype=float).reshape(-1)
-        if p.size != self.n_param:
-            raise ValueError(f"p has {p.size} entries, the problem {self.n_param} parameters")
-        return p
 
     def solve(
         self,
@@ -263,7 +257,10 @@ class NLP:
         (cyipopt; ``options`` are IPOPT's options), ``"trust-constr"`` or
         ``"slsqp"`` (SciPy's ``minimize``; ``options`` its options).
         ``lam_g0``, ``lam_x0``: multipliers to start from (IPOPT; set
-        ``options={"warm_start_init_point": "yes"}`` to use them).
+        ``options={"warm_start_init_point": "yes"}`` to use them). Each
+        vector argument is a number or a vector of its length; NaN, another
+        shape, a lower bound of +inf, an upper bound of -inf and ``lb > ub``
+        raise ``ValueError`` naming the argument and the index.
 
         Returns a dict like CasADi's ``nlpsol``: ``x``, ``f``, ``g``,
         ``lam_g``, ``lam_x`` (CasADi's signs: ``grad f + J' lam_g + lam_x =
@@ -275,19 +272,28 @@ class NLP:
         """
         if solver not in SOLVERS:
             raise ValueError(f"solver={solver!r}: one of {', '.join(map(repr, SOLVERS))}")
-        x0 = self._vector("x0", x0, self.n, math.nan) if x0 is not None else np.zeros(self.n)
+        x0 = _vector("x0", x0, self.n, math.nan) if x0 is not None else np.zeros(self.n)
         if not np.isfinite(x0).all():
             raise ValueError(f"x0 is not finite at {np.flatnonzero(~np.isfinite(x0)).tolist()[:10]}")
         lbx, ubx, lbg, ubg = self._bounds(lbx, ubx, lbg, ubg)
-        p = self._params(p)
+        p = None if p is None else _vector("p", p, self.n_param, math.nan)
+        if lam_g0 is not None:
+            lam_g0 = _vector("lam_g0", lam_g0, self.m, 0.0)
+        if lam_x0 is not None:
+            lam_x0 = _vector("lam_x0", lam_x0, self.n, 0.0)
         with np.errstate(all="ignore"):
             start_values = np.asarray(self.function(x0, p=p))
         if not np.isfinite(start_values).all():
             bad = np.flatnonzero(~np.isfinite(start_values))
-            names = [self.function.output_names[i] for i in bad[:5]]
+            names = ", ".join(self.function.output_names[i] for i in bad[:5])
+            counts = f"({bad.size} of {start_values.size} outputs)"
+            if p is not None and not np.isfinite(p).all():
+                raise ValueError(
+                    f"p is not finite at {np.flatnonzero(~np.isfinite(p)).tolist()[:10]}, "
+                    f"and the problem's functions {names} {counts} are not finite at x0 with it"
+                )
             raise ValueError(
-                f"x0 is outside the domain of the problem's functions: {', '.join(names)} "
-                f"({bad.size} of {start_values.size} outputs) are not finite there"
+                f"x0 is outside the domain of the problem's functions: {names} {counts} are not finite there"
             )
         self.clock = _Clock()
         start = time.perf_counter()
@@ -336,9 +342,8 @@ class NLP:
                 raise ValueError(f"IPOPT rejects the option {key}={value!r} ({e}): see its message above") from None
         warm = {}
         if lam_g0 is not None:
-            warm["lagrange"] = self._vector("lam_g0", lam_g0, self.m, 0.0)
+            warm["lagrange"] = lam_g0
         if lam_x0 is not None:
-            lam_x0 = self._vector("lam_x0", lam_x0, self.n, 0.0)
             warm["zl"], warm["zu"] = np.maximum(-lam_x0, 0.0), np.maximum(lam_x0, 0.0)
         x, info = ipopt.solve(x0, **warm)
         message = info["status_msg"]
@@ -468,6 +473,30 @@ class NLP:
         scale = 1e-8 * (1.0 + np.abs(x))
         at_lower, at_upper = np.abs(x - lbx) <= scale, np.abs(x - ubx) <= scale
         return np.where(at_lower, np.minimum(lam_x, 0.0), 0.0) + np.where(at_upper, np.maximum(lam_x, 0.0), 0.0)
+
+
+def _vector(name, value, size, default):
+    """A vector argument of ``solve`` as floats: ``value`` a number (for
+    every entry) or a vector of ``size`` (``None`` entries are ``default``),
+    ``None`` is ``default`` everywhere. A ValueError names ``name`` for any
+    other shape and for NaN."""
+    if value is None:
+        return np.full(size, default, dtype=float)
+    entries = np.asarray(value, dtype=object)
+    if entries.ndim == 0:
+        entries = np.full(size, entries.item(), dtype=object)
+    if entries.ndim != 1:
+        raise ValueError(f"{name} must be a number or a vector of {size} entries; got shape {entries.shape}")
+    if entries.size != size:
+        raise ValueError(f"{name} has {entries.size} entries, expected {size}")
+    try:
+        vector = np.array([default if v is None else v for v in entries], dtype=float)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name} must hold numbers (or None): {e}") from None
+    nan = np.flatnonzero(np.isnan(vector))
+    if nan.size:
+        raise ValueError(f"{name} has NaN at {nan.tolist()[:10]}")
+    return vector
 
 
 def _same(a, b):
