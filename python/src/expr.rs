@@ -13,7 +13,7 @@ use dstar::{ExprDag, NodeId, Op, Program};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyFloat, PyList, PyTuple};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -596,15 +596,16 @@ pub(crate) fn has_expr(args: &Bound<'_, PyTuple>, p: Option<&Bound<'_, PyAny>>) 
 }
 
 /// The call of `function` on `args` (expressions or numbers; its inputs,
-/// then its parameters, or the parameters as `p`), recorded as one call
-/// site of the arguments' graph: an expression per result, a tuple of them
-/// for several.
+/// then its parameters, or the parameters as `p`, else the `defaults`),
+/// recorded as one call site of the arguments' graph: an expression per
+/// result, a tuple of them for several.
 pub(crate) fn call(
     py: Python<'_>,
     function: &Arc<FunctionDef>,
     n: usize,
     args: &Bound<'_, PyTuple>,
     p: Option<&Bound<'_, PyAny>>,
+    defaults: Option<&[f64]>,
 ) -> PyResult<Py<PyAny>> {
     let name = function.name();
     let q = function.args().len() - n;
@@ -629,6 +630,11 @@ pub(crate) fn call(
                 )));
             }
             values.extend(p);
+        }
+        None if values.len() == n && q > 0 => {
+            if let Some(defaults) = defaults {
+                values.extend(defaults.iter().map(|&v| PyFloat::new(py, v).into_any()));
+            }
         }
         _ => {}
     }

@@ -271,6 +271,17 @@ impl Function {
         self.program().params.clone()
     }
 
+    /// The parameters' default values, from the file's ``# @params`` line,
+    /// in the order of :attr:`param_names`; ``None`` without one. A call
+    /// without ``p`` (numbers or expressions) takes them.
+    ///
+    /// >>> dstar.compile("param g\nin h\nout t = sqrt(2*h/g)\n# @params 9.81").param_values
+    /// [9.81]
+    #[getter]
+    fn param_values(&self) -> Option<Vec<f64>> {
+        self.program().param_values.clone()
+    }
+
     /// The output names, in order.
     #[getter]
     fn output_names(&self) -> Vec<String> {
@@ -334,7 +345,8 @@ impl Function {
     /// many calls a model makes, and a ``Function`` built over them keeps
     /// them as calls (see :attr:`calls`, :meth:`source`). Parameters are
     /// arguments of a call (data in the caller: its parameters, or
-    /// expressions); their ``# @params`` values are not used.
+    /// expressions); a call without them takes the ``# @params`` values
+    /// (:attr:`param_values`) as numbers, as the command line does.
     ///
     /// >>> x, y = dstar.symbols("x y")
     /// >>> sq = dstar.Function([x], [x * x], name="sq")
@@ -350,7 +362,8 @@ impl Function {
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if crate::expr::has_expr(args, p) {
-            return Ok(crate::expr::call(py, self.definition(), self.n(), args, p)?.into_bound(py));
+            let defaults = self.program().param_values.as_deref();
+            return Ok(crate::expr::call(py, self.definition(), self.n(), args, p, defaults)?.into_bound(py));
         }
         let (n, q) = (self.n(), self.program().params.len());
         let (x, p) = match args.len() {

@@ -183,13 +183,32 @@ def test_parameters_are_trailing_arguments():
     text = f.source()
     assert "function spring(x, k) -> (out1)" in text
     assert np.array_equal(dstar.compile(text)([0.5], p=[2.0]), f([0.5], p=[2.0]))
-    # The parameter's default value is not used by a call: pass it.
+    # A builder's parameters have no default values: a call passes them.
     with pytest.raises(TypeError, match=r"then its 1 parameter \(k; or as p="):
         spring(a)
     with pytest.raises(TypeError, match="twice"):
         spring(a, g, p=[g])
     with pytest.raises(ValueError, match="p= gave 2"):
         spring(a, p=[1.0, 2.0])
+
+
+def test_issue_34_a_call_without_parameters_takes_the_files_defaults():
+    """A program's '# @params' values are its parameters' defaults for a
+    call on expressions too, as for one on numbers and on the command line."""
+    scale = dstar.compile("param k, c\nin x\nout y = k*x + c\n# @params 7 0.5", name="scale")
+    assert scale.param_values == [7.0, 0.5]
+    x = dstar.symbols("x")
+    f = dstar.Function([x], [scale(x) + scale(2 * x, 3.0, 0.0) + scale(x, p=[1.0, 1.0])])
+    assert f.calls == 3
+    assert f([1.0])[0] == (7.0 + 0.5) + 6.0 + 2.0 == scale([1.0])[0] + 8.0
+    assert "scale(x, 7, 0.5)" in f.source()
+    # Nested: a function whose body calls one with defaults keeps them.
+    twice = dstar.Function([x], [scale(scale(x))], name="twice")
+    assert twice([1.0])[0] == 7.0 * 7.5 + 0.5
+    without = dstar.compile("param k\nin x\nout y = k*x", name="without")
+    assert without.param_values is None
+    with pytest.raises(TypeError, match=r"then its 1 parameter \(k; or as p="):
+        without(x)
 
 
 def test_wrong_arguments_are_clear_errors():
