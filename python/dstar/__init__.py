@@ -13,7 +13,10 @@ A :class:`Function` evaluates values, Jacobians (dense or
 ``H@v`` (one direction or ``k`` per call) at one point ``(n,)`` or a batch
 ``(B, n)`` (all cores, or :func:`set_num_threads`; GIL released).
 Parameters (``param`` lines of a file, ``params=`` of the builder) are
-data given with each call as ``p=``, never differentiated.
+data given with each call as ``p=``, never differentiated. Errors are
+ordinary exceptions: :class:`ParseError` (a ``ValueError``) for text that
+does not parse, and :class:`InternalError` (a ``RuntimeError``) for a bug
+of dstar, never pyo3's ``PanicException``.
 
 >>> import dstar, numpy as np
 >>> f = dstar.compile("sin(x*y) + x^2")
@@ -29,6 +32,7 @@ from ._dstar import (
     Condition,
     Expr,
     Function,
+    InternalError,
     ParseError,
     __version__,
     compile,
@@ -49,6 +53,7 @@ __all__ = [
     "Condition",
     "Expr",
     "Function",
+    "InternalError",
     "ParseError",
     "compile",
     "derivative",

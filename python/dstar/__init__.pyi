@@ -7,6 +7,7 @@ from ._dstar import (
     Condition as Condition,
     Expr as Expr,
     Function as Function,
+    InternalError as InternalError,
     ParseError as ParseError,
     Operand as Operand,
     __version__ as __version__,

@@ -1,7 +1,14 @@
-//! Errors as Python exceptions: parse errors carry where they happened.
+//! Errors as Python exceptions: parse errors carry where they happened, and
+//! a panic anywhere below an entry point is an [`InternalError`], an
+//! ordinary exception, never pyo3's `PanicException` (a `BaseException`
+//! that `except Exception` lets through): every `#[pymethods]` block and
+//! `#[pyfunction]` carries `#[guarded]` (the `guard` crate), which runs each
+//! body inside [`guard`].
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pyo3::create_exception!(
     _dstar,
@@ -35,4 +42,31 @@ pub(crate) fn to_py(py: Python<'_>, error: dstar::Error, source: &str) -> PyErr 
 /// [`to_py`] for errors that cannot be parse errors.
 pub(crate) fn to_py_plain(py: Python<'_>, error: dstar::Error) -> PyErr {
     to_py(py, error, "")
+}
+
+pyo3::create_exception!(
+    _dstar,
+    InternalError,
+    PyRuntimeError,
+    "A bug of dstar: a broken invariant (a Rust panic) met while serving a call.\n\n\
+     ``str(err)`` starts with ``internal error:`` and says what broke; please\n\
+     report it with the call that raised it."
+);
+
+/// `body`'s result, or an [`InternalError`] if it panics. Unwinding out of
+/// `body` is safe to observe: the state it may leave behind is built to be
+/// read after a panic (a graph's lock recovers from poisoning and its DAG is
+/// append-only, a kernel is stored only once compiled).
+pub(crate) fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| Err(internal_error(payload.as_ref())))
+}
+
+/// The [`InternalError`] of a panic's payload (its message, when it has one).
+fn internal_error(payload: &(dyn Any + Send)) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message");
+    InternalError::new_err(format!("internal error: {message} (please report it: this is a bug of dstar)"))
 }

@@ -139,6 +139,7 @@ impl Expr {
     }
 }
 
+#[guard::guarded]
 #[pymethods]
 impl Expr {
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -225,13 +226,13 @@ impl Expr {
         dstar::print_expr(&nodes.dag, self.node, &nodes.names())
     }
 
-    fn __repr__(&self) -> String {
-        let text = self.__str__();
-        if text.len() > 200 {
+    fn __repr__(&self) -> PyResult<String> {
+        let text = self.__str__()?;
+        Ok(if text.len() > 200 {
             format!("Expr({}...)", &text[..text.char_indices().nth(200).map_or(text.len(), |(i, _)| i)])
         } else {
             format!("Expr({text})")
-        }
+        })
     }
 
     /// Whether this expression is a symbol (an input or parameter of a
@@ -256,6 +257,7 @@ impl Expr {
     }
 }
 
+#[guard::guarded]
 #[pymethods]
 impl Condition {
     fn __bool__(&self) -> PyResult<bool> {
@@ -276,8 +278,8 @@ impl Condition {
         format!("{a} {} {b}", self.cmp.symbol())
     }
 
-    fn __repr__(&self) -> String {
-        format!("Condition({})", self.__str__())
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("Condition({})", self.__str__()?))
     }
 }
 
@@ -332,6 +334,7 @@ fn check_count(n: usize) -> PyResult<()> {
 /// >>> x, y = dstar.symbols("x y")
 /// >>> dstar.symbols("q0:3")
 /// (Expr(q0), Expr(q1), Expr(q2))
+#[guard::guarded]
 #[pyfunction]
 pub fn symbols(py: Python<'_>, names: &str) -> PyResult<Py<PyAny>> {
     let words: Vec<&str> =
@@ -356,6 +359,7 @@ pub fn symbols(py: Python<'_>, names: &str) -> PyResult<Py<PyAny>> {
 /// >>> x = dstar.vector("x", 3)
 /// >>> str(x[0] + x[2])
 /// 'x_0 + x_2'
+#[guard::guarded]
 #[pyfunction]
 pub fn vector<'py>(py: Python<'py>, name: &str, n: usize) -> PyResult<Bound<'py, PyList>> {
     check_count(n)?;
@@ -365,6 +369,7 @@ pub fn vector<'py>(py: Python<'py>, name: &str, n: usize) -> PyResult<Bound<'py,
 
 /// Applies the function `name` of the op table to `args` (expressions or
 /// numbers); the Python module defines ``dstar.sin`` etc. over this.
+#[guard::guarded]
 #[pyfunction]
 #[pyo3(signature = (name, *args))]
 pub fn apply_function(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Expr> {
@@ -391,6 +396,7 @@ pub fn apply_function(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Expr> {
 /// >>> x, y = dstar.symbols("x y")
 /// >>> str(dstar.ifelse(x < y, x, y * 2))
 /// 'ifelse(x < y, x, 2 * y)'
+#[guard::guarded]
 #[pyfunction]
 pub fn ifelse(condition: &Bound<'_, PyAny>, p: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<Expr> {
     let c = condition.cast::<Condition>().map_err(|_| {

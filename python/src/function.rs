@@ -204,6 +204,7 @@ fn sparse_result<'py>(
     }
 }
 
+#[guard::guarded]
 #[pymethods]
 impl Function {
     /// ``Function(inputs, outputs, output_names=None, params=None,
@@ -718,7 +719,7 @@ impl Function {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Reduced)> {
         let rebuild = py.import("dstar._dstar")?.getattr("_function_from_source")?;
         let options = self.function.options();
-        Ok((rebuild, (self.source(), options.simplify, options.self_check, self.name.clone())))
+        Ok((rebuild, (self.source()?, options.simplify, options.self_check, self.name.clone())))
     }
 
     fn __repr__(&self) -> String {

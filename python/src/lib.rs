@@ -22,7 +22,7 @@ mod threads;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use errors::{to_py, ParseError};
+use errors::{to_py, InternalError, ParseError};
 use expr::{Condition, Expr};
 use function::Function;
 use pyo3::exceptions::PyValueError;
@@ -58,6 +58,7 @@ fn is_program(text: &str) -> bool {
 /// >>> g = dstar.compile("param g\nin h\nout t = sqrt(2*h/g)\n# @params 9.81")
 /// >>> g.param_names, g([5.0]), g([5.0], p=[1.62])
 /// (['g'], array([1.00963755]), array([2.48451997]))
+#[guard::guarded]
 #[pyfunction]
 #[pyo3(signature = (text, inputs = None, simplify = true, self_check = true, name = "f"))]
 fn compile(
@@ -89,6 +90,7 @@ fn compile(
 }
 
 /// Rebuilds a pickled :class:`Function` from its source text.
+#[guard::guarded]
 #[pyfunction]
 #[pyo3(signature = (source, simplify, self_check = true, name = "f"))]
 fn _function_from_source(
@@ -107,6 +109,7 @@ fn _function_from_source(
 ///
 /// >>> dstar.derivative("sin(x*y)", "x")
 /// 'y * cos(x * y)'
+#[guard::guarded]
 #[pyfunction]
 #[pyo3(signature = (expr, var, order = 1))]
 fn derivative(py: Python<'_>, expr: &str, var: &str, order: usize) -> PyResult<String> {
@@ -121,6 +124,7 @@ fn derivative(py: Python<'_>, expr: &str, var: &str, order: usize) -> PyResult<S
 /// out f = x * y
 /// out d_f_d_x = y
 /// out d_f_d_y = x
+#[guard::guarded]
 #[pyfunction]
 fn jacobian_source(py: Python<'_>, text: &str) -> PyResult<String> {
     dstar::jacobian(text).map_err(|e| to_py(py, e, text))
@@ -129,6 +133,7 @@ fn jacobian_source(py: Python<'_>, text: &str) -> PyResult<String> {
 /// The Hessian of a scalar problem file as a problem file: the function,
 /// its gradient ``d_<f>_d_<x>``, then the lower triangle
 /// ``d2_<f>_d_<x>_d_<y>``.
+#[guard::guarded]
 #[pyfunction]
 fn hessian_source(py: Python<'_>, text: &str) -> PyResult<String> {
     dstar::hessian(text).map_err(|e| to_py(py, e, text))
@@ -136,11 +141,20 @@ fn hessian_source(py: Python<'_>, text: &str) -> PyResult<String> {
 
 /// The functions of the op table as ``(name, arity)``, in table order
 /// (``ifelse`` excluded: its first argument is a comparison).
+#[guard::guarded]
 #[pyfunction]
 fn functions() -> Vec<(&'static str, usize)> {
     dstar::Op::function_names()
         .filter_map(|name| dstar::Op::from_function_name(name).map(|op| (name, op.arity())))
         .collect()
+}
+
+/// Panics with ``message``: how the tests check that a panic below an
+/// entry point raises :class:`InternalError`, never pyo3's ``PanicException``.
+#[guard::guarded]
+#[pyfunction]
+fn _panic(message: &str) -> PyResult<()> {
+    panic!("{message}");
 }
 
 /// The extension module.
@@ -150,6 +164,7 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Expr>()?;
     m.add_class::<Condition>()?;
     m.add("ParseError", m.py().get_type::<ParseError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     // The package's version: pyproject.toml takes it from Cargo.toml.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
@@ -158,6 +173,7 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jacobian_source, m)?)?;
     m.add_function(wrap_pyfunction!(hessian_source, m)?)?;
     m.add_function(wrap_pyfunction!(functions, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_function(wrap_pyfunction!(threads::set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads::num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(expr::symbols, m)?)?;

@@ -31,6 +31,7 @@ pub(crate) fn install<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 /// >>> dstar.num_threads()
 /// 1
 /// >>> dstar.set_num_threads(None)  # back to all cores
+#[guard::guarded]
 #[pyfunction]
 pub fn set_num_threads(n: Option<usize>) -> PyResult<()> {
     let pool = match n {
@@ -49,6 +50,7 @@ pub fn set_num_threads(n: Option<usize>) -> PyResult<()> {
 }
 
 /// The number of threads batches run on (see :func:`set_num_threads`).
+#[guard::guarded]
 #[pyfunction]
 pub fn num_threads() -> usize {
     chosen().map_or_else(rayon::current_num_threads, |pool| pool.current_num_threads())
