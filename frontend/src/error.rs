@@ -133,7 +133,7 @@ pub enum ParseErrorKind {
         name: String,
     },
     /// A `# @point` comment that does not hold one number per input.
-    #[error("'# @point' gives {found} numbers for {expected} input{}", if *.expected == 1 { "" } else { "s" })]
+    #[error("'# @point' gives {found} number{} for {expected} input{}", if *.found == 1 { "" } else { "s" }, if *.expected == 1 { "" } else { "s" })]
     BadPoint {
         /// Number of inputs.
         expected: usize,
@@ -147,7 +147,7 @@ pub enum ParseErrorKind {
         first: u32,
     },
     /// A `# @params` comment that does not hold one number per parameter.
-    #[error("'# @params' gives {found} numbers for {expected} parameter{}", if *.expected == 1 { "" } else { "s" })]
+    #[error("'# @params' gives {found} number{} for {expected} parameter{}", if *.found == 1 { "" } else { "s" }, if *.expected == 1 { "" } else { "s" })]
     BadParams {
         /// Number of parameters.
         expected: usize,
@@ -211,6 +211,31 @@ pub enum ParseErrorKind {
         name: String,
         /// The function.
         function: String,
+    },
+    /// A call of the function whose body it is in.
+    #[error("'{}' calls itself: recursion is not supported (a body calls only functions defined above it)", Shown(.name))]
+    Recursion {
+        /// The function.
+        name: String,
+    },
+    /// A call of a function defined further down the file.
+    #[error("'{}' is defined below, on line {line}; a function can only be called after (below) its definition", Shown(.name))]
+    DefinedBelow {
+        /// The function.
+        name: String,
+        /// The line of its definition.
+        line: u32,
+    },
+    /// A statement only the main program has (`in`, `out`, `param`, a
+    /// function definition) inside a function's body.
+    #[error("{what} cannot appear inside function '{}' (line {line}): a body holds only 'name = expression' and 'a, b = f(...)' lines; is its 'end' missing above?", Shown(.function))]
+    NotInFunction {
+        /// What the statement is: "'in'", "a function definition", ...
+        what: &'static str,
+        /// The function whose body it is in.
+        function: String,
+        /// The line of the function's header.
+        line: u32,
     },
     /// A function block without its `end`.
     #[error("function '{}' has no 'end'", Shown(.function))]

@@ -173,9 +173,10 @@ pub fn reserved(name: &str) -> Option<&'static str> {
     }
 }
 
-/// Reads the `# @point v1 v2 ...` comment (`tag` `"@point"`, one number per
-/// input) or the `# @params v1 v2 ...` one (`"@params"`, one per
-/// parameter), if any; a file gives at most one of each.
+/// Reads the `# @point v1, v2, ...` comment (`tag` `"@point"`, one number per
+/// input) or the `# @params v1, v2, ...` one (`"@params"`, one per
+/// parameter), if any, values separated by commas, blanks or both
+/// ([`crate::value::parse_list`]); a file gives at most one of each.
 fn parse_numbers(source: &str, tag: &'static str, count: usize) -> Result<Option<Vec<f64>>, ParseError> {
     // A fast substring search first: most files have no such comment.
     if !source.contains(tag) {
@@ -202,7 +203,7 @@ fn parse_numbers(source: &str, tag: &'static str, count: usize) -> Result<Option
             });
         }
         // Values as everywhere a point is read (`nan`, `inf`, `-inf`; `1e400` is an error).
-        let values: Result<Vec<f64>, _> = rest.split_whitespace().map(crate::value::parse).collect();
+        let values = crate::value::parse_list(rest);
         match values {
             Ok(v) if v.len() == count => point = Some((line_no, v)),
             Ok(v) if params => return fail(ParseErrorKind::BadParams { expected: count, found: v.len() }),
@@ -611,13 +612,31 @@ impl<'s> Parser<'s> {
                 Token::End => {
                     parser.next()?;
                 }
-                // A statement only the main program has: the body ended without `end`.
-                Token::Eof | Token::Ident("in" | "out" | "param" | "function") => {
-                    return err(ParseErrorKind::Unterminated { function: name.into() }, span)
+                Token::Eof => return err(ParseErrorKind::Unterminated { function: name.into() }, span),
+                // A statement only the main program has, at its own line.
+                Token::Ident(word @ ("in" | "out" | "param" | "function"))
+                    if !matches!(parser.peek_n(1)?, Token::Assign | Token::Comma) =>
+                {
+                    let what = match word {
+                        "in" => "'in'",
+                        "out" => "'out'",
+                        "param" => "'param'",
+                        _ => "a function definition",
+                    };
+                    let line = span.start.line;
+                    let kind = ParseErrorKind::NotInFunction { what, function: name.into(), line };
+                    return err(kind, parser.peek_span());
+                }
+                Token::Ident(_) if parser.peek_n(1)? == Token::LParen => {
+                    let line = span.start.line;
+                    let what = "a function definition";
+                    let kind = ParseErrorKind::NotInFunction { what, function: name.into(), line };
+                    return err(kind, parser.peek_span());
                 }
                 Token::Ident("end") if matches!(parser.peek_n(1)?, Token::End | Token::Eof) => {
                     parser.next()?;
-                    return parser.end_statement();
+                    parser.end_statement()?;
+                    return parser.result_nodes(name, &results);
                 }
                 Token::Ident(_) if parser.peek_n(1)? == Token::Assign => parser.assignment()?,
                 Token::Ident(_) if parser.peek_n(1)? == Token::Comma => parser.call_statement()?,
@@ -639,10 +658,12 @@ impl<'s> Parser<'s> {
             return self.expected("'=' and the function's value");
         }
         self.next()?;
+        // The result is the expression itself, not a name: an argument or a
+        // binding may share the function's name without taking its place.
         self.function_body(name, span, &args, &[(name, span)], |parser| {
             let node = parser.expression()?;
-            parser.bind(name, span, node)?;
-            parser.end_statement()
+            parser.end_statement()?;
+            Ok(vec![node])
         })
     }
 
@@ -720,7 +741,7 @@ impl<'s> Parser<'s> {
         span: Span,
         args: &[(&'s str, Span)],
         results: &[(&'s str, Span)],
-        read: impl FnOnce(&mut Self) -> Result<(), ParseError>,
+        read: impl FnOnce(&mut Self) -> Result<Vec<NodeId>, ParseError>,
     ) -> Result<(), ParseError> {
         let outer = self.swap_scope(Scope::default());
         self.in_function = Some(name);
@@ -728,18 +749,7 @@ impl<'s> Parser<'s> {
             for &(arg, s) in args {
                 self.declare_input(arg, s)?;
             }
-            read(self)?;
-            let mut roots = vec![];
-            for &(r, s) in results {
-                match self.names.get(r) {
-                    Some(b) => roots.push(b.node),
-                    None => {
-                        let (name, function) = (r.to_string(), name.to_string());
-                        return err(ParseErrorKind::UnboundResult { name, function }, s);
-                    }
-                }
-            }
-            Ok(roots)
+            read(self)
         })();
         self.in_function = None;
         let scope = self.swap_scope(outer);
@@ -750,6 +760,17 @@ impl<'s> Parser<'s> {
         let function = FunctionDef::new(name.to_string(), arg_names, result_names, kernel);
         self.defined.push((Arc::new(function), span.start.line));
         Ok(())
+    }
+
+    /// The nodes the names `results` of function `function` are bound to.
+    fn result_nodes(&self, function: &str, results: &[(&'s str, Span)]) -> Result<Vec<NodeId>, ParseError> {
+        let node = |&(r, s): &(&str, Span)| match self.names.get(r) {
+            Some(b) => Ok(b.node),
+            None => {
+                err(ParseErrorKind::UnboundResult { name: r.to_string(), function: function.to_string() }, s)
+            }
+        };
+        results.iter().map(node).collect()
     }
 
     /// The index of the defined function `name`.
@@ -957,13 +978,7 @@ impl<'s> Parser<'s> {
                             None if self.user_function(name).is_some() => {
                                 Callee::User(self.user_function(name).expect("checked"))
                             }
-                            None => {
-                                let hint = DidYouMean::closest(name, Op::function_names());
-                                return err(
-                                    ParseErrorKind::UnknownFunction { name: name.into(), hint },
-                                    span,
-                                );
-                            }
+                            None => return Err(self.unknown_function(name, span)),
                         },
                     };
                     let (_, paren) = self.next()?;
@@ -1087,6 +1102,22 @@ impl<'s> Parser<'s> {
             function.inputs.iter().map(|p| self.variable(p.as_str(), span)).collect::<Result<Vec<_>, _>>()?;
         let node = self.inline(function, args, span)?;
         self.push_node(node, span)
+    }
+
+    /// The error for a call of `name`, which no function defines here: a
+    /// recursive call, a call of a function defined below, or a typo.
+    fn unknown_function(&self, name: &str, span: Span) -> ParseError {
+        let kind = if self.in_function == Some(name) {
+            ParseErrorKind::Recursion { name: name.into() }
+        } else if let Some(line) = defined_later(self.source, span.end.offset as usize, name) {
+            ParseErrorKind::DefinedBelow { name: name.into(), line }
+        } else {
+            let mut names: Vec<&str> = Op::function_names().collect();
+            names.extend(self.defined.iter().map(|(f, _)| f.name()));
+            let hint = DidYouMean::closest(name, names);
+            ParseErrorKind::UnknownFunction { name: name.into(), hint }
+        };
+        ParseError { kind, span }
     }
 
     fn user_function(&self, name: &str) -> Option<&'s Program> {
@@ -1278,6 +1309,24 @@ fn bound_later(source: &str, offset: usize, name: &str) -> Option<u32> {
             let rest = stmt.strip_prefix(name)?.trim_start();
             (rest.starts_with('=') && !rest.starts_with("==")).then_some(before + i as u32 + 1)
         })
+    })
+}
+
+/// The line of a later definition of function `name` (`function name(...`
+/// or `name(...) = ...`) after byte `offset`, if any. Only called on the
+/// error path.
+fn defined_later(source: &str, offset: usize, name: &str) -> Option<u32> {
+    let before = source[..offset].matches('\n').count() as u32;
+    source[offset..].split('\n').enumerate().skip(1).find_map(|(i, line)| {
+        let line = line.split('#').next().unwrap_or("").trim_start();
+        let (long, rest) = match line.strip_prefix("function") {
+            Some(rest) if rest.starts_with(char::is_whitespace) => (true, rest.trim_start()),
+            _ => (false, line),
+        };
+        let rest = rest.strip_prefix(name)?.trim_start().strip_prefix('(')?;
+        let after = rest.split_once(')').map_or("", |(_, after)| after.trim_start());
+        let short = after.starts_with('=') && !after.starts_with("==");
+        (long || short).then_some(before + i as u32 + 1)
     })
 }
 

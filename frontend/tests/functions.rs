@@ -90,7 +90,7 @@ fn unused_results_and_repeated_arguments() {
 /// Every error of the contract, with the line and column it names.
 #[test]
 fn errors_point_at_the_function_or_the_call() {
-    let cases: [(&str, &str); 16] = [
+    let cases: [(&str, &str); 24] = [
         ("in x\nout y = g(x)\n", "2:9: unknown function 'g'"),
         ("in x\nf(a) = a\nf(b) = b\nout y = f(x)\n", "3:1: 'f' is already a function (defined on line 2)"),
         ("in x\nsin(a) = a\nout y = x\n", "2:1: 'sin' is a function and cannot be used as a name"),
@@ -111,12 +111,35 @@ fn errors_point_at_the_function_or_the_call() {
             "in x\nfunction f(a) -> (b, c)\n  b = a\nend\nout y = x\n",
             "2:22: result 'c' of 'f' is not bound in its body",
         ),
-        ("in x\nfunction f(a) -> b\n  b = a\nout y = f(x)\n", "2:10: function 'f' has no 'end'"),
+        ("in x\nfunction f(a) -> b\n  b = a\n", "2:10: function 'f' has no 'end'"),
+        // A statement of the main program inside a body: the error is at it.
+        (
+            "in x\nfunction f(a) -> b\n  b = a\nout y = f(x)\n",
+            "4:1: 'out' cannot appear inside function 'f' (line 2): a body holds only",
+        ),
+        ("in x\nfunction f(a) -> b\n  in z\n  b = a\nend\nout y = x\n", "3:3: 'in' cannot appear inside function 'f'"),
+        (
+            "in x\nfunction f(a) -> b\n  param q\n  b = a\nend\nout y = x\n",
+            "3:3: 'param' cannot appear inside function 'f' (line 2)",
+        ),
+        (
+            "in x\nfunction f(a) -> b\n  function g(c) -> d\n  b = a\nend\nout y = x\n",
+            "3:3: a function definition cannot appear inside function 'f' (line 2)",
+        ),
         (
             "in x\nfunction f(a) -> b\n  g(c) = c\n  b = a\nend\nout y = x\n",
-            "3:3: expected a statement of the function's body",
+            "3:3: a function definition cannot appear inside function 'f' (line 2)",
         ),
-        ("in x\nf(a) = f(a)\nout y = x\n", "2:8: unknown function 'f'"),
+        // Recursion and calls of functions defined below say the rule.
+        ("in x\nf(a) = f(a)\nout y = x\n", "2:8: 'f' calls itself: recursion is not supported"),
+        ("in x\nfunction f(a) -> b\n  b = 1 + f(a)\nend\nout y = x\n", "3:11: 'f' calls itself"),
+        (
+            "in x\nf(a) = g(a) + 1\ng(a) = f(a)\nout y = f(x)\n",
+            "2:8: 'g' is defined below, on line 3; a function can only be called after (below) its definition",
+        ),
+        ("in x\nout y = h(x)\nfunction h(a) -> b\n  b = a\nend\n", "2:9: 'h' is defined below, on line 3"),
+        // A misspelt function of the program is suggested as a built-in is.
+        ("in x\nsquare(a) = a * a\nout y = squar(x)\n", "3:9: unknown function 'squar'; did you mean 'square'?"),
         ("in x\nfunction = 2\nout y = x\n", "2:1: 'function' is a keyword and cannot be used as a name"),
         ("in x, end\nout y = x\n", "1:7: 'end' is a keyword and cannot be used as a name"),
         ("in x\nf(a) = a\np, q = x + 1\nout y = p\n", "3:8: expected a call of a function after 'a, b ='"),
@@ -128,6 +151,25 @@ fn errors_point_at_the_function_or_the_call() {
         let text = error.to_string();
         assert!(text.starts_with(expected), "{source:?}:\n  got      {text}\n  expected {expected}");
     }
+}
+
+/// A short-form function's result is its expression, whatever the names
+/// of its arguments: one named as the function is an argument like any
+/// other (it was once taken for the result, and the body dropped).
+#[test]
+fn an_argument_may_have_its_functions_name() {
+    for (body, at, value) in [("f * 2", 2.0, 4.0), ("sin(f)", 2.0, 2f64.sin()), ("f^2 + f", 3.0, 12.0)] {
+        let source = format!("in x\nf(f) = {body}\nout y = f(x)\n");
+        let program = parse_program(&source).unwrap();
+        assert_eq!(eval_program(&program, &[at]), vec![value], "{source}");
+        assert_eq!(eval_program(&program.inlined(), &[at]), vec![value], "{source}");
+    }
+    // Two arguments, the second named as the function.
+    let program = parse_program("in x, y\ng(a, g) = a - g\nout z = g(x, y)\n").unwrap();
+    assert_eq!(eval_program(&program, &[5.0, 2.0]), vec![3.0]);
+    // The long form names its results: `-> f` is the argument `f` itself.
+    let program = parse_program("in x\nfunction f(f) -> f\nend\nout y = f(x) * 3\n").unwrap();
+    assert_eq!(eval_program(&program, &[2.0]), vec![6.0]);
 }
 
 /// A chain of 10^5 calls, each result the next call's argument: parsed,
