@@ -218,15 +218,45 @@ fn issue_31_values_on_the_command_line_read_as_everywhere() {
         assert_eq!(status, 2, "{at} {direction}: {stdout}");
         assert!(stderr.contains("too large for double precision"), "{stderr}");
     }
-    for value in ["infinity,1", "1,,2", "NaN,1"] {
+    for value in ["infinity,1", "NaN,1", "1 2x"] {
         let (status, _, stderr) = dstar(&["eval", file, "--at", value]);
         assert_eq!(status, 2, "{value}: {stderr}");
         assert!(stderr.contains("malformed number"), "{stderr}");
+    }
+    for value in ["1,,2", "1,2,", ",1 2"] {
+        let (status, _, stderr) = dstar(&["eval", file, "--at", value]);
+        assert_eq!(status, 2, "{value}: {stderr}");
+        assert!(stderr.contains("expected a value before and after each comma"), "{stderr}");
     }
     let point = problem("overflow.dstar", "# @point 1e400 1\nin x, y\nout x*y\n");
     let (status, _, stderr) = dstar(&["eval", point.to_str().unwrap()]);
     assert_eq!(status, 2);
     assert!(stderr.contains("1:1: the number '1e400' is too large"), "{stderr}");
+}
+
+/// Issue 34 (item 12): one rule for lists of values everywhere, in a file's
+/// comments as on the command line: commas, blanks, or both.
+#[test]
+fn values_are_separated_by_commas_or_blanks_everywhere() {
+    for separator in [", ", ",", " ", " ,  "] {
+        let source = format!(
+            "# @point 1{separator}2\n# @params 3{separator}4\nparam a, b\nin x, y\nout f = a*x + b*y\n"
+        );
+        let file = problem("lists.dstar", &source);
+        let file = file.to_str().unwrap();
+        let (status, stdout, stderr) = dstar(&["eval", file]);
+        assert_eq!((status, stdout.as_str()), (0, "f = 11\n"), "{separator:?}: {stderr}");
+        let at = format!("2{separator}1");
+        let params = format!("1{separator}1");
+        let (status, stdout, stderr) = dstar(&["eval", file, "--at", &at, "--params", &params]);
+        assert_eq!((status, stdout.as_str()), (0, "f = 3\n"), "{separator:?}: {stderr}");
+        let (status, _, stderr) = dstar(&["bench", file, "--at", &at, "--params", &params]);
+        assert_eq!(status, 0, "{separator:?}: {stderr}");
+    }
+    let file = problem("short.dstar", "# @point 1\nin x, y\nout f = x*y\n");
+    let (status, _, stderr) = dstar(&["eval", file.to_str().unwrap()]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("'# @point' gives 1 number for 2 inputs"), "{stderr}");
 }
 
 /// Issue 27: parameters come from `--params`, else the file's `# @params`;

@@ -54,5 +54,5 @@ fn bad_orders_and_directions_are_refused_clearly() {
     assert!(refused(&["--order", "2"]).contains("--direction"));
     assert!(refused(&["--direction", "1,0"]).contains("--order"));
     assert!(refused(&["--order", "2.5", "--direction", "1,0"]).contains("invalid value '2.5'"));
-    assert!(refused(&["--order", "2", "--direction", "1,a"]).contains("invalid value 'a'"));
+    assert!(refused(&["--order", "2", "--direction", "1,a"]).contains("malformed number 'a'"));
 }

@@ -56,6 +56,44 @@ pub fn parse(text: &str) -> Result<f64, ParseErrorKind> {
     Ok(if negative { -value } else { value })
 }
 
+/// Reads a list of values separated by commas, blanks, or both (`1, 2`,
+/// `1,2` and `1 2` are the same list): the one rule for `# @point`,
+/// `# @params` and the command line's `--at`, `--params`, `--weights` and
+/// `--direction`. An empty text is an empty list; an empty place between
+/// two commas is an error.
+///
+/// ```
+/// use frontend::value::parse_list;
+/// assert_eq!(parse_list("1, 2"), Ok(vec![1.0, 2.0]));
+/// assert_eq!(parse_list("1 2,3"), Ok(vec![1.0, 2.0, 3.0]));
+/// assert_eq!(parse_list(" "), Ok(vec![]));
+/// assert!(parse_list("1,,2").is_err());
+/// assert!(parse_list("1,").is_err());
+/// ```
+///
+/// # Errors
+/// As [`parse`] for each value, and [`ParseErrorKind::Expected`] for a
+/// comma with no value before or after it.
+pub fn parse_list(text: &str) -> Result<Vec<f64>, ParseErrorKind> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut values = Vec::new();
+    for piece in text.split(',') {
+        let before = values.len();
+        for word in piece.split_whitespace() {
+            values.push(parse(word)?);
+        }
+        if values.len() == before {
+            return Err(ParseErrorKind::Expected {
+                expected: "a value before and after each comma",
+                found: text.trim().to_string(),
+            });
+        }
+    }
+    Ok(values)
+}
+
 /// Shows a value (see the module doc).
 ///
 /// ```

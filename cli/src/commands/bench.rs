@@ -1,7 +1,7 @@
 //! `dstar bench`: times the compiled function and Jacobian kernels.
 
 use super::progress::Progress;
-use super::{load, params, point, value, Failure, PipelineArgs};
+use super::{load, params, point, values, Failure, PipelineArgs, Values};
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
@@ -13,11 +13,11 @@ pub struct BenchArgs {
     file: PathBuf,
     /// The point to call the kernels at (default: the file's `# @point`, or
     /// 0.5 for every input).
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
-    at: Option<Vec<f64>>,
+    #[arg(long, value_parser = values, allow_hyphen_values = true)]
+    at: Option<Values>,
     /// The parameters' values (default: the file's `# @params`).
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
-    params: Option<Vec<f64>>,
+    #[arg(long, value_parser = values, allow_hyphen_values = true)]
+    params: Option<Values>,
     #[command(flatten)]
     pipeline: PipelineArgs,
     /// Also time one call of the Lagrangian Hessian kernel (weights 1).

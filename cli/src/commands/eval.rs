@@ -1,7 +1,7 @@
 //! `dstar eval`: a problem file's outputs (and Jacobian, Hessians) at a point.
 
 use super::progress::Progress;
-use super::{counted, json, listed, load, params, point, value, Failure, PipelineArgs};
+use super::{counted, json, listed, load, params, point, values, Failure, PipelineArgs, Values};
 use clap::Args;
 use dstar::frontend::value::show;
 use serde_json::{Map, Value};
@@ -11,14 +11,14 @@ use std::path::PathBuf;
 pub struct EvalArgs {
     /// The problem file (.dstar).
     file: PathBuf,
-    /// The point, one value per input, comma-separated (default: the file's
+    /// The point, one value per input, separated by commas or blanks (default: the file's
     /// `# @point` comment). Example: --at 0.7,-1.3
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
-    at: Option<Vec<f64>>,
-    /// The parameters' values, one per parameter, comma-separated (default:
+    #[arg(long, value_parser = values, allow_hyphen_values = true)]
+    at: Option<Values>,
+    /// The parameters' values, one per parameter, separated by commas or blanks (default:
     /// the file's `# @params` comment). Example: --params 9.81,0.5
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1)]
-    params: Option<Vec<f64>>,
+    #[arg(long, value_parser = values, allow_hyphen_values = true)]
+    params: Option<Values>,
     /// Also print the Jacobian (dense, one row per output).
     #[arg(long)]
     jacobian: bool,
@@ -29,8 +29,8 @@ pub struct EvalArgs {
     /// With --hessian, print the Hessian of the Lagrangian Σ w_i f_i with
     /// these weights, one per output, instead of every output's (--each
     /// adds those). Example: --weights 1,0.5,0.5
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "hessian")]
-    weights: Option<Vec<f64>>,
+    #[arg(long, value_parser = values, allow_hyphen_values = true, requires = "hessian")]
+    weights: Option<Values>,
     /// With --weights, also print every output's own Hessian.
     #[arg(long, requires = "weights")]
     each: bool,
@@ -45,8 +45,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "K", requires = "direction")]
     order: Option<u64>,
     /// The direction v of --order, one value per input.
-    #[arg(long, value_delimiter = ',', value_parser = value, allow_hyphen_values = true, num_args = 1, requires = "order")]
-    direction: Option<Vec<f64>>,
+    #[arg(long, value_parser = values, allow_hyphen_values = true, requires = "order")]
+    direction: Option<Values>,
     /// Use the reference interpreter instead of the JIT.
     #[arg(long)]
     interp: bool,

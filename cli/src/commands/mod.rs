@@ -177,11 +177,22 @@ fn params(
     Ok(p)
 }
 
-/// A value of `--at`, `--weights` or `--direction` ([`dstar::frontend::value`]:
-/// `nan`, `inf`, `-inf` too, `1e400` an error), blanks around it allowed, so
-/// that `--at "1, 2"` reads as `--at 1,2`.
-fn value(text: &str) -> Result<f64, String> {
-    dstar::frontend::value::parse(text.trim()).map_err(|e| e.to_string())
+/// The values of `--at`, `--params`, `--weights` or `--direction`.
+#[derive(Clone, Debug)]
+pub(crate) struct Values(Vec<f64>);
+
+impl std::ops::Deref for Values {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        &self.0
+    }
+}
+
+/// Reads [`Values`] as a `# @point` comment is read
+/// ([`dstar::frontend::value::parse_list`]: separated by commas, blanks or
+/// both; `nan`, `inf`, `-inf` too, `1e400` an error).
+fn values(text: &str) -> Result<Values, String> {
+    dstar::frontend::value::parse_list(text).map(Values).map_err(|e| e.to_string())
 }
 
 /// Runs the command line and returns the exit status.
