@@ -202,8 +202,10 @@ fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> [Option<NodeId>;
             p[0] = Some(dag.div(a, f));
             p[1] = Some(dag.div(b, f));
         }
-        // The derivative of the branch taken; ties (kinks) follow the second
-        // argument, so min(x, x) still has derivative 1.
+        // The derivative of the branch taken; at a tie (a kink) each argument
+        // gets half, a rule that depends neither on the order of the
+        // arguments nor on whether a call is written out, and min(x, x)
+        // still has derivative 1.
         Op::Min => p = branch_partials(dag, Cmp::Lt, a, b),
         Op::Max => p = branch_partials(dag, Cmp::Gt, a, b),
         Op::Select(cmp) => {
@@ -291,11 +293,13 @@ fn sech_squared(dag: &mut ExprDag, a: NodeId) -> NodeId {
 }
 
 /// Partials of `min` (`cmp = <`) or `max` (`cmp = >`): 1 for the argument
-/// the operation returns, 0 for the other.
+/// the operation returns, 0 for the other, and ½ each at a tie.
 fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> [Option<NodeId>; 4] {
-    let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
-    let first = dag.apply(Op::Select(cmp), &[a, b, one, zero]);
-    let second = dag.apply(Op::Select(cmp), &[a, b, zero, one]);
+    let [one, half, zero] = [dag.constant(1.0), dag.constant(0.5), dag.constant(0.0)];
+    let tie_first = dag.apply(Op::Select(Cmp::Eq), &[a, b, half, zero]);
+    let tie_second = dag.apply(Op::Select(Cmp::Eq), &[a, b, half, one]);
+    let first = dag.apply(Op::Select(cmp), &[a, b, one, tie_first]);
+    let second = dag.apply(Op::Select(cmp), &[a, b, zero, tie_second]);
     [Some(first), Some(second), None, None]
 }
 

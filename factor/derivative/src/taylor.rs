@@ -850,8 +850,8 @@ impl Step<'_> {
                 let difference = self.sub(sk, inner);
                 self.times(0.5, difference)
             }
-            Op::Min => self.branch(Cmp::Lt, value(0), value(1), ak, at(b, k)),
-            Op::Max => self.branch(Cmp::Gt, value(0), value(1), ak, at(b, k)),
+            Op::Min => self.kink(Cmp::Lt, value(0), value(1), ak, at(b, k)),
+            Op::Max => self.kink(Cmp::Gt, value(0), value(1), ak, at(b, k)),
             Op::Select(cmp) => self.branch(cmp, value(0), value(1), at(series(2), k), at(series(3), k)),
         };
         own.y.push(yk);
@@ -896,6 +896,23 @@ impl Step<'_> {
         let zero = self.constant(0.0);
         let selected = self.apply(Op::Select(cmp), &[a, b, x.unwrap_or(zero), z.unwrap_or(zero)]);
         self.nonzero(selected)
+    }
+
+    /// Coefficient `k` of `min` (`cmp = <`) or `max` (`cmp = >`) of `a` and
+    /// `b` with coefficients `x` and `z`: the branch taken, and their mean at
+    /// a tie, as the first partials have it (see `rules.rs`).
+    fn kink(
+        &mut self,
+        cmp: Cmp,
+        a: NodeId,
+        b: NodeId,
+        x: Option<NodeId>,
+        z: Option<NodeId>,
+    ) -> Option<NodeId> {
+        let sum = self.add(x, z);
+        let mean = self.times(0.5, sum);
+        let tie = self.branch(Cmp::Eq, a, b, mean, z);
+        self.branch(cmp, a, b, x, tie)
     }
 
     /// Coefficient `k` of `a^b`.

@@ -114,10 +114,12 @@ fn kink(op: Op, a: &[Dual]) -> Option<(f64, f64)> {
 /// Whether argument `slot`'s derivatives flow into the operation's at the
 /// argument values `a`: not for piecewise-constant functions nor comparison
 /// operands, and for `ifelse`, `min` and `max` only from the argument they
-/// return (ties follow the second), whatever the others' derivatives.
+/// return (both at a tie of `min` and `max`, each with half), whatever the
+/// others' derivatives.
 pub(crate) fn contributes(op: Op, a: &[f64], slot: usize) -> bool {
     match op {
         Op::Sign | Op::Floor | Op::Ceil => false,
+        Op::Min | Op::Max if a[0] == a[1] => true,
         Op::Min => slot == if a[0] < a[1] { 0 } else { 1 },
         Op::Max => slot == if a[0] > a[1] { 0 } else { 1 },
         Op::Select(cmp) => slot == if cmp.holds(a[0], a[1]) { 2 } else { 3 },
@@ -170,6 +172,7 @@ pub(crate) fn local_partials(op: Op, a: &[f64], f: f64) -> Vec<f64> {
         Op::Erf => vec![2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp()],
         Op::Atan2 => vec![y / x.hypot(y) / x.hypot(y), -x / x.hypot(y) / x.hypot(y)],
         Op::Hypot => vec![x / x.hypot(y), y / x.hypot(y)],
+        Op::Min | Op::Max if x == y => vec![0.5, 0.5],
         Op::Min => {
             if x < y {
                 vec![1.0, 0.0]

@@ -222,6 +222,8 @@ impl Jet {
                 dual(a.binary(Op::Atan2, &b), b.mul(&da).sub(&a.mul(&db)).div(&n))
             }
             Op::Hypot => self.mul(self).add(&o.mul(o)).unary(Op::Sqrt),
+            // At a tie each argument gets half (the language's rule).
+            Op::Min | Op::Max if self.value() == o.value() => self.add(o).scale(0.5),
             Op::Min => {
                 if self.value() < o.value() {
                     self.clone()
