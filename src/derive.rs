@@ -3,7 +3,7 @@
 use crate::Error;
 use factor::higher::Budget;
 use frontend::shown::Shown;
-use frontend::{parse_expr, parse_program, print_expr, print_program, Output, Program};
+use frontend::{parse_expr, parse_program, print_expr, print_program, Output};
 
 /// The derivative of the expression `expr` with respect to the variable
 /// `var`, as an expression. A variable the expression does not use has
@@ -73,7 +73,7 @@ pub fn jacobian(source: &str) -> Result<String, Error> {
         outputs.push(Output { name, node: e.node });
     }
     let dag = jacobian.into_kernel().into_parts().0;
-    Ok(print_program(&Program::new(dag, program.inputs, outputs)))
+    Ok(print_program(&program.derived(dag, outputs)))
 }
 
 /// The Hessian of a problem file's single output as a problem file: the
@@ -97,5 +97,5 @@ pub fn hessian(source: &str) -> Result<String, Error> {
     for e in hessian.lower_entries() {
         outputs.push(Output { name: format!("d2_{name}_d_{}_d_{}", x[e.row], x[e.col]), node: e.node });
     }
-    Ok(print_program(&Program::new(hessian.dag().clone(), program.inputs.clone(), outputs)))
+    Ok(print_program(&program.derived(hessian.dag().clone(), outputs)))
 }

@@ -11,7 +11,7 @@
 use crate::compiler::JitCompiler;
 use crate::error::CodegenError;
 use crate::kernel::JitKernel;
-use frontend::call::callees_first;
+use frontend::call::called_functions;
 use frontend::{ExprDag, FunctionDef, Kernel, NodeId};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -29,7 +29,7 @@ impl Callees {
     /// loop over the call graph, however deep it nests.
     pub(crate) fn compile(compiler: &JitCompiler, kernel: &Kernel) -> Result<Callees, CodegenError> {
         let mut callees = Callees::default();
-        for function in called_functions(kernel.dag(), kernel.roots()) {
+        for function in called_functions(kernel.dag(), kernel.roots(), &[]) {
             let body = function.body();
             let jit = compiler.compile_with(body, &[body.num_inputs()], &callees)?;
             callees.compiled.insert(Arc::as_ptr(&function) as usize, Arc::new(jit));
@@ -46,15 +46,6 @@ impl Callees {
     pub(crate) fn is_empty(&self) -> bool {
         self.compiled.is_empty()
     }
-}
-
-/// The functions (of the level each site calls) that `roots` of `dag`
-/// call, and those they call, callees before callers.
-pub(crate) fn called_functions(dag: &ExprDag, roots: &[NodeId]) -> Vec<Arc<FunctionDef>> {
-    let reached = |dag: &ExprDag, roots: &[NodeId]| -> Vec<Arc<FunctionDef>> {
-        dag.reached_sites(roots).into_iter().map(|s| dag.site(s).called()).collect()
-    };
-    callees_first(reached(dag, roots), |f| reached(f.body().dag(), f.body().roots()))
 }
 
 /// Where a kernel's calls keep what they hand on, in its scratch, in

@@ -2,7 +2,7 @@
 //! Rust emitters: each written once as a function of the emitted source,
 //! callees before callers, under a name of its own; a call site is one call.
 
-use crate::calls::called_functions;
+use frontend::call::called_functions;
 use frontend::{ExprDag, FunctionDef, NodeId, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -22,7 +22,7 @@ impl SourceFunctions {
     /// `f_step_dd`); another function of the same name gets a number. Every
     /// name has a `_`, so none is a keyword or a local variable (`v12`).
     pub(crate) fn new(fn_name: &str, dag: &ExprDag, roots: &[NodeId]) -> SourceFunctions {
-        let order = called_functions(dag, roots);
+        let order = called_functions(dag, roots, &[]);
         let mut names = FxHashMap::default();
         let mut taken = FxHashSet::default();
         for f in &order {

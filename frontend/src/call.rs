@@ -162,6 +162,17 @@ pub fn callees_first(
     order
 }
 
+/// The functions `roots` of `dag` call, to any depth, and `also`, callees
+/// before callers, each once.
+pub fn called_functions(dag: &ExprDag, roots: &[NodeId], also: &[Arc<FunctionDef>]) -> Vec<Arc<FunctionDef>> {
+    let reached = |dag: &ExprDag, roots: &[NodeId]| -> Vec<Arc<FunctionDef>> {
+        dag.reached_sites(roots).into_iter().map(|s| dag.site(s).called()).collect()
+    };
+    let mut start = also.to_vec();
+    start.extend(reached(dag, roots));
+    callees_first(start, |f| reached(f.body().dag(), f.body().roots()))
+}
+
 /// `roots` of `dag` with every call written out: the bodies inlined (and
 /// theirs, to any depth), node for node, into a new DAG. Values are those of
 /// the calls bit for bit: the bodies' operations are copied, not folded.

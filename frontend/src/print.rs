@@ -5,12 +5,13 @@
 //! keeps the printer linear and the output readable. Parsing the printed text
 //! gives the same DAG (see [`Program::same_as`]).
 
-use crate::call::FunctionDef;
+use crate::call::{called_functions, FunctionDef};
 use crate::dag::{ExprDag, NodeId};
 use crate::op::Op;
 use crate::program::Program;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// An inlined expression longer than this is bound to a name instead.
 const MAX_INLINE: usize = 72;
@@ -27,9 +28,75 @@ pub struct Printed {
 
 const ATOM: u8 = 5;
 
+/// The names functions are printed under, so that the text parses back:
+/// a function's own name where the parser reads it as one and nothing else
+/// printed has it, else one made from it (a derivative `f'` is `f_d`, a
+/// second `f` is `f_2`).
+#[derive(Debug, Default)]
+pub struct FunctionNames(HashMap<usize, String>);
+
+impl FunctionNames {
+    /// Names for `functions`, none of them in `taken`.
+    pub fn new(functions: &[Arc<FunctionDef>], taken: &HashSet<String>) -> FunctionNames {
+        let mut names = HashMap::new();
+        let mut used: HashSet<String> = HashSet::new();
+        for f in functions {
+            let primes = f.name().chars().rev().take_while(|&c| c == '\'').count();
+            let mut base: String = f.name()[..f.name().len() - primes]
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+                .collect();
+            if primes > 0 {
+                base = format!("{base}_{}", "d".repeat(primes));
+            }
+            if !base.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                || crate::reserved(&base).is_some()
+            {
+                base = format!("f_{base}");
+            }
+            let name = unique(&base, |n| taken.contains(n) || used.contains(n));
+            used.insert(name.clone());
+            names.insert(Arc::as_ptr(f) as usize, name);
+        }
+        FunctionNames(names)
+    }
+
+    /// The printed name of `f`: its own if it was not given one.
+    pub fn of<'a>(&'a self, f: &'a FunctionDef) -> &'a str {
+        self.0.get(&(f as *const FunctionDef as usize)).map_or(f.name(), String::as_str)
+    }
+
+    /// Every name given.
+    pub fn names(&self) -> impl Iterator<Item = &String> {
+        self.0.values()
+    }
+}
+
+/// `base`, or `base_2`, `base_3`, ..., the first that is not `taken`.
+fn unique(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    let mut name = base.to_string();
+    let mut k = 2;
+    while taken(&name) {
+        name = format!("{base}_{k}");
+        k += 1;
+    }
+    name
+}
+
 /// Prints `roots`, naming input `k` `inputs[k]`. Temporaries are named
 /// `t1, t2, ...`, skipping any name in `taken`.
 pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &HashSet<String>) -> Printed {
+    print_nodes_named(dag, roots, inputs, taken, &FunctionNames::default())
+}
+
+/// [`print_nodes`], calling each function by its name in `functions`.
+pub fn print_nodes_named(
+    dag: &ExprDag,
+    roots: &[NodeId],
+    inputs: &[String],
+    taken: &HashSet<String>,
+    functions: &FunctionNames,
+) -> Printed {
     let uses = dag.use_counts(roots);
     let reach = dag.reachable(roots);
     let is_root: HashSet<NodeId> = roots.iter().copied().collect();
@@ -79,7 +146,7 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
                     .collect();
                 let called = site.called();
                 let names: Vec<String> = called.results().iter().map(|_| fresh(&mut counter)).collect();
-                bindings.push((names.join(", "), format!("{}({})", called.name(), args.join(", "))));
+                bindings.push((names.join(", "), format!("{}({})", functions.of(&called), args.join(", "))));
                 names
             });
             texts[id.index()] = Some((names[c.out as usize].clone(), ATOM));
@@ -108,11 +175,17 @@ pub fn print_nodes(dag: &ExprDag, roots: &[NodeId], inputs: &[String], taken: &H
     Printed { bindings, roots }
 }
 
-/// Prints a whole program in problem format.
+/// Prints a whole program in problem format: every function it calls (its
+/// own and any derivative of one) written once, above its first use.
 pub fn print_program(program: &Program) -> String {
-    let taken: HashSet<String> = program.output_names().into_iter().collect();
     let leaves = program.leaves();
-    let printed = print_nodes(&program.dag, &program.output_nodes(), &leaves, &taken);
+    let roots = program.output_nodes();
+    let mut taken: HashSet<String> =
+        program.output_names().into_iter().chain(leaves.iter().cloned()).collect();
+    let functions = called_functions(&program.dag, &roots, &program.functions);
+    let names = FunctionNames::new(&functions, &taken);
+    taken.extend(names.names().cloned());
+    let printed = print_nodes_named(&program.dag, &roots, &leaves, &taken, &names);
     let mut s = String::new();
     if let Some(point) = &program.point {
         let values: Vec<String> = point.iter().map(|v| format!("{v:?}")).collect();
@@ -126,8 +199,8 @@ pub fn print_program(program: &Program) -> String {
         let _ = writeln!(s, "param {}", program.params.join(", "));
     }
     let _ = writeln!(s, "in {}", program.inputs.join(", "));
-    for function in &program.functions {
-        s += &print_function(function);
+    for function in &functions {
+        s += &print_function(function, &names);
     }
     for (name, text) in &printed.bindings {
         let _ = writeln!(s, "{name} = {text}");
@@ -139,26 +212,40 @@ pub fn print_program(program: &Program) -> String {
 }
 
 /// Prints a function as a block: `function f(a, b) -> (r, s)`, its body,
-/// `end`.
-pub fn print_function(function: &FunctionDef) -> String {
+/// `end`; it and the functions it calls are named by `names`. A result
+/// whose name another result, an argument or a function has is renamed.
+pub fn print_function(function: &FunctionDef, names: &FunctionNames) -> String {
     let body = function.body();
-    let taken: HashSet<String> = function.args().iter().chain(function.results()).cloned().collect();
-    let printed = print_nodes(body.dag(), body.roots(), function.args(), &taken);
-    let mut s = format!(
-        "function {}({}) -> ({})\n",
-        function.name(),
-        function.args().join(", "),
-        function.results().join(", ")
-    );
+    // Its own name is free in its body: the body is read before it is defined.
+    let own = names.of(function);
+    let functions: HashSet<&str> = names.names().map(String::as_str).filter(|&n| n != own).collect();
+    let args: HashSet<&str> = function.args().iter().map(String::as_str).collect();
+    let mut results: Vec<String> = vec![];
+    for (k, r) in function.results().iter().enumerate() {
+        let is_arg =
+            |n: &str| args.contains(n) && body.dag().op(body.roots()[k]) != Op::Input(arg_index(function, n));
+        let clash = |n: &str| results.iter().any(|q| q == n) || functions.contains(n) || is_arg(n);
+        let name = unique(r, clash);
+        results.push(name);
+    }
+    let taken: HashSet<String> =
+        function.args().iter().chain(&results).chain(names.names()).cloned().collect();
+    let printed = print_nodes_named(body.dag(), body.roots(), function.args(), &taken, names);
+    let mut s = format!("function {}({}) -> ({})\n", own, function.args().join(", "), results.join(", "));
     for (name, text) in &printed.bindings {
         let _ = writeln!(s, "  {name} = {text}");
     }
-    for (result, text) in function.results().iter().zip(&printed.roots) {
+    for (result, text) in results.iter().zip(&printed.roots) {
         if result != text {
             let _ = writeln!(s, "  {result} = {text}");
         }
     }
     s + "end\n"
+}
+
+/// The position of argument `name` of `function`.
+fn arg_index(function: &FunctionDef, name: &str) -> u32 {
+    function.args().iter().position(|a| a == name).unwrap_or(usize::MAX) as u32
 }
 
 /// Prints a single root with no bindings if it has none to share, or as
@@ -257,7 +344,8 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String], first_term:
     };
     match op {
         Op::Const(c) => format_number(c.get()),
-        Op::Input(k) => (inputs[k as usize].clone(), ATOM),
+        // A leaf without a name is a caller's mistake; `x7` keeps the text whole.
+        Op::Input(k) => (inputs.get(k as usize).cloned().unwrap_or_else(|| format!("x{k}")), ATOM),
         Op::Neg => {
             let (a, pa) = arg(0);
             (format!("-{}", paren(a, pa, 4)), 3)

@@ -77,6 +77,17 @@ impl Program {
         self
     }
 
+    /// A program computing `outputs` of `dag`, a DAG over this program's
+    /// inputs and parameters (a derivative of it): the same inputs,
+    /// parameters, default values and point.
+    pub fn derived(&self, dag: ExprDag, outputs: Vec<Output>) -> Program {
+        let program = Program::new(dag, self.inputs.clone(), outputs);
+        Program {
+            point: self.point.clone(),
+            ..program.with_params(self.params.clone(), self.param_values.clone())
+        }
+    }
+
     /// The names of the input nodes: `Op::Input(k)` is `leaves()[k]`, the
     /// inputs, then the parameters.
     pub fn leaves(&self) -> Vec<String> {
