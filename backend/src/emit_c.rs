@@ -142,7 +142,7 @@ pub fn emit_c(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<Strin
         }
         c.push_str("}\n");
     }
-    let _ = writeln!(c, "\n{}\n{{", c_signature(fn_name, &blocks));
+    let _ = writeln!(c, "\n{}\n{{", signature(fn_name, &blocks));
     let input = |k: u32| {
         let (block, index) = blocks.of_input[k as usize];
         format!("{block}[{index}]")
@@ -207,9 +207,28 @@ fn write_statements(
     }
 }
 
-/// `void fn_name(const double *x, ..., double *out)`: the kernel's
-/// signature, in its C file and in its header.
-pub(crate) fn c_signature(fn_name: &str, blocks: &Blocks) -> String {
+/// The signature [`emit_c`] writes for `fn_name` and block `lengths` (and
+/// [`emit_c_header`](crate::emit_c_header()) declares): `void
+/// fn_name(const double *x, ..., double *out)`, listing `x` and every other
+/// block that is not empty. `fn_name` is not checked.
+///
+/// # Errors
+/// [`CodegenError::InputParts`] unless there are one to four `lengths`.
+///
+/// ```
+/// assert_eq!(backend::c_signature("f", &[2, 0])?, "void f(const double *x, double *out)");
+/// assert_eq!(
+///     backend::c_signature("f", &[2, 1, 3])?,
+///     "void f(const double *x, const double *p, const double *w, double *out)"
+/// );
+/// # Ok::<(), backend::CodegenError>(())
+/// ```
+pub fn c_signature(fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
+    Ok(signature(fn_name, &Blocks::new(lengths, lengths.iter().sum())?))
+}
+
+/// [`c_signature`] of blocks already checked: in the C file and in its header.
+pub(crate) fn signature(fn_name: &str, blocks: &Blocks) -> String {
     let params: Vec<String> = blocks.listed.iter().map(|(name, _)| format!("const double *{name}")).collect();
     format!("void {fn_name}({}, double *out)", params.join(", "))
 }

@@ -87,7 +87,6 @@ pub fn emit_rust(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<St
     }
     s.push_str(&called);
     let m = outputs.len();
-    let params: Vec<String> = blocks.listed.iter().map(|(name, _)| format!("{name}: &[f64]")).collect();
     let checks: Vec<String> =
         blocks.listed.iter().map(|(name, len)| format!("{name}.len() >= {len}")).collect();
     let needs: Vec<String> =
@@ -96,15 +95,37 @@ pub fn emit_rust(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<St
         s,
         "\n/// Computes the kernel's {m} outputs from the blocks {}.\n\
          #[allow(unused_variables, unused_parens, clippy::all)]\n\
-         pub fn {fn_name}({}, out: &mut [f64]) {{\n    \
+         {} {{\n    \
          assert!({} && out.len() >= {m}, \"{fn_name}: {}, out {m}\");\n\
          {body}}}\n",
         blocks.described(),
-        params.join(", "),
+        signature(fn_name, &blocks),
         checks.join(" && "),
         needs.join(", ")
     );
     Ok(s)
+}
+
+/// The signature [`emit_rust`] writes for `fn_name` and block `lengths`:
+/// `pub fn fn_name(x: &[f64], ..., out: &mut [f64])`, listing `x` and every
+/// other block that is not empty (as [`c_signature`](crate::c_signature())).
+/// `fn_name` is not checked.
+///
+/// # Errors
+/// [`CodegenError::InputParts`] unless there are one to four `lengths`.
+///
+/// ```
+/// assert_eq!(backend::rust_signature("f", &[2, 1])?, "pub fn f(x: &[f64], p: &[f64], out: &mut [f64])");
+/// # Ok::<(), backend::CodegenError>(())
+/// ```
+pub fn rust_signature(fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
+    Ok(signature(fn_name, &Blocks::new(lengths, lengths.iter().sum())?))
+}
+
+/// [`rust_signature`] of blocks already checked.
+fn signature(fn_name: &str, blocks: &Blocks) -> String {
+    let params: Vec<String> = blocks.listed.iter().map(|(name, _)| format!("{name}: &[f64]")).collect();
+    format!("pub fn {fn_name}({}, out: &mut [f64])", params.join(", "))
 }
 
 /// Writes a `let` per operation `roots` of `dag` reach, in id order, input

@@ -4,7 +4,7 @@
 //! `out` from declarations instead of from a comment.
 
 use crate::blocks::Blocks;
-use crate::emit_c::c_signature;
+use crate::emit_c::signature;
 use crate::error::CodegenError;
 use crate::name::{check_name, C_KEYWORDS};
 use frontend::{Block, Kernel, SparsityPattern};
@@ -82,7 +82,7 @@ pub fn emit_c_header(
          * and the layout of what it writes to out. */\n\
          #ifndef DSTAR_{upper}_H\n#define DSTAR_{upper}_H\n\n\
          #ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n{};\n",
-        c_signature(fn_name, &blocks)
+        signature(fn_name, &blocks)
     );
     h.push_str("/* The lengths of the arrays it reads. */\n");
     for (&len, (macro_name, meaning)) in lengths.iter().zip(SIZE_NAMES) {

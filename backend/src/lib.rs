@@ -48,8 +48,8 @@ mod source_functions;
 
 pub use blocks::BLOCK_NAMES;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
-pub use emit_c::emit_c;
-pub use emit_rust::emit_rust;
+pub use emit_c::{c_signature, emit_c};
+pub use emit_rust::{emit_rust, rust_signature};
 pub use error::{CodegenError, KernelError};
 pub use header::emit_c_header;
 pub use kernel::{JitKernel, Rows};

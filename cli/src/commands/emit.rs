@@ -8,12 +8,12 @@ use std::path::PathBuf;
 enum Target {
     /// The problem format: the function's outputs, then `d_<out>_d_<in>` entries.
     Text,
-    /// A self-contained C99 function `void NAME(const double *x, double *out)`
+    /// A self-contained C99 function `void NAME(...)`, its signature below
     /// (each function of the program a static function it calls); `--header`
     /// writes its declarations and sparsity patterns.
     C,
-    /// A dependency-free Rust function `fn NAME(x: &[f64], out: &mut [f64])`
-    /// (each function of the program a private `fn` it calls).
+    /// A dependency-free Rust function `pub fn NAME(...)`, its signature
+    /// below (each function of the program a private `fn` it calls).
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
@@ -23,6 +23,7 @@ enum Target {
 }
 
 #[derive(Args)]
+#[command(after_long_help = signatures_help())]
 pub struct EmitArgs {
     /// The problem file (.dstar).
     file: PathBuf,
@@ -31,9 +32,10 @@ pub struct EmitArgs {
     target: Target,
     #[command(flatten)]
     pipeline: PipelineArgs,
-    /// Emit the Hessian of the Lagrangian Σ w_i f_i instead: inputs `x`, then
-    /// one weight per output; outputs the values, the gradient wᵀJ's
-    /// nonzeros and the lower triangle's nonzeros (text, C, Rust and asm).
+    /// Emit the Hessian of the Lagrangian Σ w_i f_i instead: arguments the
+    /// inputs `x`, the parameters `p` if any, then one weight per output `w`;
+    /// outputs the values, the gradient wᵀJ's nonzeros and the lower
+    /// triangle's nonzeros (text, C, Rust and asm).
     #[arg(long)]
     hessian: bool,
     /// With `--target asm`: 2 for the kernel that evaluates two points per
@@ -78,7 +80,7 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
                 slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
             }
             let layout = layout_comment(&program, None, slots);
-            let blocks = [program.inputs.len(), program.params.len()];
+            let blocks = block_lengths(program.inputs.len(), program.params.len(), None);
             let code = match args.target {
                 Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name, &blocks),
                 _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name, &blocks),
@@ -91,6 +93,36 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
     };
     print!("{text}");
     Ok(())
+}
+
+/// The lengths of the emitted kernel's argument blocks: the inputs `x`, the
+/// parameters `p`, and with `--hessian` the weights `w`.
+fn block_lengths(inputs: usize, params: usize, weights: Option<usize>) -> Vec<usize> {
+    [inputs, params].into_iter().chain(weights).collect()
+}
+
+/// The end of `dstar help emit`: the C and Rust signatures of the emitted
+/// function, written by the functions the emitters write them with.
+fn signatures_help() -> String {
+    let mut s = String::from(
+        "Signatures of the C and Rust function (arrays x: the inputs, p: the parameters, \
+         w: the weights of --hessian, out: what it computes, its layout in the comment above it):\n",
+    );
+    for (case, params, weights) in [
+        ("no parameters", 0, None),
+        ("with parameters", 1, None),
+        ("--hessian, no parameters", 0, Some(1)),
+        ("--hessian, with parameters", 1, Some(1)),
+    ] {
+        let blocks = block_lengths(1, params, weights);
+        let signatures =
+            [dstar::backend::c_signature("NAME", &blocks), dstar::backend::rust_signature("NAME", &blocks)];
+        s += &format!("\n  {case}:\n");
+        for signature in signatures {
+            s += &format!("    {}\n", signature.expect("one to four blocks"));
+        }
+    }
+    s
 }
 
 /// With `--header FILE`: writes the C header of the kernel `emit_c` wrote
@@ -186,7 +218,7 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
             format!("# L = {}\n{}", lagrangian_sum(program, &weights), dstar::print_program(&lagrangian))
         }
         Target::C | Target::Rust => {
-            let blocks = [x.len(), program.params.len(), weights.len()];
+            let blocks = block_lengths(x.len(), program.params.len(), Some(weights.len()));
             let code = match args.target {
                 Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name, &blocks),
                 _ => dstar::backend::emit_rust(hessian.kernel(), &args.name, &blocks),
