@@ -94,7 +94,7 @@ fn issue_12_a_line_that_is_not_utf8_fails_alone() {
     let out = repl(b"f(x) = 2*x\nf(\xc3\x28)\nf(4)\n");
     assert_eq!(
         out.stdout,
-        "f(x) = 2 * x\nerror: line 2 is not valid UTF-8 (byte 0xc3 at column 3); it was skipped\n8\n"
+        "f(x) = 2 * x\n  f(\u{fffd}()\n    ^\nerror: 2:3: the line is not valid UTF-8 (byte 0xc3); it was skipped\n8\n"
     );
     assert_eq!(out.status, 2, "errors make the exit status non-zero, after every line ran");
     assert_eq!(out.stderr, "error: 1 of 3 lines failed\n");

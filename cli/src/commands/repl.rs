@@ -54,7 +54,11 @@ fn scripted(session: &mut Session, echo: bool) -> Result<(), Failure> {
             Ok(line) => line,
             Err(e) => {
                 failed += 1;
-                let _ = write!(out, "{}", not_utf8(lines, text, &e).render(""));
+                let _ = write!(
+                    out,
+                    "{}",
+                    not_utf8(text, &e).render_in_script(&String::from_utf8_lossy(text), lines)
+                );
                 continue;
             }
         };
@@ -66,7 +70,7 @@ fn scripted(session: &mut Session, echo: bool) -> Result<(), Failure> {
             Ok(text) => text + "\n",
             Err(e) => {
                 failed += 1;
-                e.render(line)
+                e.render_in_script(line, lines)
             }
         };
         let _ = out.write_all(reply.as_bytes());
@@ -77,14 +81,16 @@ fn scripted(session: &mut Session, echo: bool) -> Result<(), Failure> {
     }
 }
 
-/// The error for line `number`, which is not UTF-8.
-fn not_utf8(number: usize, text: &[u8], e: &std::str::Utf8Error) -> SessionError {
+/// The error for the line `text`, which is not UTF-8, at its first bad
+/// byte (a column of the line decoded lossily).
+fn not_utf8(text: &[u8], e: &std::str::Utf8Error) -> SessionError {
     let valid = e.valid_up_to();
-    let column = String::from_utf8_lossy(&text[..valid]).chars().count() + 1;
-    SessionError::new(format!(
-        "line {number} is not valid UTF-8 (byte 0x{:02x} at column {column}); it was skipped",
-        text[valid]
-    ))
+    let column = String::from_utf8_lossy(&text[..valid]).chars().count();
+    SessionError {
+        message: format!("the line is not valid UTF-8 (byte 0x{:02x}); it was skipped", text[valid]),
+        span: Some((column, column + 1)),
+        printed: String::new(),
+    }
 }
 
 fn is_quit(line: &str) -> bool {

@@ -71,12 +71,28 @@ impl SessionError {
     /// What the earlier statements printed, the line with a caret under the
     /// span, and the message.
     pub fn render(&self, line: &str) -> String {
+        self.render_at(line, None)
+    }
+
+    /// As [`SessionError::render`] for line `number` (from 1) of a script:
+    /// the message says where, `3:9: ` (the span's first column) or `3: `,
+    /// as an error in a problem file does.
+    pub fn render_in_script(&self, line: &str, number: usize) -> String {
+        self.render_at(line, Some(number))
+    }
+
+    fn render_at(&self, line: &str, number: Option<usize>) -> String {
         let mut s = self.printed.clone();
         if let Some((start, end)) = self.span {
             let (shown, carets) = dstar::frontend::shown::excerpt(line, start, end);
             let _ = write!(s, "  {shown}\n  {carets}\n");
         }
-        let _ = writeln!(s, "error: {}", self.message);
+        let place = match (number, self.span) {
+            (None, _) => String::new(),
+            (Some(number), Some((start, _))) => format!("{number}:{}: ", start + 1),
+            (Some(number), None) => format!("{number}: "),
+        };
+        let _ = writeln!(s, "error: {place}{}", self.message);
         s
     }
 }
