@@ -78,11 +78,11 @@ impl Session {
                 let program = self.function_of(text, arg_start, arg.len())?;
                 let jacobian = dstar::factor::jacobian(program.kernel().map_err(internal)?);
                 Ok(format!(
-                    "function: {} ops; function and Jacobian: {} ops ({}), {} nonzero entries",
-                    program.count_ops(),
-                    jacobian.jacobian_ops(),
+                    "function: {}; function and Jacobian: {} ({}), {}",
+                    counted(program.count_ops(), "op"),
+                    counted(jacobian.jacobian_ops(), "op"),
                     jacobian.method().name(),
-                    jacobian.nnz()
+                    counted(jacobian.nnz(), "nonzero")
                 ))
             }
             "time" => {

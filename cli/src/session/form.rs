@@ -74,9 +74,9 @@ impl Derived {
             Shape::Lower { ref at, .. } => {
                 let n = self.program.inputs.len();
                 format!(
-                    "# symmetric; the {} nonzeros of its lower triangle's {} entries, (row, column): value; \
+                    "# symmetric; the {} of its lower triangle's {} entries, (row, column): value; \
                      rows and columns: {vars}",
-                    at.len(),
+                    crate::commands::counted(at.len(), "nonzero"),
                     n * (n + 1) / 2
                 )
             }

@@ -325,12 +325,11 @@ impl Session {
         let x = match self.numbers(line, point)? {
             Some(x) if x.len() == vars.len() => x,
             Some(x) => {
-                let message = format!(
-                    "expected {} ({}), found {}",
-                    crate::commands::counted(vars.len(), "argument"),
-                    dstar::frontend::shown::list(vars),
-                    x.len()
-                );
+                let expected = match vars.is_empty() {
+                    true => crate::commands::counted(0, "argument"),
+                    false => crate::commands::listed(vars, "argument"),
+                };
+                let message = format!("expected {expected}, found {}", x.len());
                 return Err(SessionError::at_span(message, point.span));
             }
             None => return Err(SessionError::at_span("expected numbers", point.span)),

@@ -2,6 +2,7 @@
 //! names, derivatives with their rows and columns named, and numbers.
 
 use super::form::Derived;
+use crate::commands::counted;
 use dstar::frontend::{print_nodes, NodeId, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -61,12 +62,11 @@ pub fn definition_summary(name: &str, program: &Program) -> String {
         }
         s.push('\n');
     }
-    let more = lines.saturating_sub(HEAD_LINES);
     let _ = write!(
         s,
-        "  … {more} more line{} ({} operations in all); :show {name} prints it whole",
-        if more == 1 { "" } else { "s" },
-        program.count_ops()
+        "  … {} ({} in all); :show {name} prints it whole",
+        counted(lines.saturating_sub(HEAD_LINES), "more line"),
+        counted(program.count_ops(), "operation")
     );
     s
 }

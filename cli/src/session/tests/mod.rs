@@ -5,6 +5,7 @@ use super::*;
 
 mod carets;
 mod combined;
+mod counts;
 mod functions;
 mod higher;
 mod orders;
