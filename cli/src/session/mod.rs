@@ -184,7 +184,8 @@ impl Session {
             Statement::Form { form, point } => self.form(line, &form, point.as_ref()),
             Statement::Show(part) => {
                 let mut scope = Scope::new(self, line, part)?;
-                Ok(show::program(&scope.expression_with_forms(part, None)?))
+                let program = scope.expression_with_forms(part, None)?;
+                Ok(self.shown(program))
             }
         }
     }
@@ -270,39 +271,75 @@ impl Session {
     ) -> Result<String, SessionError> {
         let def = self.defs.get(name.text).cloned();
         if let Some(def) = def.filter(|d| d.program.inputs.len() == args.items.len()) {
-            if let Some(x) = self.numbers(line, args)? {
+            if let Some(x) = self.numbers(line, args)?.into_iter().collect::<Option<Vec<f64>>>() {
                 let key = KernelKey::Definition { name: name.text.to_string(), generation: def.generation };
                 let values = self.run_kernel(key, &def.program, &x, line.span(whole))?;
                 return Ok(show::number(values[0]));
             }
         }
         let mut scope = Scope::new(self, line, whole)?;
-        Ok(show::program(&scope.expression_with_forms(whole, None)?))
+        let program = scope.expression_with_forms(whole, None)?;
+        Ok(self.shown(program))
     }
 
-    /// The arguments as numbers, or `None` if one has a variable or a
-    /// parameter.
-    fn numbers(&self, line: &Line<'_>, args: &Args) -> Result<Option<Vec<f64>>, SessionError> {
+    /// An expression as printed: a number when it has no variables and
+    /// each parameter it reads has a value (as a call at numbers is), else
+    /// the expression.
+    fn shown(&self, program: Program) -> String {
+        match self.value_of(&program) {
+            Some(value) => show::number(value),
+            None => show::program(&program),
+        }
+    }
+
+    /// The value of `program` at the values its parameters have now, or
+    /// `None` if it has variables or reads a parameter without a value.
+    fn value_of(&self, program: &Program) -> Option<f64> {
+        if !program.inputs.is_empty() {
+            return None;
+        }
+        let program = self.with_params_read(program.clone());
+        let p: Option<Vec<f64>> =
+            program.params.iter().map(|name| self.params.get(name).copied().flatten()).collect();
+        Some(dstar::frontend::eval_program(&program, &p?)[0])
+    }
+
+    /// Each argument's value: a number when it has no variables and each
+    /// parameter it reads has a value, else `None`.
+    fn numbers(&self, line: &Line<'_>, args: &Args) -> Result<Vec<Option<f64>>, SessionError> {
         let mut values = vec![];
         for &arg in &args.items {
-            match self.constant(line, arg)? {
-                Some(value) => values.push(value),
-                None => return Ok(None),
-            }
+            values.push(self.without_variables(line, arg)?.and_then(|p| self.value_of(&p)));
         }
-        Ok(Some(values))
+        Ok(values)
+    }
+
+    /// The error for `part`, an argument of a point that is no number: it
+    /// reads a variable, or a parameter without a value.
+    fn not_a_number(&self, line: &Line<'_>, part: Part) -> SessionError {
+        let span = line.span(part);
+        let no_value = match self.without_variables(line, part) {
+            Ok(Some(program)) => self.parameter_values(&self.with_params_read(program).params, span).err(),
+            _ => None,
+        };
+        no_value.unwrap_or_else(|| SessionError::at_span("expected a number", span))
     }
 
     /// The value of `part` as a constant expression, or `None` if it reads
     /// a variable or a parameter.
     fn constant(&self, line: &Line<'_>, part: Part) -> Result<Option<f64>, SessionError> {
+        let program = self.without_variables(line, part)?.filter(|p| p.params.is_empty());
+        Ok(program.map(|p| dstar::frontend::eval_program(&p, &[])[0]))
+    }
+
+    /// `part` as an expression of no variables (its parameters may have
+    /// values or not), or `None` if it reads a variable.
+    fn without_variables(&self, line: &Line<'_>, part: Part) -> Result<Option<Program>, SessionError> {
         let mut scope = Scope::new(self, line, part)?;
         scope.build_forms(part)?;
         match dstar::frontend::parse_expr_at(line.text, line.span(part), Some(&[]), &scope) {
-            Ok(program) if program.params.is_empty() => {
-                Ok(Some(dstar::frontend::eval_program(&program, &[])[0]))
-            }
-            Ok(_) | Err(ParseError { kind: ParseErrorKind::NotAVariable { .. }, .. }) => Ok(None),
+            Ok(program) => Ok(Some(program)),
+            Err(ParseError { kind: ParseErrorKind::NotAVariable { .. }, .. }) => Ok(None),
             Err(e) => Err(SessionError::from_parse(e)),
         }
     }
@@ -322,18 +359,18 @@ impl Session {
         let Some(point) = point else { return Ok(show::derived(&derived)) };
         derived.program = self.with_params_read(derived.program);
         let vars = &derived.program.inputs;
-        let x = match self.numbers(line, point)? {
-            Some(x) if x.len() == vars.len() => x,
-            Some(x) => {
-                let expected = match vars.is_empty() {
-                    true => crate::commands::counted(0, "argument"),
-                    false => crate::commands::listed(vars, "argument"),
-                };
-                let message = format!("expected {expected}, found {}", x.len());
-                return Err(SessionError::at_span(message, point.span));
-            }
-            None => return Err(SessionError::at_span("expected numbers", point.span)),
-        };
+        let mut x = vec![];
+        for (&arg, value) in point.items.iter().zip(self.numbers(line, point)?) {
+            x.push(value.ok_or_else(|| self.not_a_number(line, arg))?);
+        }
+        if x.len() != vars.len() {
+            let expected = match vars.is_empty() {
+                true => crate::commands::counted(0, "argument"),
+                false => crate::commands::listed(vars, "argument"),
+            };
+            let message = format!("expected {expected}, found {}", x.len());
+            return Err(SessionError::at_span(message, point.span));
+        }
         let key =
             KernelKey::Form { name: form.name, args: line.atoms(form.whole), generation: self.generation };
         let values = self.run_kernel(key, &derived.program, &x, line.span(form.whole))?;

@@ -22,7 +22,7 @@ fn a_parameter_is_declared_with_or_without_a_value() {
     );
     // Declared again: a value changes it, no value keeps it.
     assert_eq!(run(&mut s, "param g, b = nan"), "param g = 9.81\nparam b = nan");
-    assert_eq!(run(&mut s, "param g = 1.62; g"), "param g = 1.62\ng", "an expression prints it by name");
+    assert_eq!(run(&mut s, "param g = 1.62; g"), "param g = 1.62\n1.62", "an expression of it is a number");
     assert_eq!(
         run(&mut s, ":vars"),
         "param g = 1.62\nparam a = 6.283185307179586\nparam b = nan\nparam c = -inf"
@@ -107,8 +107,8 @@ fn definitions_read_parameters_and_calls_use_their_values_now() {
     // A constant of parameters is a function of no variables: `c()` evaluates it.
     assert_eq!(run(&mut s, "c = 2*k"), "c = 2 * k");
     assert_eq!(run(&mut s, "c()"), "6");
-    // A call with a parameter among its arguments is an expression.
-    assert_eq!(run(&mut s, "h(k)"), "g * k^2 / 2");
+    // A parameter with a value is a number among a call's arguments.
+    assert_eq!(run(&mut s, "h(k)"), run(&mut s, "h(3)"));
     // A parameter without a value: the call says which, and how to give it one.
     run(&mut s, "param m; e2(v) = m*v^2/2");
     assert_eq!(
@@ -191,10 +191,7 @@ fn derivatives_are_by_variables_only_and_print_parameters_by_name() {
         rendered(&mut s, "taylor(f, x, a, 2)"),
         "  taylor(f, x, a, 2)\n               ^\nerror: expected a number; 'a' is a parameter\n"
     );
-    assert_eq!(
-        rendered(&mut s, "grad(f)(a, 1)"),
-        "  grad(f)(a, 1)\n         ^^^^^^\nerror: expected numbers\n"
-    );
+    assert_eq!(run(&mut s, "grad(f)(a, 1)"), run(&mut s, "grad(f)(1, 1)"), "a has a value: a number");
     // A derivative that no longer reads a parameter needs no value for it.
     run(&mut s, "param c; u(x) = x^2 + c; du = diff(u, x)");
     assert!(s.defs["du"].program.params.is_empty());
@@ -441,4 +438,34 @@ proptest! {
             prop_assert_eq!(s.compiled_kernels(), 2, "after {} settings", i + 1);
         }
     }
+}
+
+/// Issue 34: `param g = 3; g*2` printed `2 * g`. An expression of no
+/// variables whose parameters all have values is a number, as a call of a
+/// definition at numbers is; so is such an argument of a call or a point.
+#[test]
+fn issue_34_an_expression_of_parameters_with_values_is_a_number() {
+    let mut s = Session::new();
+    assert_eq!(run(&mut s, "param g = 3; g*2"), "param g = 3\n6");
+    assert_eq!(run(&mut s, "g"), "3");
+    assert_eq!(run(&mut s, "g^2 + sqrt(g*12)"), "15");
+    run(&mut s, "param m");
+    assert_eq!(run(&mut s, "m*g"), "m * g", "m has no value");
+    assert_eq!(run(&mut s, "g*x"), "g * x", "x is a variable");
+    run(&mut s, "h(t) = g*t^2/2; c = g*2");
+    assert_eq!(run(&mut s, "c"), "6");
+    assert_eq!(run(&mut s, "c()"), "6");
+    assert_eq!(run(&mut s, "h(g)"), "13.5");
+    assert_eq!(run(&mut s, "h(2*g) - h(6)"), "0");
+    assert_eq!(run(&mut s, "h(m)"), "g * m^2 / 2");
+    assert_eq!(run(&mut s, "diff(h, t)(g)"), "# at t = 3\n9");
+    assert_eq!(run(&mut s, "grad(h)(c())"), "# columns: t\n[18]");
+    // A point's argument that is no number says why, under it.
+    assert_eq!(
+        rendered(&mut s, "grad(h)(m)"),
+        "  grad(h)(m)\n          ^\nerror: the parameter 'm' has no value; give it one with 'param m = VALUE'\n"
+    );
+    assert_eq!(rendered(&mut s, "grad(h)(2*y)"), "  grad(h)(2*y)\n          ^^^\nerror: expected a number\n");
+    // The values now.
+    assert_eq!(run(&mut s, "param g = 1, m = 2; m*g"), "param g = 1\nparam m = 2\n2");
 }
