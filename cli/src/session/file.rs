@@ -1,11 +1,12 @@
 //! Sessions as problem files. `:save` writes every definition as an output
 //! of one valid problem file (so `dstar eval` reads it), the parameters they
-//! read as its `param` line (and their values as its `# @params` line when
-//! each has one), and says in a `# @def NAME(ARGS) = OUTPUT` comment which
-//! output is which definition over which arguments, in order; `:load`
-//! restores exactly those, each with the parameters it reads. A problem
-//! file without such comments loads each output as a function of all the
-//! inputs.
+//! read as its `param` line, and says in a `# @def NAME(ARGS) = OUTPUT`
+//! comment which output is which definition over which arguments, in order;
+//! `:load` restores exactly those, each with the parameters it reads. The
+//! parameters' values are the file's `# @params` line when each has one,
+//! else a `# @value NAME = VALUE` comment for each that has one (a line of
+//! `# @params` holds a value for every parameter). A problem file without
+//! such comments loads each output as a function of all the inputs.
 
 use super::statement::FORMS;
 use super::SessionError;
@@ -16,13 +17,14 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 const DEF: &str = "# @def ";
+const VALUE: &str = "# @value ";
 
 /// What a problem file holds for a session.
 pub struct Contents {
     /// The definitions `(name, program)`, in order.
     pub defs: Vec<(String, Program)>,
-    /// The file's parameters, in order, with their `# @params` values if
-    /// it has some.
+    /// The file's parameters, in order, with their values if it has some:
+    /// its `# @params` line's, or those of its `# @value` lines.
     pub params: Vec<(String, Option<f64>)>,
 }
 
@@ -67,8 +69,18 @@ pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> Strin
     if !params.is_empty() {
         let values: Option<Vec<String>> =
             params.iter().map(|(_, v)| v.map(dstar::frontend::value::show)).collect();
-        if let Some(values) = values {
-            let _ = writeln!(text, "# @params {}", values.join(" "));
+        match values {
+            Some(values) => {
+                let _ = writeln!(text, "# @params {}", values.join(" "));
+            }
+            None => {
+                text += "# Not every parameter has a value: each '# @value NAME = VALUE' line gives one.\n";
+                for (name, value) in params {
+                    if let Some(value) = value {
+                        let _ = writeln!(text, "{VALUE}{name} = {}", dstar::frontend::value::show(*value));
+                    }
+                }
+            }
         }
         let names: Vec<&str> = params.iter().map(|(p, _)| *p).collect();
         let _ = writeln!(text, "param {}", names.join(", "));
@@ -265,13 +277,16 @@ pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
     let functions = function_definitions(&parsed);
     let program = parsed.inlined();
     let values = program.param_values.as_ref();
-    let params = program.params.iter().enumerate().map(|(j, p)| (p.clone(), values.map(|v| v[j]))).collect();
+    let mut params: Vec<(String, Option<f64>)> =
+        program.params.iter().enumerate().map(|(j, p)| (p.clone(), values.map(|v| v[j]))).collect();
     let source_lines: Vec<&str> = source.lines().collect();
     let mut lines = vec![];
     for (i, line) in source_lines.iter().enumerate() {
+        let at = |message: String| SessionError::new(format!("{path}:{}: {message}", i + 1));
         if let Some(rest) = line.trim_start().strip_prefix(DEF) {
-            let at = |message: String| SessionError::new(format!("{path}:{}: {message}", i + 1));
             lines.push(def_line(rest, i + 1).map_err(at)?);
+        } else if let Some(rest) = line.trim_start().strip_prefix(VALUE) {
+            value_line(rest, &mut params).map_err(at)?;
         }
     }
     if lines.is_empty() {
@@ -338,6 +353,23 @@ fn function_definitions(program: &Program) -> Vec<(String, Program)> {
             (f.name().to_string(), Program::new(dag, f.args().to_vec(), outputs))
         })
         .collect()
+}
+
+/// Reads `NAME = VALUE`, the rest of a `# @value` line, into the value of
+/// the parameter `NAME` of `params`, which has none yet.
+fn value_line(text: &str, params: &mut [(String, Option<f64>)]) -> Result<(), String> {
+    let usage = || "expected '# @value NAME = VALUE'".to_string();
+    let (name, value) = text.split_once('=').ok_or_else(usage)?;
+    let name = name.trim();
+    let Some((_, slot)) = params.iter_mut().find(|(p, _)| p == name) else {
+        return Err(format!("'{}' is not a parameter of the file", Shown(name)));
+    };
+    if slot.is_some() {
+        return Err(format!("'{}' has a value already", Shown(name)));
+    }
+    let value = dstar::frontend::value::parse(value.trim()).map_err(|e| e.to_string())?;
+    *slot = Some(value);
+    Ok(())
 }
 
 /// Reads `NAME(P1, P2, ...) = OUTPUT`, the rest of a `# @def` line.

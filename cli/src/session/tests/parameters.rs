@@ -267,17 +267,27 @@ fn save_and_load_restore_definitions_and_parameter_values() {
         (program.params.clone(), program.param_values.clone()),
         (vec!["g".into(), "m".into()], Some(vec![9.81, -0.1]))
     );
-    // Without a value for every parameter, no '# @params' line.
+    // Issue 34: without a value for every parameter there is no '# @params'
+    // line, and the values that exist were lost; each is a '# @value' line.
     run(&mut s, "param n; k(v) = n*v");
     run(&mut s, &format!(":save {path}"));
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains("\nparam g, m, n\n") && !text.contains("@params"), "{text}");
+    assert!(text.contains("# @value g = 9.81\n# @value m = -0.1\nparam g, m, n\n"), "{text}");
+    assert!(!text.contains("# @params"), "{text}");
+    let mut t = Session::new();
+    assert_eq!(
+        run(&mut t, &format!(":load {path}")),
+        "loaded h(t), en(v), c, k(v); param g = 9.81, m = -0.1, n (no value)"
+    );
+    // `dstar eval` reads the file, with no default values.
+    let program = dstar::frontend::parse_program(&text).unwrap();
+    assert_eq!((program.params.len(), program.param_values), (3, None));
     // Loaded into a session where a parameter has a value already: kept.
     let mut u = Session::new();
     run(&mut u, "param n = 5");
     assert_eq!(
         run(&mut u, &format!(":load {path}")),
-        "loaded h(t), en(v), c, k(v); param g (no value), m (no value), n = 5"
+        "loaded h(t), en(v), c, k(v); param g = 9.81, m = -0.1, n = 5"
     );
     assert_eq!(run(&mut u, "k(2)"), "10");
     let _ = std::fs::remove_file(&path);

@@ -1,7 +1,8 @@
 //! Whatever `:save` writes, `:load` restores exactly: generated sessions of
 //! functions with random argument orders, constants, functions of
 //! discovered variables, derivatives and redefinitions, some of whose names
-//! are also other definitions' arguments, some reading parameters.
+//! are also other definitions' arguments, some reading parameters (one of
+//! which has no value).
 
 use super::*;
 use proptest::prelude::*;
@@ -10,8 +11,10 @@ use testkit::same;
 /// Definition names; some are argument names too.
 const NAMES: [&str; 7] = ["f", "g", "h", "x", "y", "k2", "u"];
 const VARS: [&str; 5] = ["x", "y", "z", "u", "w"];
-/// The session's parameters, declared first, with their values.
-const PARAMS: [(&str, f64); 2] = [("p", 0.25), ("q", -3.0)];
+/// The session's parameters, declared first, with their values if any.
+const PARAMS: [(&str, Option<f64>); 3] = [("p", Some(0.25)), ("q", Some(-3.0)), ("r", None)];
+/// What a parameter without a value is evaluated at.
+const NO_VALUE: f64 = 0.5;
 const POINTS: [[f64; 5]; 3] =
     [[0.7, -1.3, 2.1, 0.4, 3.0], [-0.2, 0.9, 1.1, -2.5, 0.05], [1.5, 2.5, -0.75, 1e-3, -4.0]];
 
@@ -81,7 +84,7 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
     ) -> String {
         let leaf = |next: &mut dyn FnMut(u64) -> u64| {
             if vars.is_empty() || next(4) == 0 {
-                ["2", "0.5", "3", "pi", "p", "q"][next(6) as usize].to_string()
+                ["2", "0.5", "3", "pi", "p", "q", "r"][next(7) as usize].to_string()
             } else {
                 vars[next(vars.len() as u64) as usize].to_string()
             }
@@ -116,7 +119,10 @@ fn expression(vars: &[&str], defs: &[(&String, &Arc<Definition>)], a: u8, b: u8,
 
 fn values(def: &Definition) -> Vec<Vec<f64>> {
     let n = def.program.inputs.len();
-    let p = def.program.params.iter().map(|name| PARAMS.iter().find(|(q, _)| q == name).expect("declared").1);
+    let p = def.program.params.iter().map(|name| {
+        let (_, value) = PARAMS.iter().find(|(q, _)| q == name).expect("declared");
+        value.unwrap_or(NO_VALUE)
+    });
     let leaves = |x: &[f64]| -> Vec<f64> { x[..n].iter().copied().chain(p.clone()).collect() };
     POINTS.iter().map(|x| dstar::frontend::eval_program(&def.program, &leaves(x))).collect()
 }
@@ -142,7 +148,10 @@ proptest! {
         let mut s = Session::new();
         let mut script = vec![];
         for (name, value) in PARAMS {
-            run(&mut s, &format!("param {name} = {value}"));
+            match value {
+                Some(value) => run(&mut s, &format!("param {name} = {value}")),
+                None => run(&mut s, &format!("param {name}")),
+            };
         }
         for choice in choices {
             let line = statement(&s, choice);
@@ -237,6 +246,21 @@ fn load_checks_the_def_lines() {
         read("in x\n# @def f(x) out1\nout x\n"),
         Err("p.dstar:2: expected '# @def NAME(ARGUMENTS) = OUTPUT'".into())
     );
+    // '# @value' lines give parameters their values, once each.
+    let values = |text: &str| file::read(text, "p.dstar").map(|c| c.params).map_err(|e| e.message);
+    assert_eq!(
+        values("# @value b = -inf\nparam a, b, c\nin x\n# @value a = 2.5\nout a*x + b + c\n"),
+        Ok(vec![("a".into(), Some(2.5)), ("b".into(), Some(f64::NEG_INFINITY)), ("c".into(), None)])
+    );
+    for (text, error) in [
+        ("# @value a 2\nparam a\nin x\nout a*x\n", "p.dstar:1: expected '# @value NAME = VALUE'"),
+        ("# @value z = 2\nparam a\nin x\nout a*x\n", "p.dstar:1: 'z' is not a parameter of the file"),
+        ("param a\n# @value a = 1\n# @value a = 2\nin x\nout a*x\n", "p.dstar:3: 'a' has a value already"),
+        ("# @params 1\nparam a\n# @value a = 2\nin x\nout a*x\n", "p.dstar:3: 'a' has a value already"),
+        ("param a\n# @value a = two\nin x\nout a*x\n", "p.dstar:2: malformed number 'two'"),
+    ] {
+        assert_eq!(values(text), Err(error.into()), "{text}");
+    }
     // Without '# @def' lines, every output is a function of every input.
     assert_eq!(read("in x, y\nout x\nout y\n"), Ok(2));
 }
