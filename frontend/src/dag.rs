@@ -99,6 +99,9 @@ pub struct ExprDag {
     sites: Vec<Site>,
     /// The site of each function (by address) and argument list.
     site_table: FxHashMap<(usize, Box<[NodeId]>), u32>,
+    /// Per node: whether it or a node below it (not inside a called
+    /// function) is a `Select`, kept as nodes are interned.
+    select_below: Vec<bool>,
 }
 
 impl ExprDag {
@@ -110,12 +113,20 @@ impl ExprDag {
     /// Makes room for `additional` more nodes.
     pub fn reserve(&mut self, additional: usize) {
         self.nodes.reserve(additional);
+        self.select_below.reserve(additional);
         self.table.reserve(additional, |(_, hash)| spread(*hash));
     }
 
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// Whether `id` or a node below it is a `Select` (an `ifelse`, or a
+    /// partial of `min`, `max` or `ifelse`); calls are not looked into. O(1):
+    /// kept as nodes are made.
+    pub fn has_select_below(&self, id: NodeId) -> bool {
+        self.select_below[id.index()]
     }
 
     /// Whether the DAG has no nodes.
@@ -235,6 +246,9 @@ impl ExprDag {
             Some((id, _)) => *id,
             None => {
                 let id = NodeId::from_index(self.nodes.len());
+                let below = matches!(node.op, Op::Select(_))
+                    || node.args().iter().any(|a| self.select_below[a.index()]);
+                self.select_below.push(below);
                 self.nodes.push(node);
                 self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
                 id

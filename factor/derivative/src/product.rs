@@ -226,7 +226,10 @@ fn is_plain(dag: &ExprDag, x: NodeId) -> bool {
 /// The nodes below `node` through which deselected zeros can pass (sums,
 /// negations, constant multiples, select branches), `node` included, in
 /// ascending id order: children before parents. Iterative, so any depth is
-/// safe.
+/// safe. A node with no select below it that is not a constant is never a
+/// deselected zero (constants fold, so its skeleton ends in live nodes), and
+/// the walk stops there: a long sum of ordinary terms (a tangent along a
+/// chain) costs O(1), not its length, in every product.
 fn skeleton(dag: &ExprDag, node: NodeId) -> Vec<NodeId> {
     let mut seen = vec![node];
     let mut stack = vec![node];
@@ -240,6 +243,9 @@ fn skeleton(dag: &ExprDag, node: NodeId) -> Vec<NodeId> {
             Shape::Select([_, _, x, y]) => vec![x, y],
         };
         for c in children {
+            if !dag.has_select_below(c) && dag.as_const(c).is_none() {
+                continue;
+            }
             if visited.insert(c) {
                 seen.push(c);
                 stack.push(c);
@@ -350,6 +356,32 @@ mod tests {
 
     fn value(dag: &ExprDag, node: NodeId, x: &[f64]) -> f64 {
         frontend::eval(dag, &[node], x)[0]
+    }
+
+    /// Issue 35: a tangent along a chain is a sum of sums as long as the
+    /// chain; with no select below it, its skeleton is the node alone, so
+    /// each product costs O(1), not the chain's length (forward mode over
+    /// N steps was cubic).
+    #[test]
+    fn a_long_sum_without_selects_has_no_skeleton_to_walk() {
+        let mut dag = ExprDag::new();
+        let tenth = dag.constant(0.1);
+        let mut t = dag.input(0);
+        for k in 1..1000 {
+            let x = dag.input(k);
+            let step = dag.mul(tenth, x);
+            t = dag.add(t, step);
+        }
+        assert_eq!(skeleton(&dag, t), vec![t]);
+        assert!(!may_be_deselected(&dag, t));
+        // Beside a guard, the walk goes down to the guard (and its constant
+        // branches), never into the long sum.
+        let (taken, ..) = setup(&mut dag);
+        let guarded = dag.add(t, taken);
+        let with = dag.add(guarded, taken);
+        let walked = skeleton(&dag, with);
+        assert!(walked.contains(&taken) && !walked.contains(&t), "{walked:?}");
+        assert!(walked.len() <= 5, "{walked:?}");
     }
 
     #[test]
