@@ -123,7 +123,7 @@ pub fn accumulate_graph(
     strategy: Elimination,
 ) -> Result<Accumulation, Skip> {
     match strategy {
-        Elimination::Face => Ok(face_elimination(graph, dag)),
+        Elimination::Face => face_elimination(graph, dag),
         Elimination::SeparatorMinCut | Elimination::SeparatorNatural => Ok(separated(graph, dag, strategy)),
         _ => {
             let mut pattern = full_pattern(graph, strategy, true)?;

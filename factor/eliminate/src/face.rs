@@ -14,6 +14,7 @@
 use crate::accumulate::{materialize, Accumulation};
 use crate::cost::Cost;
 use crate::graph::{LinearizedGraph, VertexId, VertexKind};
+use crate::skip::Skip;
 use derivative::Term;
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;
@@ -193,9 +194,23 @@ impl LineGraph {
     }
 }
 
+/// The face scores the greedy order may push per edge of the graph, beyond
+/// [`FACE_WORK_BASE`]: a bound on its work (each push is scored and popped
+/// once). The corpus needs at most 17 per edge; a chain of single-shooting
+/// steps needs thousands, growing with its length (its faces multiply), and
+/// is skipped instead.
+pub const FACE_WORK_PER_EDGE: u64 = 64;
+/// The pushes every graph may spend, however small.
+pub const FACE_WORK_BASE: u64 = 20_000;
+
 /// Accumulates the Jacobian of `graph` (built in `dag`) by greedy face
 /// elimination, with products and sums of [`derivative::product()`].
-pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulation {
+///
+/// # Errors
+/// [`Skip::OverBudget`] when the order would push more face scores than
+/// [`FACE_WORK_PER_EDGE`] per edge (plus [`FACE_WORK_BASE`]).
+pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Result<Accumulation, Skip> {
+    let limit = FACE_WORK_BASE + FACE_WORK_PER_EDGE * graph.edges().len() as u64;
     let mut line = LineGraph::new(graph);
     let mut heap = BinaryHeap::new();
     for a in 0..line.ends.len() {
@@ -203,6 +218,7 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
             heap.push(Reverse((line.score(a, b), a, b)));
         }
     }
+    let mut pushes = heap.len() as u64;
     while let Some(Reverse((score, a, b))) = heap.pop() {
         if !line.is_face(a, b) {
             continue;
@@ -210,14 +226,20 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
         let now = line.score(a, b);
         if now != score {
             heap.push(Reverse((now, a, b)));
+            pushes += 1;
             continue;
         }
         for v in line.eliminate(a, b) {
             for (p, q) in line.faces_of(v) {
                 heap.push(Reverse((line.score(p, q), p, q)));
+                pushes += 1;
             }
         }
+        if pushes > limit {
+            return Err(Skip::OverBudget { limit });
+        }
     }
+
     // Replay on the DAG, then sum the line vertices joining each (input, output).
     // Signs are flags of the terms, as in the vertex replays: no `neg` for a `-1` edge.
     let mut values: Vec<Option<Term>> =
@@ -253,5 +275,5 @@ pub fn face_elimination(graph: &LinearizedGraph, mut dag: ExprDag) -> Accumulati
         (0..graph.num_outputs()).filter_map(|r| graph.output(r)).map(|y| graph.node(y)).collect();
     let entries = sums.into_iter().map(|((row, col), (term, _))| (row, col, term)).collect();
     let entries = materialize(&mut dag, entries, &kept);
-    Accumulation::new(dag, cost, nonunit, entries, (graph.num_outputs(), graph.num_inputs()))
+    Ok(Accumulation::new(dag, cost, nonunit, entries, (graph.num_outputs(), graph.num_inputs())))
 }

@@ -46,6 +46,12 @@ pub enum Skip {
         /// The guard.
         limit: u64,
     },
+    /// The strategy's own work (counted in its steps, never in time) went
+    /// past its budget for a graph of this size.
+    OverBudget {
+        /// The budget, in the strategy's steps.
+        limit: u64,
+    },
 }
 
 impl std::error::Error for Skip {}
@@ -62,6 +68,9 @@ impl fmt::Display for Skip {
             Skip::TooManyReachEntries { limit } => write!(f, "SEU reach sets exceed {limit} entries"),
             Skip::NotSingleExpressionUse => write!(f, "not a single-expression-use graph"),
             Skip::TooManyComponents { limit } => write!(f, "its sweeps carry over {limit} components"),
+            Skip::OverBudget { limit } => {
+                write!(f, "its work exceeds its budget of {limit} steps for this graph")
+            }
         }
     }
 }
