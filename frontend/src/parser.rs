@@ -18,7 +18,7 @@ use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-/// Parses a problem file (see `problem-format.md`).
+/// Parses a problem file (the format: `docs/format.md`).
 ///
 /// ```
 /// let p = frontend::parse_program("in x, y\nt = x*y\nout f = sin(t) + t")?;

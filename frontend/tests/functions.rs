@@ -6,7 +6,7 @@
 
 use frontend::{eval_program, parse_program, print_program};
 
-/// The format's own example (`problem-format.md`).
+/// The format's own example (`docs/format.md`).
 const PENDULUM: &str = "# @point 0.1 0.2 0.0 0.0 0.5
 # @params 9.81 0.5
 param g, len
