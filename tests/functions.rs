@@ -9,7 +9,8 @@
 //! of kernel of the structured program equals the interpreter bit for bit,
 //! whole, in small chunks, in parts and two points at a time.
 //!
-//! The short run checks 30 programs; `DSTAR_LONG=1` checks 2,000.
+//! The short run checks 30 programs; `DSTAR_LONG=1` checks 2,000. Ties of
+//! `min` and `max` (issue 34) get the same derivatives in every form.
 
 #[path = "common/kernels.rs"]
 mod kernels;
@@ -17,7 +18,7 @@ mod kernels;
 use dstar::frontend::Program;
 use dstar::{Args, Function, JitCompiler, Options, Request};
 use kernels::{check_kind, kinds, Tally};
-use testkit::{close, eval_dual, gen_py, same, well_conditioned, Rng, Tol};
+use testkit::{all_close, close, eval_dual, gen_py, same, same_bits, well_conditioned, Rng, Tol};
 
 const REQUESTS: [Request; 8] = [
     Request::Values,
@@ -171,4 +172,162 @@ fn the_structured_families_equal_their_inlined_forms() {
         }
     }
     tally.report("the gen.py families");
+}
+
+/// Forms of `OP(E1, E2)` as the one output of a program of inputs `x, y`
+/// and parameter `p`: written out in either order, in a function called
+/// in either order or writing the operands the other way, among the
+/// results of a function of several, and through nested calls.
+const TIE_FORMS: [(&str, &str); 9] = [
+    ("written", "out OP(E1, E2)"),
+    ("written, swapped", "out OP(E2, E1)"),
+    ("call", "m(a, b) = OP(a, b)\nout m(E1, E2)"),
+    ("call, swapped", "m(a, b) = OP(a, b)\nout m(E2, E1)"),
+    ("body swapped", "m(a, b) = OP(b, a)\nout m(E1, E2)"),
+    (
+        "several results",
+        "function both(a, b) -> (r, s, t)\n  s = a * b\n  r = OP(a, b)\n  t = OP(b, a)\nend\n\
+         r, s, t = both(E1, E2)\nout r",
+    ),
+    (
+        "several results, the other",
+        "function both(a, b) -> (r, s, t)\n  s = a * b\n  r = OP(a, b)\n  t = OP(b, a)\nend\n\
+         r, s, t = both(E2, E1)\nout t",
+    ),
+    ("nested", "m(a, b) = OP(a, b)\nn(a, b) = m(b, a)\nk(a, b) = n(b, a)\nout k(E1, E2)"),
+    (
+        "nested, several results",
+        "m(a, b) = OP(a, b)\nfunction g(a, b) -> (u, v)\n  u = m(b, a)\n  v = m(a, b) * u\nend\n\
+         u, v = g(E2, E1)\nout u",
+    ),
+];
+
+/// Operand pairs `(E1, E2)` over `x, y, p` that tie at some points of
+/// [`tie_points`] (`x == y`, `x == p`, `x == 1`, `x == 0`) or everywhere,
+/// most with different derivatives at the tie.
+const TIE_PAIRS: [(&str, &str); 7] = [
+    ("x", "y"),
+    ("x * y", "y * x"),
+    ("2 * x", "x + x"),
+    ("x * x", "x"),
+    ("x * y", "y"),
+    ("x", "p"),
+    ("sin(x)", "sin(y)"),
+];
+
+/// Points `(x, y, p)`: ties of the pairs of [`TIE_PAIRS`] and points beside
+/// them, then random ties and random points.
+fn tie_points(rng: &mut Rng) -> Vec<[f64; 3]> {
+    let mut points = vec![
+        [0.7, 0.7, 0.7],
+        [1.0, 1.0, 1.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.3, -2.0],
+        [-1.25, 0.4, -1.25],
+        [0.7, -0.3, 1.5],
+        [0.5, 0.5 + 1e-9, 0.25],
+    ];
+    for _ in 0..testkit::cases(2, 40) {
+        let t = rng.uniform(-2.0, 2.0);
+        points.extend([
+            [t, t, t],
+            [1.0, t, rng.uniform(-2.0, 2.0)],
+            rng.point(3, -2.0, 2.0).try_into().unwrap(),
+        ]);
+    }
+    points
+}
+
+/// Issue 34, item 4: at a tie of `min` or `max` (`a == b`) each argument
+/// gets half the derivative, a rule that depends neither on the order of
+/// the arguments nor on whether the operation sits in a function. For
+/// `min` and `max` of pairs that tie, every form of [`TIE_FORMS`] gives
+/// every request's results of the form written out (values bit for bit),
+/// at ties and beside them; every form's Jacobian equals dual numbers,
+/// which give each argument half at a tie. Before 53ef746 a tie followed
+/// the second argument: `m(y, x)` at `x == y` had `d/dx = 1`, while
+/// `max(y, x)` written out is `max(x, y)` (commutative operands are
+/// canonicalized) with `d/dx = 0`.
+#[test]
+fn issue_34_ties_of_min_and_max_do_not_depend_on_order_or_calls() {
+    let mut rng = Rng::new(34);
+    let points = tie_points(&mut rng);
+    let options = Options { self_check: false, ..Options::default() };
+    let (mut against_written, mut against_duals) = (0, 0);
+    for op in ["min", "max"] {
+        for (e1, e2) in TIE_PAIRS {
+            let forms: Vec<(String, Program)> = TIE_FORMS
+                .iter()
+                .map(|(name, body)| {
+                    let text = format!("param p\nin x, y\n{body}\n")
+                        .replace("OP", op)
+                        .replace("E1", e1)
+                        .replace("E2", e2);
+                    let what = format!("{op}({e1}, {e2}), {name}:\n{text}");
+                    let program = parse(&text, &what);
+                    (what, program)
+                })
+                .collect();
+            for &request in &REQUESTS {
+                let compiled: Vec<dstar::Compiled> = forms
+                    .iter()
+                    .map(|(what, program)| {
+                        let function = Function::new(program.clone(), options.clone());
+                        function.compile(request).unwrap_or_else(|e| panic!("{what}, {request:?}: {e:?}"))
+                    })
+                    .collect();
+                let blocks = request.blocks(2, 1, 1);
+                for point in &points {
+                    let (x, p) = (&point[..2], &point[2..]);
+                    let w = rng.point(blocks.w, -1.0, 1.0);
+                    let v = rng.point(blocks.v, -1.0, 1.0);
+                    let args = Args::x(x).p(p).w(&w).v(&v);
+                    let results: Vec<Vec<Vec<f64>>> = compiled
+                        .iter()
+                        .map(|c| c.eval_dense(args).expect("fits").iter().map(|b| b.concat()).collect())
+                        .collect();
+                    let has_values =
+                        matches!(request, Request::Values | Request::Jacobian | Request::Gradient);
+                    for ((what, _), result) in forms.iter().zip(&results).skip(1) {
+                        let what = format!("{what}\n{request:?} at {point:?}");
+                        assert_eq!(result.len(), results[0].len(), "{what}: blocks");
+                        for (k, (got, written)) in result.iter().zip(&results[0]).enumerate() {
+                            let agree = if k == 0 && has_values {
+                                same_bits(got, written)
+                            } else {
+                                all_close(got, written, Tol::rel(1e-13))
+                            };
+                            assert!(agree, "{what}: block {k} {got:?}, written out {written:?}");
+                        }
+                        against_written += 1;
+                    }
+                    if request != Request::Jacobian {
+                        continue;
+                    }
+                    // Every form's Jacobian (one row, columns x and y) against dual numbers.
+                    for ((what, program), result) in forms.iter().zip(&results) {
+                        for col in 0..2 {
+                            let dual = eval_dual(&program.dag, &program.output_nodes(), point, col);
+                            let got = result[1][col];
+                            assert!(
+                                close(got, dual.outputs[0].d, Tol::rel(1e-12)),
+                                "{what}\nat {point:?}: d/d{} = {got:e}, dual {:e}",
+                                ["x", "y"][col],
+                                dual.outputs[0].d
+                            );
+                        }
+                        against_duals += 1;
+                    }
+                    if (e1, e2) == ("x", "y") && point[0] == point[1] {
+                        // TIE_FORMS[3]: m(y, x), the form the old rule got wrong.
+                        assert_eq!(results[3][1], [0.5, 0.5], "{op}(y, x) in a call at {point:?}: half each");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "ties of min and max: {against_written} results against the written form, {} {against_duals}",
+        "Jacobians against dual numbers"
+    );
 }
