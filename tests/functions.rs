@@ -327,7 +327,6 @@ fn issue_34_ties_of_min_and_max_do_not_depend_on_order_or_calls() {
         }
     }
     eprintln!(
-        "ties of min and max: {against_written} results against the written form, {} {against_duals}",
-        "Jacobians against dual numbers"
+        "ties of min and max: {against_written} results against the written form, {against_duals} Jacobians"
     );
 }
