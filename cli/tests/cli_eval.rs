@@ -253,6 +253,10 @@ fn values_are_separated_by_commas_or_blanks_everywhere() {
         let (status, _, stderr) = dstar(&["bench", file, "--at", &at, "--params", &params]);
         assert_eq!(status, 0, "{separator:?}: {stderr}");
     }
+    let file = problem("noparams.dstar", "in x, y\nout f = x*y\n");
+    let (status, _, stderr) = dstar(&["eval", file.to_str().unwrap(), "--at", "1 2", "--params", "0"]);
+    assert_eq!(status, 2);
+    assert!(stderr.ends_with("--params has 1 value but the function has 0 parameters\n"), "{stderr}");
     let file = problem("short.dstar", "# @point 1\nin x, y\nout f = x*y\n");
     let (status, _, stderr) = dstar(&["eval", file.to_str().unwrap()]);
     assert_eq!(status, 2);

@@ -221,8 +221,11 @@ pub(crate) fn counted(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// `"2 inputs (x, y)"`: the count and the names, a long list shortened
+/// `"2 inputs (x, y)"`: the count and the names, a long list shortened; `"0 parameters"` for none
 /// ([`dstar::frontend::shown::list`]).
 pub(crate) fn listed(names: &[String], noun: &str) -> String {
+    if names.is_empty() {
+        return counted(0, noun);
+    }
     format!("{} ({})", counted(names.len(), noun), dstar::frontend::shown::list(names))
 }
