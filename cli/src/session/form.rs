@@ -65,7 +65,10 @@ pub struct Derived {
 impl Derived {
     /// What the rows and columns are, as a comment line (empty for a scalar).
     pub fn header(&self) -> String {
-        let vars = self.program.inputs.join(", ");
+        let vars = match self.program.inputs.is_empty() {
+            true => "none".to_string(),
+            false => self.program.inputs.join(", "),
+        };
         match self.shape {
             Shape::Scalar => String::new(),
             Shape::Row => format!("# columns: {vars}"),

@@ -1,5 +1,5 @@
 //! Counts agree with their nouns ("1 op", "2 ops"), said by one helper,
-//! `commands::counted` (issue 34, item 10).
+//! `commands::counted`, and no list is printed empty (issue 34, item 10).
 
 use super::*;
 
@@ -26,4 +26,12 @@ fn issue_34_a_count_of_one_is_singular() {
         rendered(&mut s, "grad(f)(1, 2)"),
         "  grad(f)(1, 2)\n         ^^^^^^\nerror: expected 1 argument (x), found 2\n"
     );
+}
+
+#[test]
+fn issue_34_no_variables_are_none_not_an_empty_list() {
+    let mut s = Session::new();
+    assert_eq!(run(&mut s, "grad(1)"), "# columns: none\n[]");
+    assert_eq!(run(&mut s, "hessian(2)()"), "# rows and columns: none\n[]");
+    assert_eq!(run(&mut s, "jacobian([1, 2])"), "# rows: 1, 2; columns: none\n[]");
 }
