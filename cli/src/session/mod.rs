@@ -364,11 +364,8 @@ impl Session {
             x.push(value.ok_or_else(|| self.not_a_number(line, arg))?);
         }
         if x.len() != vars.len() {
-            let expected = match vars.is_empty() {
-                true => crate::commands::counted(0, "argument"),
-                false => crate::commands::listed(vars, "argument"),
-            };
-            let message = format!("expected {expected}, found {}", x.len());
+            let message =
+                format!("expected {}, found {}", crate::commands::listed(vars, "argument"), x.len());
             return Err(SessionError::at_span(message, point.span));
         }
         let key =
