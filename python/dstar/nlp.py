@@ -233,7 +233,8 @@ class NLP:
                 bad = np.flatnonzero(bad)
                 if bad.size:
                     i = bad[0]
-                    raise ValueError(f"{message.format(v=v, i=i, lo=lo[i], hi=hi[i])} ({bad.size} such entries)")
+                    more = f"; {bad.size - 1} more such" if bad.size > 1 else ""
+                    raise ValueError(f"{message.format(v=v, i=i, lo=lo[i], hi=hi[i])}{more}")
         return lbx, ubx, lbg, ubg
 
     def solve(

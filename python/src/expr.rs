@@ -482,7 +482,8 @@ fn roles(inputs: &[Expr], params: &[Expr]) -> Result<(Vec<Symbol>, Vec<Symbol>),
             drop(nodes);
             match roles.insert(symbol.id, role) {
                 Some(first) if first == role => {
-                    return Err(format!("symbol '{}' is {role} twice", symbol.name))
+                    let article = if role == "input" { "an" } else { "a" };
+                    return Err(format!("symbol '{}' is given twice as {article} {role}", symbol.name));
                 }
                 Some(_) => return Err(format!("symbol '{}' is both an input and a parameter", symbol.name)),
                 None => {}

@@ -93,7 +93,7 @@ def test_function_errors():
         dstar.Function([x], x * y)
     with pytest.raises(ValueError, match="not a symbol"):
         dstar.Function([x * y], x)
-    with pytest.raises(ValueError, match="input twice"):
+    with pytest.raises(ValueError, match="given twice as an input"):
         dstar.Function([x, x], x)
     (x2,) = dstar.symbols("x0:1")
     other_x = dstar.symbols("x")
@@ -222,7 +222,7 @@ def test_parameter_errors():
         dstar.Function([x, a], x * a, params=[a])
     with pytest.raises(ValueError, match="parameter 0 of the Function is '2 \\* a', not a symbol"):
         dstar.Function([x], x, params=[a * 2])
-    with pytest.raises(ValueError, match="'a' is parameter twice"):
+    with pytest.raises(ValueError, match="'a' is given twice as a parameter"):
         dstar.Function([x], x * a, params=[a, a])
     with pytest.raises(ValueError, match="depend on symbol 'a', which is neither an input nor a parameter"):
         dstar.Function([x, y], x * a)
