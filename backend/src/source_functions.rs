@@ -26,17 +26,7 @@ impl SourceFunctions {
         let mut names = FxHashMap::default();
         let mut taken = FxHashSet::default();
         for f in &order {
-            let primes = f.name().chars().rev().take_while(|&c| c == '\'').count();
-            let base: String = f
-                .name()
-                .trim_end_matches('\'')
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
-                .collect();
-            let mut name = format!("{fn_name}_{base}");
-            if primes > 0 {
-                name = format!("{name}_{}", "d".repeat(primes));
-            }
+            let name = format!("{fn_name}_{}", frontend::plain_name(f.name()));
             let mut unique = name.clone();
             let mut k = 2;
             while !taken.insert(unique.clone()) {

@@ -44,7 +44,9 @@ pub use op::{CSpelling, Cmp, Native, Op, Real, RustSpelling};
 pub use parser::{
     parse_expr, parse_expr_at, parse_expr_in, parse_expr_with_inputs, parse_program, reserved, Functions,
 };
-pub use print::{print_expr, print_nodes, print_nodes_named, print_program, FunctionNames, Printed};
+pub use print::{
+    plain_name, print_expr, print_nodes, print_nodes_named, print_program, FunctionNames, Printed,
+};
 pub use program::{Output, Program, SpanMap};
 pub use source::{decode, source_lines};
 pub use span::{Pos, Span};

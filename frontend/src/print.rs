@@ -41,14 +41,7 @@ impl FunctionNames {
         let mut names = HashMap::new();
         let mut used: HashSet<String> = HashSet::new();
         for f in functions {
-            let primes = f.name().chars().rev().take_while(|&c| c == '\'').count();
-            let mut base: String = f.name()[..f.name().len() - primes]
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
-                .collect();
-            if primes > 0 {
-                base = format!("{base}_{}", "d".repeat(primes));
-            }
+            let mut base = plain_name(f.name());
             if !base.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 || crate::reserved(&base).is_some()
             {
@@ -69,6 +62,23 @@ impl FunctionNames {
     /// Every name given.
     pub fn names(&self) -> impl Iterator<Item = &String> {
         self.0.values()
+    }
+}
+
+/// A function's name in ASCII letters, digits and `_`: each `'` of a
+/// derivative's name written `d` after a `_` (`step''` is `step_dd`), any
+/// other character `_`. The printer and the C and Rust emitters name
+/// functions from it.
+pub fn plain_name(name: &str) -> String {
+    let primes = name.chars().rev().take_while(|&c| c == '\'').count();
+    let base: String = name[..name.len() - primes]
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    if primes == 0 {
+        base
+    } else {
+        format!("{base}_{}", "d".repeat(primes))
     }
 }
 
