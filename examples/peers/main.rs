@@ -13,6 +13,7 @@
 //! cargo run --release --example peers -- --sections structured  # issue 28: functions, CasADi map, JAX
 //! cargo run --release --example peers -- --sections structured --only cartpole --long  # + N = 1e4, 1e5
 //! cargo run --release --example peers -- --sections scale        # issue 30: flat families growing
+//! cargo run --release --example peers -- --sections zoo          # issue 35: set-up of the shape zoo, N to 8N
 //! cargo run --release --example peers -- --sections scale --only cartpole,dense --long --casadi-timeout-s 600
 //! ```
 //!
@@ -68,6 +69,7 @@ mod scale;
 mod serve;
 mod structured;
 mod timing;
+mod zoo;
 
 use casadi::{CasadiKernel, Derivative};
 use std::hint::black_box;
@@ -149,7 +151,7 @@ fn usage(problem: &str) -> ! {
         eprintln!("peers: {problem}");
     }
     eprintln!(
-        "usage: peers [--only a,b] [--sections jacobian,hessian,symbolic,structured,scale] [--no-casadi] \
+        "usage: peers [--only a,b] [--sections jacobian,hessian,symbolic,structured,scale,zoo] [--no-casadi] \
          [--budget-ms N] [--cflags \"-O3 ...\"] [--long] [--casadi-timeout-s S]"
     );
     std::process::exit(if problem.is_empty() { 0 } else { 2 })
@@ -216,6 +218,9 @@ fn main() {
             return serve::serve(path, kinds);
         }
     }
+    if args.get(1).is_some_and(|a| a == "--zoo-child") {
+        return zoo::run_child(&args[2..]);
+    }
     let settings = Settings::from_args();
     let Some(cc) = c_compiler() else {
         println!("skipped: no working C compiler (set CC), so no peer to compare with");
@@ -250,6 +255,10 @@ fn main() {
     }
     if bench.settings.sections.iter().any(|s| s == "scale") {
         scale::scale(&bench);
+    }
+    if bench.settings.sections.iter().any(|s| s == "zoo") {
+        let only = bench.settings.only.clone().unwrap_or_default();
+        zoo::report(&only, bench.settings.long);
     }
     println!("\nload average at the end {}", families::load_average());
     let _ = std::fs::remove_dir_all(&bench.dir);

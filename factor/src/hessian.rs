@@ -9,12 +9,14 @@
 //! and D* on the gradient graph (the gradient by a reverse sweep, then its
 //! Jacobian's lower triangle by [`derivative::factorize()`]).
 
+use crate::ledger::{Ledger, Stage};
 use crate::plan;
 use derivative::propagate::{adjoints, materialize};
-use derivative::{edge_pushing, factorize, DerivativeGraph, Orientation, Strategy, Term};
+use derivative::{edge_pushing, factorize_within, DerivativeGraph, Orientation, Strategy, Term};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
 use std::fmt;
+use std::sync::atomic::AtomicU64;
 
 /// How a [`Hessian`] was accumulated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +74,7 @@ pub struct Hessian {
     gradient: SparsityPattern,
     lower: SparsityPattern,
     method: HessianMethod,
+    ledger: Ledger,
 }
 
 /// The Hessian of the Lagrangian `Σ_i w_i f_i` of `function`'s outputs, the
@@ -110,22 +113,30 @@ fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> H
     // A method asked for is built whatever it costs; chosen ones only
     // within the plan's guard.
     let guarded = method.is_none();
-    candidates
+    let built: Vec<(Option<Hessian>, Ledger)> = candidates
         .into_par_iter()
-        .filter_map(|method| {
-            let hessian = match method {
-                HessianMethod::EdgePushing => by_edge_pushing(&function, weights),
-                HessianMethod::DstarOnGradient(strategy) => {
-                    by_dstar_on_gradient(&function, weights, strategy, guarded)?
-                }
-            };
-            Some((hessian.hessian_ops(), hessian))
+        .map(|method| match method {
+            HessianMethod::EdgePushing => {
+                let hessian = by_edge_pushing(&function, weights);
+                let ledger = hessian.ledger.clone();
+                (Some(hessian), ledger)
+            }
+            HessianMethod::DstarOnGradient(strategy) => {
+                by_dstar_on_gradient(&function, weights, strategy, guarded)
+            }
         })
-        .collect::<Vec<_>>()
+        .collect();
+    let mut ledger = Ledger::default();
+    for (_, attempt) in &built {
+        ledger.absorb(attempt);
+    }
+    let mut hessian = built
         .into_iter()
-        .min_by_key(|(ops, h)| (*ops, h.method != HessianMethod::EdgePushing))
-        .expect("one candidate at least")
-        .1
+        .filter_map(|(hessian, _)| hessian)
+        .min_by_key(|h| (h.hessian_ops(), h.method != HessianMethod::EdgePushing))
+        .expect("one candidate at least");
+    hessian.ledger = ledger;
+    hessian
 }
 
 /// The kernel with the weights as extra inputs, its graph with respect to
@@ -153,6 +164,9 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
     let num_inputs = kernel.num_inputs();
     let (mut dag, roots) = kernel.into_parts();
     let second = edge_pushing(&mut dag, &graph, &seeds);
+    let mut ledger = Ledger::default();
+    ledger.spend(Stage::Graph, graph.edges().len() as u64);
+    ledger.spend(Stage::EdgePushing, second.work);
     let gradient: Vec<(usize, NodeId)> = second
         .gradient
         .iter()
@@ -161,7 +175,7 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
         .collect();
     let lower: Vec<((usize, usize), NodeId)> =
         second.lower.iter().map(|&(position, t)| (position, t.materialize(&mut dag))).collect();
-    Hessian::new(
+    let mut hessian = Hessian::new(
         dag,
         &roots,
         num_inputs,
@@ -169,17 +183,20 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
         &gradient,
         &lower,
         HessianMethod::EdgePushing,
-    )
+    );
+    hessian.ledger = ledger;
+    hessian
 }
 
 /// `None` when `guarded` and the plan finds the gradient graph too large for
-/// `strategy`.
+/// `strategy`; with the ledger of the attempt either way.
 fn by_dstar_on_gradient(
     function: &Kernel,
     weights: Weights,
     strategy: Strategy,
     guarded: bool,
-) -> Option<Hessian> {
+) -> (Option<Hessian>, Ledger) {
+    let mut ledger = Ledger::default();
     let n = function.num_variables();
     let (kernel, graph, seeds) = prepare(function, weights);
     let num_inputs = kernel.num_inputs();
@@ -198,23 +215,23 @@ fn by_dstar_on_gradient(
     let mut second =
         Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x, p and w").with_variables(n);
     let graph = DerivativeGraph::with_respect_to(&mut second, n);
+    ledger.spend(Stage::Graph, graph.edges().len() as u64);
     if guarded && !plan::gradient_dstar_may_compete(&graph, strategy) {
-        return None;
+        let stopped = format!("{} over {} units", strategy.name(), plan::GRADIENT_DSTAR_WORK_LIMIT);
+        ledger.fall_back(Stage::GradientDstar, stopped, "edge pushing");
+        return (None, ledger);
     }
     let mut dag = second.into_parts().0;
-    let entries = factorize(&mut dag, &graph, strategy, &|row, col| col <= columns[row]);
+    let keep = |row: usize, col: usize| col <= columns[row];
+    let (entries, work) =
+        factorize_within(&mut dag, &graph, strategy, &keep, &AtomicU64::new(u64::MAX)).expect("no limit");
+    ledger.spend(Stage::GradientDstar, work);
     let mut lower: Vec<((usize, usize), NodeId)> =
         entries.iter().map(|e| ((columns[e.row], e.col), e.node)).collect();
     lower.sort_by_key(|&(position, _)| position);
-    Some(Hessian::new(
-        dag,
-        &roots,
-        num_inputs,
-        n,
-        &gradient,
-        &lower,
-        HessianMethod::DstarOnGradient(strategy),
-    ))
+    let hessian =
+        Hessian::new(dag, &roots, num_inputs, n, &gradient, &lower, HessianMethod::DstarOnGradient(strategy));
+    (Some(hessian), ledger)
 }
 
 impl Hessian {
@@ -243,6 +260,7 @@ impl Hessian {
             gradient: gradient_pattern,
             lower: lower_pattern,
             method,
+            ledger: Ledger::default(),
         }
     }
 
@@ -276,6 +294,11 @@ impl Hessian {
     /// How the Hessian was accumulated.
     pub fn method(&self) -> HessianMethod {
         self.method
+    }
+
+    /// The work each candidate's stages spent, and the fallbacks taken.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
     }
 
     /// Number of variables `x` (not counting the parameters and the weights).

@@ -1,13 +1,14 @@
 //! The [`Jacobian`]: a kernel computing the function and its structurally
 //! nonzero entries together, and their sparsity pattern.
 
+use crate::ledger::{Ledger, Stage};
 use crate::method::Method;
 use crate::plan;
 use derivative::{factorize, factorize_within, DerivativeGraph, Entry, Orientation, Strategy};
 use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
-use simplify::{Simplifier, SimplifyReport};
+use simplify::{Simplifier, SimplifyReport, StopReason};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The Jacobian of a function's outputs with respect to its inputs.
@@ -21,18 +22,30 @@ pub struct Jacobian {
     kernel: Kernel,
     pattern: SparsityPattern,
     method: Method,
+    ledger: Ledger,
 }
 
 /// The Jacobian of `function` by the cheapest accumulation, counted as the
 /// operations of the kernel (function and entries together): D* in the
 /// variants [`plan::dstar_candidates`] names, against the cheapest of
-/// [`plan::elimination_candidates`]. D* wins ties.
+/// [`plan::elimination_candidates`]. D* wins ties. Its [`Ledger`] holds
+/// the work of every candidate.
 pub fn jacobian(function: Kernel) -> Jacobian {
-    let (dstar, elimination) =
-        rayon::join(|| dstar_jacobian(function.clone()), || elimination_jacobian(&function));
+    let (mut dstar, (elimination, attempt)) =
+        rayon::join(|| dstar_jacobian(function.clone()), || eliminations(&function));
     match elimination {
-        Some(elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => elimination,
-        _ => dstar,
+        Some(mut elimination) if elimination.jacobian_ops() < dstar.jacobian_ops() => {
+            elimination.ledger.absorb(&dstar.ledger);
+            elimination
+        }
+        Some(elimination) => {
+            dstar.ledger.absorb(&elimination.ledger);
+            dstar
+        }
+        None => {
+            dstar.ledger.absorb(&attempt);
+            dstar
+        }
     }
 }
 
@@ -40,24 +53,58 @@ pub fn jacobian(function: Kernel) -> Jacobian {
 /// multiplications and additions, or `None` when none competes: what
 /// [`jacobian`] weighs against [`dstar_jacobian`].
 pub fn elimination_jacobian(function: &Kernel) -> Option<Jacobian> {
-    if !plan::eliminations_may_compete(function.count_ops()) {
-        return None;
+    eliminations(function).0
+}
+
+/// [`elimination_jacobian`], and when it is `None`, the ledger of the
+/// attempt (the Jacobian carries its own otherwise).
+fn eliminations(function: &Kernel) -> (Option<Jacobian>, Ledger) {
+    let mut ledger = Ledger::default();
+    let ops = function.count_ops();
+    if !plan::eliminations_may_compete(ops) {
+        let stopped =
+            format!("the eliminations skipped at {ops} ops (over {})", 2 * plan::ELIMINATION_EDGE_LIMIT);
+        ledger.fall_back(Stage::Eliminations, stopped, "D* alone");
+        return (None, ledger);
     }
     let mut kernel = function.clone();
     let graph = LinearizedGraph::new(&mut kernel);
-    let elimination = cheapest_elimination(&graph, kernel.dag())?;
-    let (dag, entries) = accumulate_graph(&graph, kernel.into_parts().0, elimination).ok()?.into_parts();
-    Some(Jacobian::new(function, dag, entries, Method::Elimination(elimination)))
+    ledger.spend(Stage::Graph, graph.edges().len() as u64);
+    if graph.edges().len() > plan::ELIMINATION_EDGE_LIMIT {
+        let stopped = format!(
+            "the eliminations skipped at {} edges (over {})",
+            graph.edges().len(),
+            plan::ELIMINATION_EDGE_LIMIT
+        );
+        ledger.fall_back(Stage::Eliminations, stopped, "D* alone");
+        return (None, ledger);
+    }
+    let Some((elimination, work)) = cheapest_with_work(&graph, kernel.dag()) else { return (None, ledger) };
+    ledger.spend(Stage::Eliminations, work);
+    let Ok(done) = accumulate_graph(&graph, kernel.into_parts().0, elimination) else {
+        return (None, ledger);
+    };
+    let (dag, entries) = done.into_parts();
+    let mut jacobian = Jacobian::new(function, dag, entries, Method::Elimination(elimination));
+    jacobian.ledger = ledger;
+    (Some(jacobian), Ledger::default())
 }
 
 /// The competing elimination with the fewest multiplications plus
 /// additions on `graph` (built in `dag`), earlier in candidate order on ties.
 pub fn cheapest_elimination(graph: &LinearizedGraph, dag: &ExprDag) -> Option<Elimination> {
-    plan::elimination_candidates(graph)
+    cheapest_with_work(graph, dag).map(|(s, _)| s)
+}
+
+/// [`cheapest_elimination`], and the operations of every candidate planned
+/// together: the work of planning them.
+fn cheapest_with_work(graph: &LinearizedGraph, dag: &ExprDag) -> Option<(Elimination, u64)> {
+    let costed: Vec<(Elimination, usize)> = plan::elimination_candidates(graph)
         .into_iter()
         .filter_map(|s| costs(graph, dag, s).ok().map(|(cost, _)| (s, cost.total())))
-        .min_by_key(|&(_, ops)| ops)
-        .map(|(s, _)| s)
+        .collect();
+    let work = costed.iter().map(|&(_, ops)| ops as u64).sum();
+    costed.into_iter().min_by_key(|&(_, ops)| ops).map(|(s, _)| (s, work))
 }
 
 /// Like [`jacobian`], by D* alone: the cheapest of its variants.
@@ -74,12 +121,17 @@ pub fn jacobian_with(function: Kernel, strategy: Strategy) -> Jacobian {
     Jacobian::new(&function, dag, entries, Method::Dstar(strategy))
 }
 
+/// A D* build that finished within its budget, and the work it spent.
+type Built = (Jacobian, u64);
+
 /// The entries `(row, col)` of the Jacobian that `keep` accepts; the others
 /// are left out (not built at all), as for the upper triangle of a Hessian.
 pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> bool + Sync)) -> Jacobian {
     let mut kernel = function.clone();
     let graph = DerivativeGraph::new(&mut kernel);
     let dag = kernel.into_parts().0;
+    let mut ledger = Ledger::default();
+    ledger.spend(Stage::Graph, graph.edges().len() as u64);
     let build = |mut dag: ExprDag, strategy, budget: &AtomicU64| {
         let (entries, work) = factorize_within(&mut dag, &graph, strategy, keep, budget)?;
         Some((Jacobian::new(&function, dag, entries, Method::Dstar(strategy)), work))
@@ -90,11 +142,21 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
         // from its orientation's sweeps, else the plain sweep.
         let strategy = candidates.remove(0);
         let budget = plan::factored_dstar_budget(plan::sweep_work(&graph, strategy.orientation));
-        if let Some((jacobian, _)) = build(dag.clone(), strategy, &AtomicU64::new(budget)) {
-            return jacobian;
-        }
-        let plain = Strategy { factored: false, ..strategy };
-        let (jacobian, _) = build(dag, plain, &AtomicU64::new(u64::MAX)).expect("an unlimited budget");
+        let (mut jacobian, work) = match build(dag.clone(), strategy, &AtomicU64::new(budget)) {
+            Some(built) => built,
+            None => {
+                ledger.spend(Stage::Dstar, budget);
+                ledger.fall_back(
+                    Stage::Dstar,
+                    format!("{} over {budget} pairs", strategy.name()),
+                    "the plain sweep",
+                );
+                let plain = Strategy { factored: false, ..strategy };
+                build(dag, plain, &AtomicU64::new(u64::MAX)).expect("an unlimited budget")
+            }
+        };
+        ledger.spend(Stage::Dstar, work);
+        jacobian.ledger = ledger;
         return jacobian;
     }
     // Every candidate is built in parallel, the plain sweeps first. A
@@ -109,32 +171,50 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
     let budget_of = |s: Strategy| &budgets[usize::from(s.orientation == Orientation::Reverse)];
     let mut order: Vec<(usize, Strategy)> = candidates.iter().copied().enumerate().collect();
     order.sort_by_key(|(index, s)| (s.factored, *index));
-    // (candidate index, strategy, Jacobian, work) of every build that finished.
-    let built: Vec<(usize, Strategy, Jacobian, u64)> = order
+    let built: Vec<(usize, Strategy, Option<Built>)> = order
         .into_par_iter()
-        .filter_map(|(index, strategy)| {
-            let (jacobian, work) = if strategy.factored {
-                build(dag.clone(), strategy, budget_of(strategy))?
+        .map(|(index, strategy)| {
+            let built = if strategy.factored {
+                build(dag.clone(), strategy, budget_of(strategy))
             } else {
                 let built =
                     build(dag.clone(), strategy, &AtomicU64::new(u64::MAX)).expect("an unlimited budget");
                 budget_of(strategy).store(plan::factored_dstar_budget(built.1), Ordering::Relaxed);
-                built
+                Some(built)
             };
-            Some((index, strategy, jacobian, work))
+            (index, strategy, built)
         })
         .collect();
-    let mut kept: Vec<(usize, Jacobian)> = built
-        .into_iter()
-        .filter(|&(_, strategy, _, work)| work <= budget_of(strategy).load(Ordering::Relaxed))
-        .map(|(index, _, jacobian, _)| (index, jacobian))
-        .collect();
+    let mut kept: Vec<(usize, Jacobian)> = Vec::new();
+    for (index, strategy, built) in built {
+        // A build over its budget counts as the budget, however far it got
+        // before the budget was published: the ledger does not depend on
+        // the threads' timing either.
+        let budget = budget_of(strategy).load(Ordering::Relaxed);
+        match built {
+            Some((jacobian, work)) if work <= budget => {
+                ledger.spend(Stage::Dstar, work);
+                kept.push((index, jacobian));
+            }
+            _ => {
+                ledger.spend(Stage::Dstar, budget);
+                ledger.fall_back(
+                    Stage::Dstar,
+                    format!("{} over {budget} pairs", strategy.name()),
+                    "the other variants",
+                );
+            }
+        }
+    }
     // Compared in candidate order, the earlier one winning ties.
     kept.sort_by_key(|(index, _)| *index);
-    kept.into_iter()
+    let mut jacobian = kept
+        .into_iter()
         .min_by_key(|(_, jacobian)| jacobian.jacobian_ops())
         .expect("every plain sweep is built")
-        .1
+        .1;
+    jacobian.ledger = ledger;
+    jacobian
 }
 
 impl Jacobian {
@@ -145,7 +225,7 @@ impl Jacobian {
         let pattern = SparsityPattern::new(m, n, entries.iter().map(|e| (e.row, e.col)));
         let roots = function.roots().iter().copied().chain(entries.iter().map(|e| e.node)).collect();
         let kernel = function.derived(dag, roots, 0).expect("entries are built from the function's inputs");
-        Jacobian { kernel, pattern, method }
+        Jacobian { kernel, pattern, method, ledger: Ledger::default() }
     }
 
     /// The kernel: the `m` function outputs, then the nonzero entries in CSR
@@ -209,6 +289,12 @@ impl Jacobian {
         self.method
     }
 
+    /// The work each stage spent building this Jacobian, and the
+    /// fallbacks it took.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
     /// Operations the function alone needs.
     pub fn function_ops(&self) -> usize {
         self.dag().count_ops(self.outputs())
@@ -223,7 +309,7 @@ impl Jacobian {
     /// function's own nodes stay as they are) when that saves operations.
     pub fn simplify(&mut self, simplifier: &Simplifier) -> SimplifyReport {
         let (rewritten, report) = simplifier.run_frozen(&self.kernel, self.pattern.num_rows());
-        self.replace(rewritten);
+        self.replace(rewritten, &report);
         report
     }
 
@@ -239,14 +325,26 @@ impl Jacobian {
         let this = &*self;
         let ((rewritten, report), along) =
             rayon::join(|| simplifier.run_frozen(&this.kernel, this.pattern.num_rows()), || alongside(this));
-        self.replace(rewritten);
+        self.replace(rewritten, &report);
         (report, along)
     }
 
-    fn replace(&mut self, rewritten: Option<Kernel>) {
+    fn replace(&mut self, rewritten: Option<Kernel>, report: &SimplifyReport) {
         if let Some(kernel) = rewritten {
             self.kernel = kernel;
         }
+        self.ledger.spend(Stage::Simplify, report.work_spent);
+        let stopped = match report.stop_reason {
+            StopReason::WorkLimit(limit) => format!("the subchain search over {limit} units"),
+            StopReason::TooLarge(ops) => format!("the subchain pass skipped at {ops} ops"),
+            _ => return,
+        };
+        let instead = if report.ops_after < report.ops_before {
+            "the subchains found by then"
+        } else {
+            "the kernel as accumulated"
+        };
+        self.ledger.fall_back(Stage::Simplify, stopped, instead);
     }
 
     /// The function's values and the dense Jacobian (one row per output) at

@@ -16,6 +16,7 @@ pub mod directional;
 pub mod hessian;
 pub mod higher;
 pub mod jacobian;
+pub mod ledger;
 pub mod method;
 pub mod output_hessians;
 pub mod plan;
@@ -30,6 +31,7 @@ pub use hessian::{hessian, hessian_with, lagrangian_hessian, Hessian, HessianMet
 pub use jacobian::{
     cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,
 };
+pub use ledger::{Fallback, Ledger, Stage};
 pub use method::Method;
 pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};

@@ -136,27 +136,37 @@ pub const FACTORED_WORK_BASE: u64 = 10_000;
 pub const GRADIENT_DSTAR_WORK_LIMIT: u64 = 1 << 24;
 
 /// Whether D* by `strategy` may compete on `graph`, a gradient's graph,
-/// within [`GRADIENT_DSTAR_WORK_LIMIT`]. D* walks the inputs 64 at a time,
-/// each batch marking the graph (`b · E` for `b` batches of `E` edges);
-/// forward it then builds one postdominator tree per input over its cone
-/// (the forward sweep's components), reverse one dominator tree per output
-/// and batch (`b` times the reverse sweep's). Counted exactly, and no
-/// further than the limit.
+/// within [`GRADIENT_DSTAR_WORK_LIMIT`] (in edge visits and sweep
+/// components), and with sweeps of at most twice the other orientation's
+/// components, as [`dstar_candidates`] asks of a function's graph.
+///
+/// D* walks the inputs 64 at a time, each batch marking the graph (`b · E`
+/// for `b` batches of `E` edges); forward it then builds one postdominator
+/// tree per input over its cone (the forward sweep's components), reverse
+/// one dominator tree per output and batch (`b` times the reverse
+/// sweep's). Counted exactly, and no further than the limit.
+///
+/// The orientations are weighed on the gradient's graph, not the
+/// function's: where one input feeds every output, the function's sweeps
+/// cost the same both ways, while forward sweeps over the gradient climb
+/// the long sum of that input's adjoint once per other input (quadratic).
 pub fn gradient_dstar_may_compete(graph: &DerivativeGraph, strategy: Strategy) -> bool {
     let batches = (graph.num_leaves() as u64).div_ceil(64).max(1);
     let marking = batches.saturating_mul(graph.edges().len() as u64);
     let Some(left) = GRADIENT_DSTAR_WORK_LIMIT.checked_sub(marking) else { return false };
     let size = graph.node_bound();
+    let leaves: Vec<_> = leaf_ends(graph).collect();
+    let roots: Vec<_> = root_ends(graph).collect();
+    let forward = |limit| exact_sweep_components(size, &leaves, &[], edge_ends(graph), limit).0;
+    let reverse = |limit| exact_sweep_components(size, &[], &roots, edge_ends(graph), limit).1;
     match strategy.orientation {
         Orientation::Forward => {
-            let leaves: Vec<_> = leaf_ends(graph).collect();
-            let (forward, _) = exact_sweep_components(size, &leaves, &[], edge_ends(graph), left);
-            forward <= left
+            let own = forward(left);
+            own <= left && own <= 2 * reverse(own)
         }
         Orientation::Reverse => {
-            let roots: Vec<_> = root_ends(graph).collect();
-            let (_, reverse) = exact_sweep_components(size, &[], &roots, edge_ends(graph), left / batches);
-            reverse <= left / batches
+            let own = reverse(left / batches);
+            own <= left / batches && own <= 2 * forward(own)
         }
     }
 }

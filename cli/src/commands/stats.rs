@@ -4,6 +4,7 @@
 use super::progress::Progress;
 use super::{load, Failure, PipelineArgs};
 use clap::Args;
+use dstar::factor::{Ledger, Stage};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -46,7 +47,8 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         progress.stage("building the Hessian");
         let start = Instant::now();
         let h = dstar::factor::lagrangian_hessian(function);
-        (h.hessian_ops(), h.method(), h.lower_pattern().nnz(), start.elapsed().as_secs_f64() * 1e3)
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        (h.hessian_ops(), h.method(), h.lower_pattern().nnz(), ms, h.ledger().clone())
     });
     drop(progress);
     let strategy = jacobian.method().name();
@@ -75,11 +77,13 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
             "call_sites": call_sites,
             "inlined_ops": inlined_ops,
         });
-        if let Some((ops, method, nnz, ms)) = hessian {
+        stats["jacobian_work"] = ledger_json(jacobian.ledger());
+        if let Some((ops, method, nnz, ms, ledger)) = &hessian {
             stats["hessian_ops"] = json!(ops);
             stats["hessian_method"] = json!(method.name());
             stats["hessian_lower_nnz"] = json!(nnz);
             stats["hessian_ms"] = json!(ms);
+            stats["hessian_work"] = ledger_json(ledger);
         }
         if let Some(report) = simplify {
             stats["simplify_stop_reason"] = json!(report.stop_reason.name());
@@ -122,11 +126,47 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
         println!("forward-mode ops     {}   {n} tangent sweeps", baseline(forward));
         println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(reverse));
         println!("gradient ops         {gradient_ops:>10}   function and one reverse sweep");
-        if let Some((ops, method, nnz, ms)) = hessian {
+        print_ledger("jacobian", jacobian.ledger());
+        if let Some((ops, method, nnz, ms, ledger)) = &hessian {
             println!("hessian ops          {ops:>10}   one Lagrangian Hessian call, by {method}");
             println!("  lower triangle     {nnz:>10}   nonzeros, built in {ms:.2} ms");
+            print_ledger("hessian", ledger);
         }
         println!("symbolic time        {symbolic_ms:>10.2} ms   parse to finished Jacobian");
     }
     Ok(())
+}
+
+/// `{"total": .., "<stage>": .., "fallbacks": [{"stage", "stopped", "instead"}]}`,
+/// stages that spent nothing left out.
+fn ledger_json(ledger: &Ledger) -> serde_json::Value {
+    let mut work = json!({ "total": ledger.total() });
+    for stage in Stage::ALL.into_iter().filter(|&stage| ledger.spent(stage) > 0) {
+        work[stage.name()] = json!(ledger.spent(stage));
+    }
+    work["fallbacks"] = ledger
+        .fallbacks()
+        .iter()
+        .map(|f| json!({"stage": f.stage.name(), "stopped": f.stopped, "instead": f.instead}))
+        .collect();
+    work
+}
+
+/// The work per stage of building the `what` (a Jacobian or a Hessian),
+/// then each fallback on a line of its own.
+fn print_ledger(what: &str, ledger: &Ledger) {
+    let spent: Vec<String> = Stage::ALL
+        .into_iter()
+        .filter(|&stage| ledger.spent(stage) > 0)
+        .map(|stage| format!("{stage} {}", ledger.spent(stage)))
+        .collect();
+    println!(
+        "  {what} work {:>width$}   units: {}",
+        ledger.total(),
+        spent.join(", "),
+        width = 19 - what.len()
+    );
+    for fallback in ledger.fallbacks() {
+        println!("  fell back          {fallback}");
+    }
 }

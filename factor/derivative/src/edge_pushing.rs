@@ -24,6 +24,8 @@ pub struct SecondOrder {
     /// `((row, col), ∂²L/∂x_row∂x_col)` for `row >= col`, structural zeros
     /// left out, in CSR order.
     pub lower: Vec<((usize, usize), Term)>,
+    /// Entries pushed or created in `W` on the way: the sweep's work.
+    pub work: u64,
 }
 
 /// The gradient and Hessian of `L = Σ_i seed_i · root_i` over `graph`'s
@@ -43,6 +45,7 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
         }
     }
     let leaf_index = graph.leaf_inputs();
+    let mut work = 0u64;
     for v in (0..bound).rev().map(NodeId::from_index) {
         if !graph.contains(v) || leaf_index[v.index()].is_some() {
             continue;
@@ -54,6 +57,7 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
         }
         let local = local_derivatives(dag, graph, v);
         let mut add = |p: NodeId, q: NodeId, t: Term| {
+            work += 1;
             // Under the node the sweep eliminates first: the later
             // intermediate; leaves are never eliminated, so they come last
             // whatever their ids (an input may be created after the
@@ -106,7 +110,7 @@ pub fn edge_pushing(dag: &mut ExprDag, graph: &DerivativeGraph, seeds: &[(usize,
         }
     }
     lower.sort_by_key(|&(position, _)| position);
-    SecondOrder { gradient, lower }
+    SecondOrder { gradient, lower, work }
 }
 
 /// Sums the terms of equal keys, in the order they were added.

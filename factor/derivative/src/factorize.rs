@@ -183,23 +183,34 @@ pub fn factorize_within(
     let leaves: Vec<usize> = (0..graph.num_leaves()).collect();
     match orientation {
         Orientation::Forward => {
+            // Per batch of 64 leaves, the masks over the nodes reaching
+            // them; per leaf, its postdominator tree over its cone and the
+            // roots in that cone: no pass over the whole graph or over
+            // every root per leaf.
             let mut tree = PostDominatorTree::new(size);
             let mut marks = Marks::new(size);
+            let mut masks = LeafMasks::empty(size);
+            let rows = RootRows::new(graph);
             for batch in leaves.chunks(64) {
-                sums.spend(size as u64 + graph.edges().len() as u64)?;
-                let masks = LeafMasks::new(graph, size, batch);
-                let reached = |root: NodeId| if graph.contains(root) { masks.of(root) } else { 0 };
+                let reached = masks.fill(graph, batch, &mut marks);
+                let edges: usize = reached.iter().map(|&v| graph.parent_edges(v).len()).sum();
+                sums.spend((reached.len() + edges) as u64)?;
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
                     let cone = tree.compute(graph, &masks, bit, leaf, &mut marks);
                     sums.spend(cone.len() as u64)?;
-                    for (row, &root) in graph.roots().iter().enumerate() {
-                        if reached(root) & bit != 0 && keep(row, col) {
-                            let walk = Walk::TowardLeaf { graph, tree: &tree, masks: &masks, bit };
-                            let term = sums.path_sum(dag, &walk, root, leaf)?;
-                            entries.push(Entry { row, col, node: term.materialize(dag) });
-                        }
+                    let mut in_cone: Vec<usize> = cone
+                        .iter()
+                        .flat_map(|&v| rows.of(v))
+                        .copied()
+                        .filter(|&row| keep(row, col))
+                        .collect();
+                    in_cone.sort_unstable();
+                    for row in in_cone {
+                        let walk = Walk::TowardLeaf { graph, tree: &tree, masks: &masks, bit };
+                        let term = sums.path_sum(dag, &walk, graph.roots()[row], leaf)?;
+                        entries.push(Entry { row, col, node: term.materialize(dag) });
                     }
                 }
             }
@@ -380,5 +391,36 @@ impl PathSums<'_> {
             stack.pop();
         }
         Some(self.get(dag, walk.key(start, end)).expect("built by the loop"))
+    }
+}
+
+/// The rows (output indices) of each root node, for finding the roots in a
+/// cone in time proportional to the cone.
+struct RootRows {
+    start: Vec<u32>,
+    rows: Vec<usize>,
+}
+
+impl RootRows {
+    fn new(graph: &DerivativeGraph) -> RootRows {
+        let mut start = vec![0u32; graph.node_bound() + 1];
+        for root in graph.roots().iter().filter(|&&r| graph.contains(r)) {
+            start[root.index() + 1] += 1;
+        }
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut next = start.clone();
+        let mut rows = vec![0; start[start.len() - 1] as usize];
+        for (row, root) in graph.roots().iter().enumerate().filter(|&(_, &r)| graph.contains(r)) {
+            rows[next[root.index()] as usize] = row;
+            next[root.index()] += 1;
+        }
+        RootRows { start, rows }
+    }
+
+    /// The rows whose output is `v`, ascending.
+    fn of(&self, v: NodeId) -> &[usize] {
+        &self.rows[self.start[v.index()] as usize..self.start[v.index() + 1] as usize]
     }
 }

@@ -7,7 +7,7 @@
 //! factored subgraph is identified by its two ends alone: see
 //! [`FactorableSubgraph`] for why that is exact.
 
-use crate::graph::DerivativeGraph;
+use crate::graph::{DerivativeGraph, Marks};
 use frontend::NodeId;
 
 /// For each node, a bit per leaf of one batch of up to 64 leaves: whether the
@@ -15,9 +15,58 @@ use frontend::NodeId;
 #[derive(Clone, Debug)]
 pub struct LeafMasks {
     bits: Vec<u64>,
+    /// The nodes whose bits may be nonzero (all of them after [`LeafMasks::new`]).
+    touched: Vec<NodeId>,
 }
 
 impl LeafMasks {
+    /// Masks over node ids below `size`, every bit clear: fill them with
+    /// [`LeafMasks::fill`].
+    pub fn empty(size: usize) -> LeafMasks {
+        LeafMasks { bits: vec![0; size], touched: Vec::new() }
+    }
+
+    /// Sets the masks of the leaves `batch` (input indices; bit `j` is
+    /// `batch[j]`), clearing the previous batch's, and returns the nodes that
+    /// reach a leaf of the batch, ascending. The work is those nodes and
+    /// their parent edges, not the whole graph: a batch of inputs that each
+    /// feed a few outputs costs what their cones do.
+    pub fn fill(&mut self, graph: &DerivativeGraph, batch: &[usize], marks: &mut Marks) -> &[NodeId] {
+        assert!(batch.len() <= 64, "a batch holds at most 64 leaves");
+        for v in self.touched.drain(..) {
+            self.bits[v.index()] = 0;
+        }
+        marks.clear();
+        let mut stack = Vec::new();
+        for (j, &k) in batch.iter().enumerate() {
+            if let Some(leaf) = graph.leaf(k) {
+                self.bits[leaf.index()] |= 1 << j;
+                if marks.insert(leaf) {
+                    stack.push(leaf);
+                }
+            }
+        }
+        while let Some(v) = stack.pop() {
+            self.touched.push(v);
+            for &id in graph.parent_edges(v) {
+                let parent = graph.edge(id).parent;
+                if marks.insert(parent) {
+                    stack.push(parent);
+                }
+            }
+        }
+        // Children have smaller ids: ascending, each node's bits are final
+        // before they flow to its parents.
+        self.touched.sort_unstable();
+        for &v in &self.touched {
+            let bits = self.bits[v.index()];
+            for &id in graph.parent_edges(v) {
+                self.bits[graph.edge(id).parent.index()] |= bits;
+            }
+        }
+        &self.touched
+    }
+
     /// Masks for the leaves `batch` (input indices); bit `j` is `batch[j]`.
     pub fn new(graph: &DerivativeGraph, size: usize, batch: &[usize]) -> LeafMasks {
         assert!(batch.len() <= 64, "a batch holds at most 64 leaves");
@@ -31,7 +80,8 @@ impl LeafMasks {
         for e in graph.edges() {
             bits[e.parent.index()] |= bits[e.child.index()];
         }
-        LeafMasks { bits }
+        let touched = (0..size).map(NodeId::from_index).collect();
+        LeafMasks { bits, touched }
     }
 
     /// The leaves of the batch that `v` reaches.

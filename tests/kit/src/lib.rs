@@ -44,6 +44,7 @@ pub mod shapes;
 pub mod structured;
 pub mod timing;
 pub mod tol;
+pub mod zoo;
 
 pub use check::{compare, Verdict};
 pub use corpus::{
