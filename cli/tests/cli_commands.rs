@@ -203,3 +203,26 @@ fn issue_12_diff_stops_at_zero_and_bounds_its_work() {
     assert_eq!(status, 2);
     assert!(stderr.contains("'2x' is not a variable name"), "{stderr}");
 }
+
+/// Issue 35: past its memory limit the process stops with status 3 and a
+/// message naming the stage, the sizes and the option, from the flag or
+/// the environment; a bad size is a usage error.
+#[test]
+fn the_memory_guard_stops_with_the_stage_and_the_option() {
+    let file = corpus_file("nbody_acc_20.dstar");
+    let (status, _, stderr) = dstar(&["--memory-limit", "1M", "stats", "--hessian", &file]);
+    assert_eq!(status, 3, "{stderr}");
+    assert!(stderr.starts_with("error: out of memory while differentiating: "), "{stderr}");
+    assert!(stderr.contains("the limit of 1.0 MB") && stderr.contains("--memory-limit SIZE"), "{stderr}");
+    let by_environment = std::process::Command::new(env!("CARGO_BIN_EXE_dstar"))
+        .args(["eval", &file])
+        .env("DSTAR_MEMORY_LIMIT", "1M")
+        .output()
+        .expect("dstar runs");
+    assert_eq!(by_environment.status.code(), Some(3));
+    let (status, _, _) = dstar(&["--memory-limit", "1G", "stats", &file]);
+    assert_eq!(status, 0, "a limit the problem fits in");
+    let (status, _, stderr) = dstar(&["--memory-limit", "much", "stats", &file]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("'much' is not a size"), "{stderr}");
+}

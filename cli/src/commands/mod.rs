@@ -24,6 +24,11 @@ struct Cli {
     /// What to do; without one, the REPL starts.
     #[command(subcommand)]
     command: Option<Command>,
+    /// Stop with an error, naming the stage, before the process uses more
+    /// memory than this (8G, 500M; also DSTAR_MEMORY_LIMIT); by default
+    /// nine tenths of what this machine (or its cgroup) allows.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = crate::memory::parse_size)]
+    memory_limit: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -198,6 +203,20 @@ fn values(text: &str) -> Result<Values, String> {
 /// Runs the command line and returns the exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let from_environment =
+        std::env::var("DSTAR_MEMORY_LIMIT").ok().map(|text| crate::memory::parse_size(&text));
+    let limit = match (cli.memory_limit, from_environment) {
+        (Some(limit), _) => Some(limit),
+        (None, Some(Ok(limit))) => Some(limit),
+        (None, Some(Err(e))) => {
+            eprintln!("error: DSTAR_MEMORY_LIMIT: {e}");
+            return ExitCode::from(2);
+        }
+        (None, None) => crate::memory::default_limit(),
+    };
+    if let Some(limit) = limit {
+        crate::memory::set_limit(limit);
+    }
     let result = match cli.command.unwrap_or(Command::Repl(repl::ReplArgs::default())) {
         Command::Repl(args) => repl::run(&args),
         Command::Eval(args) => eval::run(&args),

@@ -1,5 +1,6 @@
 //! A spinner on stderr for work that runs longer than about a second; never
-//! shown when stderr is not a terminal.
+//! shown when stderr is not a terminal. Each stage it names is also the one
+//! the memory guard names ([`crate::memory`]).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
@@ -12,7 +13,8 @@ pub struct Progress {
 
 impl Progress {
     /// Starts timing; the spinner appears only if the work outlasts a second.
-    pub fn start(message: &str) -> Progress {
+    pub fn start(message: &'static str) -> Progress {
+        crate::memory::stage(message);
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
         bar.set_message(message.to_string());
@@ -29,7 +31,8 @@ impl Progress {
     }
 
     /// Names the current stage.
-    pub fn stage(&self, message: &str) {
+    pub fn stage(&self, message: &'static str) {
+        crate::memory::stage(message);
         self.bar.set_message(message.to_string());
     }
 }
