@@ -262,6 +262,9 @@ pub enum ParseErrorKind {
     /// More nodes or inputs than the DAG can index.
     #[error("the program is too large")]
     TooLarge,
+    /// An error particular to an AMPL `.nl` file ([`crate::nl`]).
+    #[error(transparent)]
+    Nl(crate::nl::NlError),
 }
 
 /// An optional suggestion, displayed as `; did you mean 'sin'?`.

@@ -22,6 +22,7 @@ pub mod eval;
 pub mod kernel;
 pub mod layout;
 pub mod lexer;
+pub mod nl;
 pub mod op;
 pub mod parser;
 pub mod portable;
@@ -40,6 +41,7 @@ pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};
 pub use kernel::{InvalidKernel, Kernel};
 pub use layout::{Block, Layout, SparsityPattern};
+pub use nl::{parse_nl, NlModel, NlNames};
 pub use op::{CSpelling, Cmp, Native, Op, Real, RustSpelling};
 pub use parser::{
     parse_expr, parse_expr_at, parse_expr_in, parse_expr_with_inputs, parse_program, reserved, Functions,
