@@ -110,16 +110,41 @@ impl Failure {
     }
 }
 
-/// Reads and parses `path`; a parse error is rendered against its source.
+/// Reads and parses `path`: an AMPL `.nl` file ([`is_nl`]), named from the
+/// `.row` and `.col` files beside it when there are some, else a problem
+/// file; a parse error is rendered against its source.
 fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
-    let source = read_source(path)?;
-    dstar::frontend::parse_program(&source)
-        .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+    let source = read_text(path)?;
+    let parsed = if is_nl(path, &source) {
+        let read = |ext: &str| std::fs::read_to_string(path.with_extension(ext)).ok();
+        let names = dstar::frontend::NlNames::from_files(read("row").as_deref(), read("col").as_deref());
+        dstar::frontend::parse_nl(&source, &names).map(|model| model.program)
+    } else {
+        dstar::frontend::parse_program(&source)
+    };
+    parsed.map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+}
+
+/// Whether `path` is an AMPL `.nl` file: by its extension, or by its
+/// first line (`g3 1 1 0`), which no problem file starts with.
+fn is_nl(path: &Path, source: &str) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("nl"))
+        || dstar::frontend::nl::looks_like_nl(source)
+}
+
+/// The problem-format text of `path`: the file's own, or for an `.nl` file
+/// its program printed in the problem format.
+fn read_source(path: &Path) -> Result<String, Failure> {
+    let source = read_text(path)?;
+    if is_nl(path, &source) {
+        return Ok(dstar::frontend::print_program(&load(path)?));
+    }
+    Ok(source)
 }
 
 /// The text of `path`; bytes that are not UTF-8 are an error at their line
 /// and column, shown on the line with the bad bytes replaced.
-fn read_source(path: &Path) -> Result<String, Failure> {
+fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
     match dstar::frontend::decode(&bytes) {
