@@ -175,6 +175,8 @@ fn malformed_files_are_errors_at_their_line() {
     assert!(message.contains("constraint 7 is out of range"), "{message}");
     let (_, message) = error(&text.replacen("C1\t#squares", "C0\t#again", 1));
     assert!(message.contains("a second C segment for constraint 0"), "{message}");
+    let (_, message) = error(&format!("{text}V2 0 0\nn1\n"));
+    assert!(message.contains("expected a defined variable's index"), "{message}");
     let (_, message) = error(&format!("{text}F0 1 -1 myfunc\n"));
     assert!(message.contains("imported functions (F segments) are not supported"), "{message}");
 }

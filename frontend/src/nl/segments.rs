@@ -146,7 +146,8 @@ impl Segments {
         let mut fields = line.fields(1);
         let i = fields.index("defined variable", n_vars + self.scope.defined.len())?;
         let j = i.checked_sub(n_vars).ok_or_else(|| {
-            line.error(NlError::OutOfRange { what: "defined variable", index: i as u64, count: n_vars })
+            let expected = "a defined variable's index (the number of variables or more)";
+            line.error(ParseErrorKind::Expected { expected, found: format!("variable {i}") })
         })?;
         let k = fields.int("the number of linear terms")?;
         once(line, 'V', "defined variable", i, self.scope.defined[j])?;
