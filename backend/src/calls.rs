@@ -12,7 +12,7 @@ use crate::compiler::JitCompiler;
 use crate::error::CodegenError;
 use crate::kernel::JitKernel;
 use frontend::call::called_functions;
-use frontend::{ExprDag, FunctionDef, Kernel, NodeId};
+use frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// each compiles (a key only).
 #[derive(Default, Clone)]
 pub(crate) struct Callees {
-    compiled: FxHashMap<usize, Arc<JitKernel>>,
+    compiled: FxHashMap<FunctionId, Arc<JitKernel>>,
 }
 
 impl Callees {
@@ -32,14 +32,14 @@ impl Callees {
         for function in called_functions(kernel.dag(), kernel.roots(), &[]) {
             let body = function.body();
             let jit = compiler.compile_with(body, &[body.num_inputs()], &callees)?;
-            callees.compiled.insert(Arc::as_ptr(&function) as usize, Arc::new(jit));
+            callees.compiled.insert(FunctionId::of(&function), Arc::new(jit));
         }
         Ok(callees)
     }
 
     /// The compiled body of `function`.
     pub(crate) fn get(&self, function: &Arc<FunctionDef>) -> &Arc<JitKernel> {
-        self.compiled.get(&(Arc::as_ptr(function) as usize)).expect("every function called is compiled first")
+        self.compiled.get(&FunctionId::of(function)).expect("every function called is compiled first")
     }
 
     /// Whether there are none.

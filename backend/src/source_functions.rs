@@ -3,7 +3,7 @@
 //! callees before callers, under a name of its own; a call site is one call.
 
 use frontend::call::called_functions;
-use frontend::{ExprDag, FunctionDef, NodeId, Op};
+use frontend::{ExprDag, FunctionDef, FunctionId, NodeId, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ pub(crate) struct SourceFunctions {
     /// Callees before callers, each once.
     pub(crate) order: Vec<Arc<FunctionDef>>,
     /// By the address of the function (a key only).
-    names: FxHashMap<usize, String>,
+    names: FxHashMap<FunctionId, String>,
 }
 
 impl SourceFunctions {
@@ -33,7 +33,7 @@ impl SourceFunctions {
                 unique = format!("{name}_{k}");
                 k += 1;
             }
-            names.insert(Arc::as_ptr(f) as usize, unique);
+            names.insert(FunctionId::of(f), unique);
         }
         SourceFunctions { order, names }
     }
@@ -58,7 +58,7 @@ impl SourceFunctions {
 
     /// The emitted name of `function`, one of [`order`](Self::order).
     pub(crate) fn name(&self, function: &Arc<FunctionDef>) -> &str {
-        self.names.get(&(Arc::as_ptr(function) as usize)).expect("every function called is named")
+        self.names.get(&FunctionId::of(function)).expect("every function called is named")
     }
 }
 

@@ -18,10 +18,9 @@
 //! every result it had, and one call per site computes everything a kernel
 //! reads from it.
 
-use crate::dag::{ExprDag, Node, NodeId};
+use crate::dag::{ExprDag, NodeId};
 use crate::kernel::Kernel;
 use crate::layout::SparsityPattern;
-use crate::op::Op;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -115,6 +114,21 @@ impl fmt::Debug for FunctionDef {
     }
 }
 
+/// A function's identity: the same definition, however many handles share
+/// it, and different definitions however alike. The one key every table of
+/// functions uses (their names, their compiled code, their counts), taken
+/// while the table holds the function, so that its address is not reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FunctionId(usize);
+
+impl FunctionId {
+    /// The identity of `function` (an `&Arc<FunctionDef>` gives its
+    /// definition's).
+    pub fn of(function: &FunctionDef) -> FunctionId {
+        FunctionId(function as *const FunctionDef as usize)
+    }
+}
+
 /// A call in a DAG: `function` (of the chain's `level`) applied to `args`.
 #[derive(Clone, Debug)]
 pub struct Site {
@@ -142,19 +156,19 @@ pub fn callees_first(
     calls: impl Fn(&FunctionDef) -> Vec<Arc<FunctionDef>>,
 ) -> Vec<Arc<FunctionDef>> {
     let mut order = vec![];
-    let mut seen: std::collections::HashSet<*const FunctionDef> = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<FunctionId> = std::collections::HashSet::new();
     let mut stack: Vec<(Arc<FunctionDef>, bool)> = start.into_iter().rev().map(|f| (f, false)).collect();
     while let Some((f, expanded)) = stack.pop() {
         if expanded {
             order.push(f);
             continue;
         }
-        if !seen.insert(Arc::as_ptr(&f)) {
+        if !seen.insert(FunctionId::of(&f)) {
             continue;
         }
         stack.push((Arc::clone(&f), true));
         for g in calls(&f).into_iter().rev() {
-            if !seen.contains(&Arc::as_ptr(&g)) {
+            if !seen.contains(&FunctionId::of(&g)) {
                 stack.push((g, false));
             }
         }
@@ -178,41 +192,8 @@ pub fn called_functions(dag: &ExprDag, roots: &[NodeId], also: &[Arc<FunctionDef
 /// the calls bit for bit: the bodies' operations are copied, not folded.
 pub fn inline(dag: &ExprDag, roots: &[NodeId]) -> (ExprDag, Vec<NodeId>) {
     let mut out = ExprDag::new();
-    let roots = import_inlined(&mut out, dag, roots, None);
+    let roots = crate::copy::copy(&mut out, dag, roots, None, crate::copy::Calls::Inline);
     (out, roots)
-}
-
-/// Copies what `roots` reach in `from` into `into`, input `k` becoming
-/// `inputs[k]` (or staying input `k`), calls inlined.
-fn import_inlined(
-    into: &mut ExprDag,
-    from: &ExprDag,
-    roots: &[NodeId],
-    inputs: Option<&[NodeId]>,
-) -> Vec<NodeId> {
-    let reach = from.reachable(roots);
-    let mut map = vec![NodeId::from_index(0); from.len()];
-    let mut results: Vec<Option<Vec<NodeId>>> = vec![None; from.sites().len()];
-    for id in from.ids().filter(|id| reach[id.index()]) {
-        let op = from.op(id);
-        map[id.index()] = match (op, inputs) {
-            (Op::Input(k), Some(inputs)) => inputs[k as usize],
-            (Op::Call(c), _) => {
-                let site = from.site(c.site);
-                let inlined = results[c.site as usize].get_or_insert_with(|| {
-                    let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
-                    let called = site.called();
-                    import_inlined(into, called.body().dag(), called.body().roots(), Some(&args))
-                });
-                inlined[c.out as usize]
-            }
-            _ => {
-                let args: Vec<NodeId> = from.args(id).iter().map(|a| map[a.index()]).collect();
-                into.intern(Node::new(op, &args))
-            }
-        };
-    }
-    roots.iter().map(|r| map[r.index()]).collect()
 }
 
 /// The operations of `roots` of `dag` with every call written out (what
@@ -226,12 +207,12 @@ pub fn inlined_ops(dag: &ExprDag, roots: &[NodeId]) -> u64 {
 fn inlined_ops_memo(
     dag: &ExprDag,
     roots: &[NodeId],
-    memo: &mut std::collections::HashMap<usize, u64>,
+    memo: &mut std::collections::HashMap<FunctionId, u64>,
 ) -> u64 {
     let mut ops = dag.count_ops(roots) as u64;
     for site in dag.reached_sites(roots) {
         let called = dag.site(site).called();
-        let key = Arc::as_ptr(&called) as usize;
+        let key = FunctionId::of(&called);
         let body = match memo.get(&key) {
             Some(&ops) => ops,
             None => {

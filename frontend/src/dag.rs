@@ -1,6 +1,6 @@
 //! The hash-consed expression DAG shared by every stage.
 
-use crate::call::{CallOut, FunctionDef, Site};
+use crate::call::{CallOut, FunctionDef, FunctionId, Site};
 use crate::op::{Op, Real};
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
@@ -14,7 +14,7 @@ pub struct NodeId(u32);
 
 impl NodeId {
     /// Marks the unused argument slots of a [`Node`].
-    const NONE: NodeId = NodeId(u32::MAX);
+    pub(crate) const NONE: NodeId = NodeId(u32::MAX);
 
     /// The id as an index into per-node arrays.
     pub fn index(self) -> usize {
@@ -98,7 +98,7 @@ pub struct ExprDag {
     /// The call sites, in the order they were made.
     sites: Vec<Site>,
     /// The site of each function (by address) and argument list.
-    site_table: FxHashMap<(usize, Box<[NodeId]>), u32>,
+    site_table: FxHashMap<(FunctionId, Box<[NodeId]>), u32>,
     /// Per node: whether it or a node below it (not inside a called
     /// function) is a `Select`, kept as nodes are interned.
     select_below: Vec<bool>,
@@ -172,6 +172,19 @@ impl ExprDag {
         (0..function.results().len()).map(|out| self.call_out(site, out)).collect()
     }
 
+    /// Result `out` of the call of `function`'s derivative chain at `level`
+    /// or above on `args` (the site shared with any other such call).
+    pub fn call_at_level(
+        &mut self,
+        function: &Arc<FunctionDef>,
+        level: u32,
+        args: &[NodeId],
+        out: usize,
+    ) -> NodeId {
+        let site = self.site_of(function, level, args);
+        self.call_out(site, out)
+    }
+
     /// The node of result `out` of site `site` (of the function its level
     /// calls).
     pub fn call_out(&mut self, site: u32, out: usize) -> NodeId {
@@ -194,7 +207,7 @@ impl ExprDag {
             "{}: arguments must be nodes of this DAG",
             function.name()
         );
-        let key = (Arc::as_ptr(function) as usize, Box::<[NodeId]>::from(args));
+        let key = (FunctionId::of(function), Box::<[NodeId]>::from(args));
         if let Some(&site) = self.site_table.get(&key) {
             self.raise(site, level);
             return site;
@@ -358,25 +371,7 @@ impl ExprDag {
     /// the node that `other`'s input `k` becomes; pass `None` to keep inputs
     /// as inputs of the same index.
     pub fn import(&mut self, other: &ExprDag, roots: &[NodeId], inputs: Option<&[NodeId]>) -> Vec<NodeId> {
-        let reach = other.reachable(roots);
-        let mut map = vec![NodeId::NONE; other.len()];
-        for id in other.ids().filter(|id| reach[id.index()]) {
-            let node = other.node(id);
-            map[id.index()] = match (node.op, inputs) {
-                (Op::Input(k), Some(inputs)) => inputs[k as usize],
-                (Op::Call(c), _) => {
-                    let site = other.site(c.site);
-                    let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
-                    let here = self.site_of(&site.function, site.level, &args);
-                    self.call_out(here, c.out as usize)
-                }
-                _ => {
-                    let args: Vec<NodeId> = node.args().iter().map(|a| map[a.index()]).collect();
-                    self.intern(Node::new(node.op, &args))
-                }
-            };
-        }
-        roots.iter().map(|r| map[r.index()]).collect()
+        crate::copy::copy(self, other, roots, inputs, crate::copy::Calls::Keep)
     }
 
     /// `reachable[i]` tells whether node `i` is reachable from `roots`.

@@ -16,6 +16,7 @@
 
 pub mod builder;
 pub mod call;
+pub mod copy;
 pub mod dag;
 pub mod error;
 pub mod eval;
@@ -35,7 +36,7 @@ pub mod stop;
 pub mod value;
 
 pub use builder::{BuildError, Builder, Expr, Operand};
-pub use call::{CallOut, Derivative, FunctionDef, Site};
+pub use call::{CallOut, Derivative, FunctionDef, FunctionId, Site};
 pub use dag::{ExprDag, Node, NodeId};
 pub use error::{DidYouMean, ParseError, ParseErrorKind};
 pub use eval::{eval, eval_nodes, eval_program};

@@ -5,7 +5,7 @@
 //! keeps the printer linear and the output readable. Parsing the printed text
 //! gives the same DAG (see [`Program::same_as`]).
 
-use crate::call::{called_functions, FunctionDef};
+use crate::call::{called_functions, FunctionDef, FunctionId};
 use crate::dag::{ExprDag, NodeId};
 use crate::op::Op;
 use crate::program::Program;
@@ -33,7 +33,7 @@ const ATOM: u8 = 5;
 /// printed has it, else one made from it (a derivative `f'` is `f_d`, a
 /// second `f` is `f_2`).
 #[derive(Debug, Default)]
-pub struct FunctionNames(HashMap<usize, String>);
+pub struct FunctionNames(HashMap<FunctionId, String>);
 
 impl FunctionNames {
     /// Names for `functions`, none of them in `taken`.
@@ -49,14 +49,14 @@ impl FunctionNames {
             }
             let name = unique(&base, |n| taken.contains(n) || used.contains(n));
             used.insert(name.clone());
-            names.insert(Arc::as_ptr(f) as usize, name);
+            names.insert(FunctionId::of(f), name);
         }
         FunctionNames(names)
     }
 
     /// The printed name of `f`: its own if it was not given one.
     pub fn of<'a>(&'a self, f: &'a FunctionDef) -> &'a str {
-        self.0.get(&(f as *const FunctionDef as usize)).map_or(f.name(), String::as_str)
+        self.0.get(&FunctionId::of(f)).map_or(f.name(), String::as_str)
     }
 
     /// Every name given.

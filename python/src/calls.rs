@@ -3,7 +3,8 @@
 //! outputs the results), and the functions a built program calls, named
 //! so that its text parses again.
 
-use dstar::frontend::{ExprDag, FunctionDef, Kernel, Node, NodeId, Op};
+use dstar::frontend::copy::{copy, Calls};
+use dstar::frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId};
 use dstar::Program;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -47,7 +48,7 @@ pub(crate) fn with_functions(mut program: Program) -> Program {
     for f in &functions {
         taken.extend(f.args().iter().chain(f.results()).cloned());
     }
-    let mut renamed: HashMap<usize, Arc<FunctionDef>> = HashMap::new();
+    let mut renamed: HashMap<FunctionId, Arc<FunctionDef>> = HashMap::new();
     let mut relinked = Vec::with_capacity(functions.len());
     for f in functions {
         let name = distinct(f.name(), &taken);
@@ -75,14 +76,14 @@ pub(crate) fn with_functions(mut program: Program) -> Program {
     program
 }
 
-/// A function's identity: its address.
-fn key(f: &Arc<FunctionDef>) -> usize {
-    Arc::as_ptr(f) as usize
+/// A function's identity.
+fn key(f: &Arc<FunctionDef>) -> FunctionId {
+    FunctionId::of(f)
 }
 
 /// Appends to `order` the functions `dag` calls not `seen` yet, each after
 /// those its body calls.
-fn collect(dag: &ExprDag, order: &mut Vec<Arc<FunctionDef>>, seen: &mut HashSet<usize>) {
+fn collect(dag: &ExprDag, order: &mut Vec<Arc<FunctionDef>>, seen: &mut HashSet<FunctionId>) {
     for site in dag.sites() {
         if seen.insert(key(&site.function)) {
             collect(site.function.body().dag(), order, seen);
@@ -111,21 +112,10 @@ fn is_temporary(name: &str) -> bool {
 fn relink(
     dag: &ExprDag,
     roots: &[NodeId],
-    renamed: &HashMap<usize, Arc<FunctionDef>>,
+    renamed: &HashMap<FunctionId, Arc<FunctionDef>>,
 ) -> (ExprDag, Vec<NodeId>) {
     let mut out = ExprDag::new();
-    let mut map: Vec<NodeId> = Vec::with_capacity(dag.len());
-    for id in dag.ids() {
-        let args: Vec<NodeId> = dag.args(id).iter().map(|a| map[a.index()]).collect();
-        let new = match dag.op(id) {
-            Op::Call(c) => {
-                let function = &dag.site(c.site).function;
-                let function = renamed.get(&key(function)).unwrap_or(function);
-                out.call(function, &args)[c.out as usize]
-            }
-            op => out.intern(Node::new(op, &args)),
-        };
-        map.push(new);
-    }
-    (out, roots.iter().map(|r| map[r.index()]).collect())
+    let relinked = |f: &Arc<FunctionDef>| renamed.get(&key(f)).cloned();
+    let roots = copy(&mut out, dag, roots, None, Calls::Relink(&relinked));
+    (out, roots)
 }

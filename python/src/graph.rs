@@ -8,7 +8,7 @@
 //! expressions is a call site of the graph (its results `Op::Call` nodes),
 //! copied between graphs as a call of the same function.
 
-use dstar::frontend::{FunctionDef, Node};
+use dstar::frontend::{FunctionDef, FunctionId, Node};
 use dstar::{ExprDag, NodeId, Op};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
@@ -192,7 +192,7 @@ impl Nodes {
                 Op::Input(k) => self.symbols[k as usize].id.hash(&mut h),
                 Op::Call(c) => {
                     let site = self.dag.site(c.site);
-                    (Arc::as_ptr(&site.function) as usize, c.out).hash(&mut h);
+                    (FunctionId::of(&site.function), c.out).hash(&mut h);
                     let args: Vec<u64> = site.args.iter().map(|a| self.hashes[a.index()]).collect();
                     args.hash(&mut h);
                 }
