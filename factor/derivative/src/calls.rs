@@ -1,13 +1,15 @@
 //! Derivatives through calls: a function's derivative ([`Derivative`]) is
 //! built once, by D* on its body, and every call of it reads its entries as
 //! the labels of the edges from the call's arguments to its results
-//! ([`crate::rules::partials`]). The derivative of a derivative (for
+//! ([`partials`]). The derivative of a derivative (for
 //! Hessians) is built the same way, one level down the chain.
 
 use crate::factorize::{factorize, Orientation, Strategy};
 use crate::graph::DerivativeGraph;
+use crate::partials::Partials;
 use frontend::call::callees_first;
-use frontend::{Derivative, FunctionDef, Kernel, SparsityPattern};
+use frontend::{CallOut, Derivative, ExprDag, FunctionDef, Kernel, SparsityPattern};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Builds the derivative chains of `function` and of every function it
@@ -73,4 +75,43 @@ pub fn derivative_of(function: &FunctionDef) -> Derivative {
     let name = format!("{}'", function.name());
     let derived = FunctionDef::new(name, function.args().to_vec(), results, kernel);
     Derivative { function: Arc::new(derived), pattern }
+}
+
+/// The partials of result `c.out` of a call: entries of the called
+/// function's derivative, which the site then calls.
+/// An entry that is a constant in the derivative's body is that constant
+/// here (`∂(x + 0.1·y)/∂x = 1`), which the accumulations fold.
+pub fn partials(dag: &mut ExprDag, c: CallOut) -> Partials {
+    let site = dag.site(c.site).clone();
+    // The level at which this result first appears: its row there.
+    let (mut function, mut level) = (Arc::clone(&site.function), 0);
+    while c.out as usize >= function.results().len() {
+        let next = Arc::clone(&function.built_derivative().expect("the site's levels are built").function);
+        (function, level) = (next, level + 1);
+    }
+    prepare(&site.function, level + 1);
+    let derivative = function.derivative(derivative_of);
+    let (offset, pattern) = (function.results().len(), &derivative.pattern);
+    let body = derivative.function.body();
+    let row = c.out as usize;
+    let mut p: Partials = SmallVec::from_elem(None, site.args.len());
+    let mut raised = false;
+    for k in pattern.row_offsets[row]..pattern.row_offsets[row + 1] {
+        let col = pattern.cols[k];
+        if dag.as_const(site.args[col]).is_some() {
+            continue;
+        }
+        p[col] = match body.dag().as_const(body.roots()[offset + k]) {
+            Some(0.0) => None,
+            Some(v) => Some(dag.constant(v)),
+            None => {
+                if !raised {
+                    dag.raise(c.site, level + 1);
+                    raised = true;
+                }
+                Some(dag.call_out(c.site, offset + k))
+            }
+        };
+    }
+    p
 }

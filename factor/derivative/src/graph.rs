@@ -2,7 +2,7 @@
 //! nodes on input → output paths, each argument use an edge labeled by its
 //! local partial.
 
-use crate::rules;
+use crate::partials;
 use frontend::{ExprDag, Kernel, NodeId, Op};
 use std::fmt;
 use std::ops::Range;
@@ -93,7 +93,7 @@ impl DerivativeGraph {
             if !reach[index] || !reaches_leaf[index] || dag.op(v).is_leaf() {
                 continue;
             }
-            let partials = rules::partials(dag, v);
+            let partials = partials::partials(dag, v);
             for (slot, label) in partials.iter().enumerate() {
                 let child = dag.args(v).get(slot).copied();
                 if let (Some(label), Some(child)) = (*label, child) {

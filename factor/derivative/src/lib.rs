@@ -1,7 +1,7 @@
 //! The derivative graph and Guenter's D* factorization: exact Jacobian
 //! entries that share work with the function and with each other.
 //!
-//! [`rules::partials`] labels every argument use with its local partial
+//! [`partials::partials`] labels every argument use with its local partial
 //! ([`DerivativeGraph`]); postdominator trees per input and dominator trees
 //! per output ([`dominators`]) cut the paths into [`FactorableSubgraph`]s;
 //! [`factorize()`] replaces each by one shared reference edge (the sum of its
@@ -30,6 +30,7 @@ pub mod dominators;
 pub mod edge_pushing;
 pub mod factorize;
 pub mod graph;
+pub mod partials;
 pub mod product;
 pub mod propagate;
 pub mod rules;

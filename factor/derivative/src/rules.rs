@@ -5,64 +5,18 @@
 //! This is the only place in dstar that knows a derivative rule. The `match`
 //! below has no `_ =>` arm, so a new operation fails to compile here.
 
-use crate::calls::{derivative_of, prepare};
-use frontend::{CallOut, Cmp, ExprDag, NodeId, Op};
-use smallvec::SmallVec;
-use std::sync::Arc;
+use crate::partials::Partials;
+use frontend::{Cmp, ExprDag, NodeId, Op};
 
-/// The local partials of one node with respect to its argument slots, in slot
-/// order. `None` is a structural zero: the derivative graph gets no edge.
-pub type Partials = SmallVec<[Option<NodeId>; 4]>;
-
-/// The local partials of `node` with respect to each of its arguments.
+/// The local partials of `node`, a built-in operation `op` (not a call: a
+/// call's are its function's derivative's, [`crate::calls::partials`]),
+/// with respect to each of its arguments.
 ///
 /// A constant argument gets no partial (nothing flows into a constant), and a
 /// partial that folds to the constant `±0` is dropped: a zero partial means
 /// no edge. Repeated arguments (`x*x`, `pow(t, t)`) get one partial per slot.
-pub fn partials(dag: &mut ExprDag, node: NodeId) -> Partials {
-    match dag.op(node) {
-        Op::Call(c) => call_partials(dag, c),
-        op => Partials::from_slice(&builtin_partials(dag, node, op)[..op.arity()]),
-    }
-}
-
-/// The partials of result `c.out` of a call: entries of the called
-/// function's derivative ([`crate::calls`]), which the site then calls.
-/// An entry that is a constant in the derivative's body is that constant
-/// here (`∂(x + 0.1·y)/∂x = 1`), which the accumulations fold.
-fn call_partials(dag: &mut ExprDag, c: CallOut) -> Partials {
-    let site = dag.site(c.site).clone();
-    // The level at which this result first appears: its row there.
-    let (mut function, mut level) = (Arc::clone(&site.function), 0);
-    while c.out as usize >= function.results().len() {
-        let next = Arc::clone(&function.built_derivative().expect("the site's levels are built").function);
-        (function, level) = (next, level + 1);
-    }
-    prepare(&site.function, level + 1);
-    let derivative = function.derivative(derivative_of);
-    let (offset, pattern) = (function.results().len(), &derivative.pattern);
-    let body = derivative.function.body();
-    let row = c.out as usize;
-    let mut p: Partials = SmallVec::from_elem(None, site.args.len());
-    let mut raised = false;
-    for k in pattern.row_offsets[row]..pattern.row_offsets[row + 1] {
-        let col = pattern.cols[k];
-        if dag.as_const(site.args[col]).is_some() {
-            continue;
-        }
-        p[col] = match body.dag().as_const(body.roots()[offset + k]) {
-            Some(0.0) => None,
-            Some(v) => Some(dag.constant(v)),
-            None => {
-                if !raised {
-                    dag.raise(c.site, level + 1);
-                    raised = true;
-                }
-                Some(dag.call_out(c.site, offset + k))
-            }
-        };
-    }
-    p
+pub fn partials(dag: &mut ExprDag, node: NodeId, op: Op) -> Partials {
+    Partials::from_slice(&builtin_partials(dag, node, op)[..op.arity()])
 }
 
 /// The partials of a built-in operation, in its argument slots.
@@ -75,7 +29,7 @@ fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> [Option<NodeId>;
     let f = node;
     let mut p = [None; 4];
     match op {
-        // Calls have partials of their own (`call_partials`).
+        // Calls have partials of their own ([`crate::calls::partials`]).
         Op::Const(_) | Op::Input(_) | Op::Call(_) => {}
         Op::Neg => p[0] = Some(dag.constant(-1.0)),
         Op::Add => p = [Some(dag.constant(1.0)), Some(dag.constant(1.0)), None, None],
@@ -312,7 +266,7 @@ mod tests {
         let mut dag = ExprDag::new();
         let args: Vec<NodeId> = (0..op.arity()).map(|k| dag.input(k)).collect();
         let node = dag.apply(op, &args);
-        let p = partials(&mut dag, node);
+        let p = crate::partials::partials(&mut dag, node);
         p[..op.arity()].iter().map(|label| label.map(|l| frontend::eval(&dag, &[l], point)[0])).collect()
     }
 
@@ -368,7 +322,7 @@ mod tests {
         let x = dag.input(0);
         let three = dag.constant(3.0);
         let cube = dag.apply(Op::Pow, &[x, three]);
-        let p = partials(&mut dag, cube);
+        let p = crate::partials::partials(&mut dag, cube);
         assert!(p[1].is_none());
         let d = p[0].expect("d x^3/dx");
         assert_eq!(frontend::eval(&dag, &[d], &[-2.0])[0], 12.0);

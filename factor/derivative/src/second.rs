@@ -1,10 +1,10 @@
 //! Local second derivatives: the second partials of one node with respect
 //! to its distinct arguments, found by differentiating its first partials
-//! ([`crate::rules::partials`], the only derivative rules) once more, over
+//! ([`crate::partials::partials`]: [`crate::rules`], the only derivative rules) once more, over
 //! the few nodes the rules built for them.
 
 use crate::graph::DerivativeGraph;
-use crate::rules::partials;
+use crate::partials::partials;
 use crate::term::Term;
 use frontend::{ExprDag, NodeId};
 use rustc_hash::FxHashMap;

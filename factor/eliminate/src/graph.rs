@@ -1,6 +1,6 @@
 //! The linearized computational graph: vertices are the inputs, intermediates
 //! and outputs of an [`ExprDag`], edges carry the local partials of
-//! [`derivative::rules::partials`] as nodes of the same DAG.
+//! [`derivative::partials::partials`] as nodes of the same DAG.
 
 use derivative::DerivativeGraph;
 use frontend::{ExprDag, Kernel, NodeId, Op};

@@ -5,7 +5,7 @@
 //! elimination and directed edge separators) side by side with D*.
 //!
 //! The main types are [`LinearizedGraph`] (vertices and local partials from
-//! [`derivative::rules::partials`]), [`Accumulation`] (a Jacobian as nodes of the
+//! [`derivative::partials::partials`]), [`Accumulation`] (a Jacobian as nodes of the
 //! [`frontend::ExprDag`] with its exact [`Cost`]) and [`Elimination`] (each
 //! strategy, run by [`costs`] and [`accumulate()`]).
 //!
