@@ -46,12 +46,12 @@ pub fn derivative_n(expr: &str, var: &str, order: usize) -> Result<String, Error
 }
 
 fn check_variable(var: &str) -> Result<(), Error> {
-    let valid = var.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if valid {
-        Ok(())
-    } else {
-        Err(Error::Usage(format!("'{}' is not a variable name", Shown(var))))
+    match frontend::parser::check_name(var) {
+        Some(frontend::parser::NameError::NotIdentifier) => {
+            Err(Error::Usage(format!("'{}' is not a variable name", Shown(var))))
+        }
+        // A reserved word is no input of the expression: it is told so there.
+        _ => Ok(()),
     }
 }
 

@@ -18,6 +18,7 @@
 
 use crate::dag::{ExprDag, NodeId};
 use crate::op::{Cmp, Op};
+use crate::parser::NameError;
 use crate::program::{Output, Program};
 use std::cell::RefCell;
 
@@ -123,13 +124,14 @@ impl Builder {
         let mut names = std::collections::HashSet::new();
         let all = inputs.iter().map(String::as_str).chain(params.iter().map(String::as_str));
         for name in all.chain(outputs.iter().map(|(name, _)| *name)) {
-            let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !identifier {
-                return Err(BuildError(format!("'{}' is not a name", crate::shown::Shown(name))));
-            }
-            if let Some(what) = crate::parser::reserved(name) {
-                return Err(BuildError(format!("'{name}' is {what} and cannot be used as a name")));
+            match crate::parser::check_name(name) {
+                Some(NameError::NotIdentifier) => {
+                    return Err(BuildError(format!("'{}' is not a name", crate::shown::Shown(name))));
+                }
+                Some(NameError::Reserved(what)) => {
+                    return Err(BuildError(format!("'{name}' is {what} and cannot be used as a name")));
+                }
+                None => {}
             }
             if !names.insert(name) {
                 return Err(BuildError(format!("'{name}' names two things")));

@@ -157,6 +157,34 @@ pub fn parse_expr_at(
     Ok(parser.finish(None, None))
 }
 
+/// Why `name` cannot name an input, a parameter, an intermediate, an output
+/// or a function, or `None` when it can: the one check of names, for every
+/// front door that takes them from a user.
+///
+/// ```
+/// use frontend::parser::{check_name, NameError};
+/// assert_eq!(check_name("x_1"), None);
+/// assert_eq!(check_name("2x"), Some(NameError::NotIdentifier));
+/// assert_eq!(check_name("sin"), Some(NameError::Reserved("a function")));
+/// ```
+pub fn check_name(name: &str) -> Option<NameError> {
+    let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !identifier {
+        return Some(NameError::NotIdentifier);
+    }
+    reserved(name).map(NameError::Reserved)
+}
+
+/// What is wrong with a name ([`check_name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameError {
+    /// Not `[A-Za-z_][A-Za-z0-9_]*`.
+    NotIdentifier,
+    /// Reserved: the value says what it is (see [`reserved`]).
+    Reserved(&'static str),
+}
+
 /// What a reserved name is, `"a function"`, `"a constant"` or `"a keyword"`,
 /// or `None` for a name that may be bound: function names (of [`Op`] and
 /// `ifelse`), `pi`, `e`, `in`, `out` and `param` cannot name inputs,

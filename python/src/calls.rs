@@ -4,6 +4,7 @@
 //! so that its text parses again.
 
 use dstar::frontend::copy::{copy, Calls};
+use dstar::frontend::parser::NameError;
 use dstar::frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId};
 use dstar::Program;
 use std::collections::{HashMap, HashSet};
@@ -12,16 +13,12 @@ use std::sync::Arc;
 /// An error unless `name` is an identifier that is not reserved; `role`
 /// says what it would name (`"a symbol"`).
 pub(crate) fn check_name(name: &str, role: &str) -> Result<(), String> {
-    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !valid {
-        return Err(format!(
+    match dstar::frontend::parser::check_name(name) {
+        Some(NameError::NotIdentifier) => Err(format!(
             "'{}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)",
             dstar::frontend::shown::Shown(name)
-        ));
-    }
-    match dstar::frontend::reserved(name) {
-        Some(what) => Err(format!("'{name}' is {what} and cannot name {role}")),
+        )),
+        Some(NameError::Reserved(what)) => Err(format!("'{name}' is {what} and cannot name {role}")),
         None => Ok(()),
     }
 }

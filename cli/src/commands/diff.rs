@@ -25,7 +25,7 @@ pub fn run(args: &DiffArgs) -> Result<(), Failure> {
     for (var, order) in by {
         match program.inputs.iter().position(|i| *i == var) {
             Some(col) => columns.push((col, order)),
-            None if dstar::parse_expr_with_inputs("0", &[var.as_str()]).is_err() => {
+            None if dstar::frontend::parser::check_name(&var).is_some() => {
                 return Err(Failure::input(format!("error: '{}' is not a variable name\n", Shown(&var))));
             }
             // As in the REPL: a name the expression does not use is more
