@@ -25,14 +25,11 @@ impl SourceFunctions {
         let order = called_functions(dag, roots, &[]);
         let mut names = FxHashMap::default();
         let mut taken = FxHashSet::default();
+        let mut fresh = frontend::fresh::FreshNames::default();
         for f in &order {
-            let name = format!("{fn_name}_{}", frontend::plain_name(f.name()));
-            let mut unique = name.clone();
-            let mut k = 2;
-            while !taken.insert(unique.clone()) {
-                unique = format!("{name}_{k}");
-                k += 1;
-            }
+            let base = format!("{fn_name}_{}", frontend::plain_name(f.name()));
+            let unique = fresh.name(&base, |n| taken.contains(n));
+            taken.insert(unique.clone());
             names.insert(FunctionId::of(f), unique);
         }
         SourceFunctions { order, names }

@@ -20,6 +20,7 @@ pub mod copy;
 pub mod dag;
 pub mod error;
 pub mod eval;
+pub mod fresh;
 pub mod kernel;
 pub mod layout;
 pub mod lexer;

@@ -7,6 +7,7 @@
 
 use crate::call::{called_functions, FunctionDef, FunctionId};
 use crate::dag::{ExprDag, NodeId};
+use crate::fresh::fresh_name;
 use crate::op::Op;
 use crate::program::Program;
 use std::collections::{HashMap, HashSet};
@@ -47,7 +48,7 @@ impl FunctionNames {
             {
                 base = format!("f_{base}");
             }
-            let name = unique(&base, |n| taken.contains(n) || used.contains(n));
+            let name = fresh_name(&base, |n| taken.contains(n) || used.contains(n));
             used.insert(name.clone());
             names.insert(FunctionId::of(f), name);
         }
@@ -80,17 +81,6 @@ pub fn plain_name(name: &str) -> String {
     } else {
         format!("{base}_{}", "d".repeat(primes))
     }
-}
-
-/// `base`, or `base_2`, `base_3`, ..., the first that is not `taken`.
-fn unique(base: &str, taken: impl Fn(&str) -> bool) -> String {
-    let mut name = base.to_string();
-    let mut k = 2;
-    while taken(&name) {
-        name = format!("{base}_{k}");
-        k += 1;
-    }
-    name
 }
 
 /// Prints `roots`, naming input `k` `inputs[k]`. Temporaries are named
@@ -235,7 +225,7 @@ pub fn print_function(function: &FunctionDef, names: &FunctionNames) -> String {
         let is_arg =
             |n: &str| args.contains(n) && body.dag().op(body.roots()[k]) != Op::Input(arg_index(function, n));
         let clash = |n: &str| results.iter().any(|q| q == n) || functions.contains(n) || is_arg(n);
-        let name = unique(r, clash);
+        let name = fresh_name(r, clash);
         results.push(name);
     }
     let taken: HashSet<String> =

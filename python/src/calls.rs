@@ -92,11 +92,7 @@ fn collect(dag: &ExprDag, order: &mut Vec<Arc<FunctionDef>>, seen: &mut HashSet<
 /// `name`, or `name_2`, `name_3` ... the first not `taken` and not a
 /// printer's temporary (`t1`).
 fn distinct(name: &str, taken: &HashSet<String>) -> String {
-    let free = |n: &str| !taken.contains(n) && !is_temporary(n);
-    if free(name) {
-        return name.to_string();
-    }
-    (2..).map(|k| format!("{name}_{k}")).find(|n| free(n)).expect("some suffix is free")
+    dstar::frontend::fresh::fresh_name(name, |n| taken.contains(n) || is_temporary(n))
 }
 
 /// Whether the printer may bind `name` to a temporary: `t` and digits.

@@ -4,7 +4,7 @@
 //! `c0, c1, ...` and `obj`; and the same names made identifiers of the
 //! problem format for the [`Program`](crate::Program).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The names in a model's `.col` and `.row` files, if it has them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -58,15 +58,10 @@ pub(super) fn identifiers<'a>(
     outputs: impl Iterator<Item = &'a String>,
 ) -> (Vec<String>, Vec<String>) {
     let mut taken = HashSet::new();
-    let mut next: HashMap<String, usize> = HashMap::new();
+    let mut fresh = crate::fresh::FreshNames::default();
     let mut name = |given: &str| {
-        let base = base_identifier(given);
-        let mut name = base.clone();
-        let k = next.entry(base.clone()).or_insert(2);
-        while !taken.insert(name.clone()) {
-            name = format!("{base}_{k}");
-            *k += 1;
-        }
+        let name = fresh.name(&base_identifier(given), |n| taken.contains(n));
+        taken.insert(name.clone());
         name
     };
     let inputs = inputs.iter().map(|n| name(n)).collect();
