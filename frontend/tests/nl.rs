@@ -120,6 +120,28 @@ fn bounds_ranges_and_duals_are_kept() {
     assert_eq!(hs71.constraint_bounds, [Bound::Lower(25.0), Bound::Equal(40.0)]);
 }
 
+/// A solver's program has the objective first: a constant 0 for a model
+/// without one; the names beside the file are the `.row` and `.col` files.
+#[test]
+fn program_with_objective_puts_zero_before_the_constraints() {
+    let names = NlNames::beside(&fixture_path("constraints_only", "nl"));
+    assert_eq!(
+        names,
+        NlNames::from_files(Some(&read("constraints_only", "row")), Some(&read("constraints_only", "col")))
+    );
+    let model = model("constraints_only");
+    let program = model.program_with_objective();
+    assert_eq!(program.output_names()[0], "obj");
+    assert_eq!(&program.output_names()[1..], model.program.output_names());
+    let x = model.program.point.clone().unwrap();
+    let y = frontend::eval_program(&program, &x);
+    assert_eq!(y[0], 0.0);
+    assert_eq!(y[1..], frontend::eval_program(&model.program, &x)[..]);
+    let hs71 = self::model("hs71");
+    assert!(hs71.program_with_objective().same_as(&hs71.program));
+    assert_eq!(NlNames::beside(&fixture_path("absent", "nl")), NlNames::default());
+}
+
 /// Each `Expression` is one node however many constraints use it: the
 /// chain's 21 arc-length integrands `sqrt(1 + u^2)` are 21 square roots.
 #[test]

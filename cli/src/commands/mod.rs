@@ -116,9 +116,7 @@ impl Failure {
 fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
     let source = read_text(path)?;
     let parsed = if is_nl(path, &source) {
-        let read = |ext: &str| std::fs::read_to_string(path.with_extension(ext)).ok();
-        let names = dstar::frontend::NlNames::from_files(read("row").as_deref(), read("col").as_deref());
-        dstar::frontend::parse_nl(&source, &names).map(|model| model.program)
+        dstar::frontend::parse_nl(&source, &dstar::frontend::NlNames::beside(path)).map(|model| model.program)
     } else {
         dstar::frontend::parse_program(&source)
     };

@@ -135,6 +135,32 @@ pub struct NlModel {
     pub duals: Vec<f64>,
 }
 
+impl NlModel {
+    /// The program with the objective as output 1, as a solver wants it:
+    /// [`NlModel::program`] itself when the model has an objective, else
+    /// the same program with a constant 0 named `obj` before the constraints.
+    pub fn program_with_objective(&self) -> Program {
+        if self.objective.is_some() {
+            return self.program.clone();
+        }
+        let program = &self.program;
+        let taken: std::collections::HashSet<&str> = program
+            .inputs
+            .iter()
+            .chain(program.outputs.iter().map(|o| &o.name))
+            .map(String::as_str)
+            .collect();
+        let name = std::iter::once("obj".to_string())
+            .chain((2..).map(|k| format!("obj_{k}")))
+            .find(|name| !taken.contains(name.as_str()))
+            .expect("an unbounded list of names has a free one");
+        let mut program = program.clone();
+        let zero = program.dag.constant(0.0);
+        program.outputs.insert(0, Output { name, node: zero });
+        program
+    }
+}
+
 /// Reads a text `.nl` file, naming variables and constraints from `names`
 /// (the `.col` and `.row` files, when there are some).
 ///

@@ -22,6 +22,14 @@ impl NlNames {
         NlNames { cols: col.map(lines), rows: row.map(lines) }
     }
 
+    /// The names in the `.row` and `.col` files beside the `.nl` file
+    /// `path` (`model.nl` -> `model.row`, `model.col`), those that exist
+    /// and read as text.
+    pub fn beside(path: &std::path::Path) -> NlNames {
+        let read = |ext: &str| std::fs::read_to_string(path.with_extension(ext)).ok();
+        NlNames::from_files(read("row").as_deref(), read("col").as_deref())
+    }
+
     /// The names of `n` variables: the `.col` file's, then `x<k>` for any it lacks.
     pub(super) fn vars(&self, n: usize) -> Vec<String> {
         given_or(self.cols.as_deref().unwrap_or(&[]), n, "x")
