@@ -1,6 +1,7 @@
 """Type stubs of the extension module (see ``dstar/__init__.pyi`` for docs)."""
 
-from typing import Iterable, Optional, Sequence, Tuple, Union, overload
+from os import PathLike
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -145,6 +146,9 @@ def compile(
     self_check: bool = True,
     name: str = "f",
 ) -> Function: ...
+def read_nl(
+    path: Union[str, PathLike[str]], simplify: bool = True, self_check: bool = True
+) -> Tuple[Function, Dict[str, Any]]: ...
 def _function_from_source(source: str, simplify: bool, self_check: bool = True, name: str = "f") -> Function: ...
 def derivative(expr: str, var: str, order: int = 1) -> str: ...
 def jacobian_source(text: str) -> str: ...

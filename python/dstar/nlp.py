@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ._dstar import Function, compile as _compile
+from ._dstar import Function, compile as _compile, read_nl as _read_nl
 
 __all__ = ["NLP", "IPOPT_STATUS"]
 
@@ -79,11 +79,19 @@ class NLP:
     ``jacobian_structure`` and ``hessian_structure`` (``(rows, cols)`` of
     the constraint Jacobian's and the Lagrangian Hessian's lower triangle's
     nonzeros, the order of :meth:`jacobian_nonzeros` and
-    :meth:`hessian_nonzeros`), ``t_setup`` (seconds to compile them).
+    :meth:`hessian_nonzeros`), ``t_setup`` (seconds to compile them),
+    ``sense`` (``"min"``, or ``"max"``: :meth:`solve` maximizes ``f``), and
+    what :meth:`solve` takes when it is not given: ``x0``, ``lbx``, ``ubx``,
+    ``lbg``, ``ubg``, ``lam_g0`` (``None``: zeros for ``x0``, no bounds; an
+    :meth:`from_nl` NLP has the file's).
     """
 
-    def __init__(self, text=None, *, x=None, f=None, g=None, p=None, simplify=True):
+    def __init__(self, text=None, *, x=None, f=None, g=None, p=None, simplify=True, sense="min"):
         start = time.perf_counter()
+        if sense not in ("min", "max"):
+            raise ValueError(f"sense={sense!r}: 'min' or 'max'")
+        self.sense = sense
+        self.x0 = self.lbx = self.ubx = self.lbg = self.ubg = self.lam_g0 = None
         if text is not None:
             if x is not None or f is not None or g is not None or p is not None:
                 raise TypeError("NLP(text) or NLP(x=..., f=..., g=..., p=...), not both")
@@ -117,6 +125,41 @@ class NLP:
         self._nonzeros = None
         self.clock = _Clock()
         self.t_setup = time.perf_counter() - start
+
+    @classmethod
+    def from_nl(cls, path, simplify=True):
+        """The NLP of the AMPL ``.nl`` file at ``path`` (as Pyomo, AMPL or
+        JuMP write them; names from the ``.row`` and ``.col`` files beside
+        it, when there are some), with everything :meth:`solve` needs from
+        the file: its sense, starting point (``x`` segment, 0 for a variable
+        without one, moved into its bounds as IPOPT's AMPL driver does),
+        variable bounds (``b``), constraint ranges (``r``) and initial duals
+        (``d``, as ``lam_g0`` in :meth:`solve`'s signs). A model without an
+        objective minimizes 0. Attributes beside :class:`NLP`'s:
+        ``var_names``, ``constraint_names``, ``objective_name`` (the files'
+        names), ``path``.
+
+        >>> nlp = dstar.NLP.from_nl("hs71.nl")  # doctest: +SKIP
+        >>> nlp.solve()["f"]  # doctest: +SKIP
+        17.014017...
+        """
+        start = time.perf_counter()
+        function, data = _read_nl(str(path), simplify=simplify)
+        nlp = cls(function, sense=data["sense"] or "min")
+        nlp.lbx, nlp.ubx = np.array(data["lbx"]), np.array(data["ubx"])
+        nlp.lbg, nlp.ubg = np.array(data["lbg"]), np.array(data["ubg"])
+        nlp.x0 = np.clip(np.array(data["x0"]), nlp.lbx, nlp.ubx)
+        # AMPL's duals are -lambda of IPOPT minimizing sign * f.
+        nlp.lam_g0 = -nlp._sign * np.array(data["duals"])
+        nlp.var_names, nlp.constraint_names = data["var_names"], data["constraint_names"]
+        nlp.objective_name, nlp.path = data["objective_name"], str(path)
+        nlp.t_setup = time.perf_counter() - start
+        return nlp
+
+    @property
+    def _sign(self):
+        """1 to minimize ``f``, -1 to maximize it (minimize ``-f``)."""
+        return -1.0 if self.sense == "max" else 1.0
 
     def __repr__(self):
         return (
@@ -239,7 +282,7 @@ class NLP:
 
     def solve(
         self,
-        x0,
+        x0=None,
         lbx=None,
         ubx=None,
         lbg=None,
@@ -250,22 +293,26 @@ class NLP:
         lam_g0=None,
         lam_x0=None,
     ):
-        """Solve from ``x0``. Bounds are numbers (for every entry), arrays, or
-        ``None`` (infinite; also ``None`` or ``inf`` entries); by default ``x``
-        is free and the constraints are ``g(x) <= inf``, so pass ``lbg`` and
-        ``ubg`` (``lbg[i] == ubg[i]`` for an equality). ``p``: the parameters,
+        """Solve from ``x0`` (by default the NLP's ``x0``, else zeros). Bounds
+        are numbers (for every entry), arrays, or ``None`` (the NLP's bound,
+        infinite unless it came from an ``.nl`` file; also ``None`` or
+        ``inf`` entries); by default ``x`` is free and the constraints are
+        ``g(x) <= inf``, so pass ``lbg`` and ``ubg`` (``lbg[i] == ubg[i]``
+        for an equality). ``p``: the parameters,
         by default the problem's ``# @params``. ``solver``: ``"ipopt"``
         (cyipopt; ``options`` are IPOPT's options), ``"trust-constr"`` or
         ``"slsqp"`` (SciPy's ``minimize``; ``options`` its options).
         ``lam_g0``, ``lam_x0``: multipliers to start from (IPOPT; set
-        ``options={"warm_start_init_point": "yes"}`` to use them). Each
+        ``options={"warm_start_init_point": "yes"}`` to use them; ``lam_g0``
+        by default the NLP's). Each
         vector argument is a number or a vector of its length; NaN, another
         shape, a lower bound of +inf, an upper bound of -inf and ``lb > ub``
         raise ``ValueError`` naming the argument and the index.
 
         Returns a dict like CasADi's ``nlpsol``: ``x``, ``f``, ``g``,
         ``lam_g``, ``lam_x`` (CasADi's signs: ``grad f + J' lam_g + lam_x =
-        0``), ``status`` (IPOPT's return status name, or SciPy's message),
+        0``; for ``sense="max"`` those of minimizing ``-f``, what IPOPT
+        solves, while ``f`` is the objective's own value), ``status`` (IPOPT's return status name, or SciPy's message),
         ``message``, ``success``, ``iterations``, ``t_derivatives`` (seconds
         in dstar's kernels), ``t_callbacks`` (in the Python callbacks around
         them, kernels included), ``t_solver`` (the rest of the solve),
@@ -273,6 +320,10 @@ class NLP:
         """
         if solver not in SOLVERS:
             raise ValueError(f"solver={solver!r}: one of {', '.join(map(repr, SOLVERS))}")
+        x0 = self.x0 if x0 is None else x0
+        lbx, ubx = (self.lbx if lbx is None else lbx), (self.ubx if ubx is None else ubx)
+        lbg, ubg = (self.lbg if lbg is None else lbg), (self.ubg if ubg is None else ubg)
+        lam_g0 = self.lam_g0 if lam_g0 is None else lam_g0
         x0 = _vector("x0", x0, self.n, math.nan) if x0 is not None else np.zeros(self.n)
         if not np.isfinite(x0).all():
             raise ValueError(f"x0 is not finite at {np.flatnonzero(~np.isfinite(x0)).tolist()[:10]}")
@@ -365,8 +416,9 @@ class NLP:
         import scipy.optimize
         import scipy.sparse
 
-        objective = self._timed(lambda x: self.objective(x, p))
-        gradient = self._timed(lambda x: self.gradient(x, p))
+        sign = self._sign
+        objective = self._timed(lambda x: sign * self.objective(x, p))
+        gradient = self._timed(lambda x: sign * self.gradient(x, p))
         box = None
         if np.isfinite(lbx).any() or np.isfinite(ubx).any():
             box = scipy.optimize.Bounds(lbx, ubx)
@@ -382,12 +434,12 @@ class NLP:
                         lbg,
                         ubg,
                         jac=self._timed(lambda x: self.jacobian(x, p)),
-                        hess=self._timed(lambda x, v: self.hessian(x, 1.0, v, p, symmetric=True)),
+                        hess=self._timed(lambda x, v: self.hessian(x, sign, v, p, symmetric=True)),
                     )
                 )
                 hess = lambda x: zero  # noqa: E731
             else:
-                hess = self._timed(lambda x: self.hessian(x, 1.0, None, p, symmetric=True))
+                hess = self._timed(lambda x: self.hessian(x, sign, None, p, symmetric=True))
             res = scipy.optimize.minimize(
                 objective, x0, jac=gradient, hess=hess, method="trust-constr", constraints=constraints,
                 bounds=box, options=options or {},
@@ -470,7 +522,7 @@ class NLP:
         if not np.isfinite(lam_g).all():
             return np.full(self.n, np.nan)
         with np.errstate(all="ignore"):
-            lam_x = -(self.gradient(x, p) + (self.jacobian(x, p).T @ lam_g if self.m else 0.0))
+            lam_x = -(self._sign * self.gradient(x, p) + (self.jacobian(x, p).T @ lam_g if self.m else 0.0))
         scale = 1e-8 * (1.0 + np.abs(x))
         at_lower, at_upper = np.abs(x - lbx) <= scale, np.abs(x - ubx) <= scale
         return np.where(at_lower, np.minimum(lam_x, 0.0), 0.0) + np.where(at_upper, np.maximum(lam_x, 0.0), 0.0)
@@ -509,17 +561,18 @@ def _same(a, b):
 
 
 class _IpoptCallbacks:
-    """cyipopt's problem object: the kernels at the fixed ``p``."""
+    """cyipopt's problem object: the kernels at the fixed ``p``, the
+    objective's sign flipped for a maximization (IPOPT minimizes)."""
 
     def __init__(self, nlp, p):
         self.nlp, self.p = nlp, p
         self.iterations = 0
-        timed = nlp._timed
-        self.objective = timed(lambda x: nlp.objective(x, p))
-        self.gradient = timed(lambda x: nlp.gradient(x, p))
+        timed, sign = nlp._timed, nlp._sign
+        self.objective = timed(lambda x: sign * nlp.objective(x, p))
+        self.gradient = timed(lambda x: sign * nlp.gradient(x, p))
         self.constraints = timed(lambda x: nlp.constraints(x, p))
         self.jacobian = timed(lambda x: nlp.jacobian_nonzeros(x, p))
-        self.hessian = timed(lambda x, lam, obj_factor: nlp.hessian_nonzeros(x, obj_factor, lam, p))
+        self.hessian = timed(lambda x, lam, obj_factor: nlp.hessian_nonzeros(x, sign * obj_factor, lam, p))
 
     def jacobianstructure(self):
         return self.nlp.jacobian_structure

@@ -11,6 +11,7 @@ mod expr;
 mod function;
 mod graph;
 mod interrupt;
+mod nl;
 mod threads;
 
 /// The symbolic stages build and drop many small vectors and maps: with
@@ -41,7 +42,9 @@ fn is_program(text: &str) -> bool {
 
 /// Compiles text into a :class:`Function`: a problem file (``in``/``out``
 /// statements, ``param`` lines and a ``# @params`` line of default values,
-/// see the problem format) or a single expression, whose variables become
+/// see the problem format), the text of an AMPL ``.nl`` file (its first
+/// line ``g...``; variables ``x0, x1, ...``, outputs the objective and the
+/// constraints' bodies, see :func:`read_nl` for the bounds) or a single expression, whose variables become
 /// the inputs in order of first appearance, or in the order of ``inputs``. ``name`` is what calls of it print as
 /// (see :meth:`Function.__call__`). ``simplify`` extracts common subchains from
 /// Jacobians. ``self_check`` (on by default) has every kernel, when it is
@@ -69,7 +72,14 @@ fn compile(
     self_check: bool,
     name: &str,
 ) -> PyResult<Function> {
-    let program = if is_program(text) {
+    let program = if dstar::frontend::nl::looks_like_nl(text) {
+        if inputs.is_some() {
+            return Err(PyValueError::new_err(
+                "inputs= is for a single expression; an .nl file orders its variables",
+            ));
+        }
+        dstar::frontend::parse_nl(text, &Default::default()).map(|model| model.program)
+    } else if is_program(text) {
         if inputs.is_some() {
             return Err(PyValueError::new_err(
                 "inputs= is for a single expression; a problem file declares its inputs with 'in'",
@@ -174,6 +184,7 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hessian_source, m)?)?;
     m.add_function(wrap_pyfunction!(functions, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(nl::read_nl, m)?)?;
     m.add_function(wrap_pyfunction!(threads::set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(threads::num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(expr::symbols, m)?)?;

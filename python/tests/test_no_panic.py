@@ -15,6 +15,7 @@ import ast
 import itertools
 import math
 import pathlib
+import tempfile
 import warnings
 
 import numpy as np
@@ -93,6 +94,24 @@ def entry_points():
 ENTRY_POINTS = entry_points()
 
 # -- the programs -------------------------------------------------------------
+
+
+def nl_paths():
+    """Paths for ``NLP.from_nl``: the reader's fixtures (Pyomo wrote them),
+    the same truncated, with an unknown o-code, not UTF-8, a directory, a
+    missing file, not a path."""
+    fixtures = pathlib.Path(__file__).resolve().parents[2] / "frontend" / "tests" / "nl"
+    good = sorted(fixtures.glob("*.nl"))
+    broken = pathlib.Path(tempfile.mkdtemp(prefix="dstar-no-panic-"))
+    hs71 = (fixtures / "hs71.nl").read_bytes() if good else b"g3 1 1 0\n"
+    variants = {"truncated.nl": hs71[: len(hs71) // 2], "opcode.nl": hs71.replace(b"o2", b"o74"),
+                "latin1.nl": hs71.replace(b"#", b"\xe9"), "empty.nl": b""}
+    for name, data in variants.items():
+        (broken / name).write_bytes(data)
+    return [*good, *(broken / name for name in variants), broken, broken / "absent.nl", 3]
+
+
+NL_PATHS = nl_paths()
 
 # Problem files: parameters with and without defaults; functions called
 # once, several times, nested (a function calling a function).
@@ -233,6 +252,8 @@ RECIPES = {
     "NLP().f": lambda c: [OMIT, (c.x - c.a) ** 2 + c.y * c.y, 1.0, [c.x, c.y]],
     "NLP().g": lambda c: [OMIT, [c.x + c.y], c.x * c.y, [], [FUNCTIONS["sq"](c.x)]],
     "NLP().p": lambda c: [OMIT, [c.a], c.a, [c.x]],
+    "NLP().sense": lambda c: [OMIT, "max", "maximize", None],
+    "NLP.path": lambda c: NL_PATHS,
 }
 
 # More bases to vary from, where one argument at a time cannot reach a good
