@@ -4,6 +4,9 @@
 gives; checked against CasADi's IPOPT, closed-form optima and Pyomo's own
 differentiation (the KKT residual)."""
 
+import os
+import pathlib
+import re
 import subprocess
 
 import numpy as np
@@ -152,3 +155,15 @@ def test_bad_command_lines_and_files_fail_without_a_sol(tmp_path):
     out = subprocess.run([executable(), str(tmp_path / "absent"), "-AMPL"], capture_output=True, text=True)
     assert out.returncode == 1 and "absent.nl" in out.stderr
     assert not (tmp_path / "absent.sol").exists()
+
+
+def test_readme_pyomo_snippet_runs_as_written(tmp_path, monkeypatch):
+    """The README's Pyomo example, verbatim, with dstar-ipopt on PATH."""
+    require_ipopt()
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    section = readme.read_text().split("\n### Pyomo and AMPL models", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.setenv("PATH", os.path.dirname(executable()) + os.pathsep + os.environ.get("PATH", ""))
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, str(readme), "exec"), {})
+    assert (tmp_path / "hs71.nl").exists()
