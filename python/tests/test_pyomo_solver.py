@@ -128,7 +128,8 @@ def test_sol_file_is_what_ipopts_driver_writes(tmp_path):
     require_ipopt()
     path = tmp_path / "m.nl"
     hs71().write(str(path))
-    out = subprocess.run([executable(), str(path), "-AMPL", "tol=1e-10", "print_level=0"], capture_output=True, text=True)
+    command = [executable(), str(path), "-AMPL", "tol=1e-10", "print_level=0"]
+    out = subprocess.run(command, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     lines = (tmp_path / "m.sol").read_text().splitlines()
     assert lines[0].startswith("dstar-ipopt ") and lines[0].endswith(": Optimal Solution Found")
