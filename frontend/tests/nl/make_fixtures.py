@@ -2,7 +2,8 @@
 each MODEL.nl (with MODEL.row and MODEL.col) a MODEL.json of references
 computed by Pyomo itself, independently of its writer: at a point, each
 output's value (Pyomo's `value` of the objective, of each constraint's
-body) and gradient (Pyomo's reverse-mode differentiation), each
+body), gradient (Pyomo's reverse-mode differentiation) and the lower
+triangle of its Hessian (symbolic, then numeric reverse mode), each
 constraint's bounds as Pyomo states them, and the initial point.
 
 Pyomo's writer moves a constraint body's additive constant into its
@@ -166,19 +167,36 @@ def reference(name, expr, variables, lower, upper):
     try:
         gradient = differentiate(expr, wrt_list=variables, mode=Modes.reverse_numeric)
         exact = True
+        hessian = lower_hessian(expr, variables)
     except DifferentiationException:
         # Pyomo does not differentiate floor, ceil and Expr_if: central
         # differences of its own evaluation, away from the kinks.
         gradient = [central_difference(expr, v) for v in variables]
         exact = False
+        hessian = None
     return {
         "name": name,
         "value": pe.value(expr),
         "gradient": [float(g) for g in gradient],
         "exact_gradient": exact,
+        "hessian": hessian,
         "lower": bound(lower),
         "upper": bound(upper),
     }
+
+
+def lower_hessian(expr, variables):
+    """The nonzero entries [row, col, value] (row >= col) of the Hessian of
+    `expr` at the variables' values: Pyomo's symbolic reverse mode, then
+    its numeric reverse mode on each derivative."""
+    entries = []
+    first = differentiate(expr, wrt_list=variables, mode=Modes.reverse_symbolic)
+    for i, d in enumerate(first):
+        if not hasattr(d, "is_constant") or d.is_constant():
+            continue
+        row = differentiate(d, wrt_list=variables[: i + 1], mode=Modes.reverse_numeric)
+        entries.extend([i, j, float(v)] for j, v in enumerate(row) if v != 0)
+    return entries
 
 
 def central_difference(expr, var, h=1e-6):
