@@ -97,44 +97,41 @@ pub fn hessian_with(function: Kernel, weights: Weights, method: HessianMethod) -
 }
 
 fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> Hessian {
-    let candidates: Vec<HessianMethod> = match method {
-        Some(method) => vec![method],
-        None => {
-            let mut candidates = vec![HessianMethod::EdgePushing];
-            let mut probe = function.clone();
-            let graph = DerivativeGraph::new(&mut probe);
-            // The gradient graph is the function's graph and its adjoint
-            // sweep: no smaller than the function's, so its candidates are
-            // at least as many.
-            candidates.extend(plan::dstar_candidates(&graph).into_iter().map(HessianMethod::DstarOnGradient));
-            candidates
+    match method {
+        Some(HessianMethod::EdgePushing) => by_edge_pushing(&function, weights),
+        // A method asked for is built whatever it costs.
+        Some(HessianMethod::DstarOnGradient(strategy)) => {
+            let (hessian, _) = by_dstar_on_gradient(&function, weights, strategy, None);
+            hessian.expect("an unguarded build")
         }
-    };
-    // A method asked for is built whatever it costs; chosen ones only
-    // within the plan's guard.
-    let guarded = method.is_none();
-    let built: Vec<(Option<Hessian>, Ledger)> = candidates
+        None => cheapest(function, weights),
+    }
+}
+
+/// Edge pushing, then the D* candidates on the gradient's graph within the
+/// plan's guards, each within a multiple of edge pushing's work
+/// ([`plan::gradient_dstar_budget`]); the fewest operations win, edge
+/// pushing on ties.
+fn cheapest(function: Kernel, weights: Weights) -> Hessian {
+    let mut probe = function.clone();
+    let graph = DerivativeGraph::new(&mut probe);
+    // The gradient graph is the function's graph and its adjoint sweep: no
+    // smaller than the function's, so its candidates are at least as many.
+    let strategies = plan::dstar_candidates(&graph);
+    let edge = by_edge_pushing(&function, weights);
+    let budget = plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing));
+    let built: Vec<(Option<Hessian>, Ledger)> = strategies
         .into_par_iter()
-        .map(|method| match method {
-            HessianMethod::EdgePushing => {
-                let hessian = by_edge_pushing(&function, weights);
-                let ledger = hessian.ledger.clone();
-                (Some(hessian), ledger)
-            }
-            HessianMethod::DstarOnGradient(strategy) => {
-                by_dstar_on_gradient(&function, weights, strategy, guarded)
-            }
-        })
+        .map(|strategy| by_dstar_on_gradient(&function, weights, strategy, Some(budget)))
         .collect();
-    let mut ledger = Ledger::default();
+    let mut ledger = edge.ledger.clone();
     for (_, attempt) in &built {
         ledger.absorb(attempt);
     }
-    let mut hessian = built
-        .into_iter()
-        .filter_map(|(hessian, _)| hessian)
+    let mut hessian = std::iter::once(edge)
+        .chain(built.into_iter().filter_map(|(hessian, _)| hessian))
         .min_by_key(|h| (h.hessian_ops(), h.method != HessianMethod::EdgePushing))
-        .expect("one candidate at least");
+        .expect("edge pushing at least");
     hessian.ledger = ledger;
     hessian
 }
@@ -188,13 +185,14 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
     hessian
 }
 
-/// `None` when `guarded` and the plan finds the gradient graph too large for
-/// `strategy`; with the ledger of the attempt either way.
+/// With a `budget` (units of D*'s work), `None` when the plan finds the
+/// gradient graph too large for `strategy` or the build passes the budget;
+/// with the ledger of the attempt either way.
 fn by_dstar_on_gradient(
     function: &Kernel,
     weights: Weights,
     strategy: Strategy,
-    guarded: bool,
+    budget: Option<u64>,
 ) -> (Option<Hessian>, Ledger) {
     let mut ledger = Ledger::default();
     let n = function.num_variables();
@@ -216,15 +214,22 @@ fn by_dstar_on_gradient(
         Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x, p and w").with_variables(n);
     let graph = DerivativeGraph::with_respect_to(&mut second, n);
     ledger.spend(Stage::Graph, graph.edges().len() as u64);
-    if guarded && !plan::gradient_dstar_may_compete(&graph, strategy) {
+    if budget.is_some() && !plan::gradient_dstar_may_compete(&graph, strategy) {
         let stopped = format!("{} over {} units", strategy.name(), plan::GRADIENT_DSTAR_WORK_LIMIT);
         ledger.fall_back(Stage::GradientDstar, stopped, "edge pushing");
         return (None, ledger);
     }
     let mut dag = second.into_parts().0;
     let keep = |row: usize, col: usize| col <= columns[row];
-    let (entries, work) =
-        factorize_within(&mut dag, &graph, strategy, &keep, &AtomicU64::new(u64::MAX)).expect("no limit");
+    let limit = budget.unwrap_or(u64::MAX);
+    let Some((entries, work)) = factorize_within(&mut dag, &graph, strategy, &keep, &AtomicU64::new(limit))
+    else {
+        ledger.spend(Stage::GradientDstar, limit);
+        let ratio = plan::GRADIENT_DSTAR_WORK_RATIO;
+        let stopped = format!("{} over {limit} pairs ({ratio} times edge pushing's pushes)", strategy.name());
+        ledger.fall_back(Stage::GradientDstar, stopped, "the other candidates");
+        return (None, ledger);
+    };
     ledger.spend(Stage::GradientDstar, work);
     let mut lower: Vec<((usize, usize), NodeId)> =
         entries.iter().map(|e| ((columns[e.row], e.col), e.node)).collect();
