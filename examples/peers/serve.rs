@@ -106,16 +106,6 @@ fn executable_bytes() -> usize {
         .sum()
 }
 
-/// `VmHWM` of this process in kB (0 where there is none).
-fn peak_kb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// The child: builds the kernels `kinds` (comma-separated) of the problem
 /// in `path`, prints its report and serves requests until its input ends.
 pub fn serve(path: &str, kinds: &str) {
@@ -167,7 +157,7 @@ pub fn serve(path: &str, kinds: &str) {
     }
     let report = json!({
         "phases": phases,
-        "peak_kb": peak_kb(),
+        "peak_kb": testkit::timing::peak_resident_kb(),
         "kernels": reports,
         "ops": program.count_ops(),
         "inlined_ops": dstar::frontend::call::inlined_ops(&program.dag, &program.output_nodes()),

@@ -150,7 +150,7 @@ pub fn run_child(args: &[String]) {
     };
     drop(function.compile(kind).expect("compiles"));
     let setup_ms = start.elapsed().as_secs_f64() * 1e3;
-    let peak_kb = peak_resident_kb();
+    let peak_kb = testkit::timing::peak_resident_kb();
     let (work, size) = work_and_size(function.program(), request);
     println!("{setup_ms} {work} {size} {peak_kb}");
 }
@@ -175,14 +175,4 @@ fn work_and_size(program: &dstar::Program, request: &str) -> (u64, u64) {
         "jvp" => (factor::jvp(kernel, 1).count_ops() as u64, ops),
         _ => (factor::hvp(kernel, 1).count_ops() as u64, ops),
     }
-}
-
-/// `VmHWM` of `/proc/self/status` in kB, 0 where there is none.
-fn peak_resident_kb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }

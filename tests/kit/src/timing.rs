@@ -35,3 +35,14 @@ pub fn paired_ns_per_call(budget: Duration, mut f: impl FnMut(), mut g: impl FnM
     }
     (best_f, best_g)
 }
+
+/// This process's peak resident set (`VmHWM` of `/proc/self/status`) in kB,
+/// 0 where there is none: the memory column of the reports.
+pub fn peak_resident_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
