@@ -8,7 +8,9 @@
 //! a decision is due.
 
 use crate::call::CallOut;
+use rustc_hash::FxHashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A floating-point constant that can be hashed and compared bit for bit.
 ///
@@ -440,8 +442,13 @@ for_each_op!(define_ops);
 impl Op {
     /// The operation a source-language function name denotes (`pow` is
     /// [`Op::Pow`]). `ifelse` is not listed: its comparison makes it special.
+    /// A lookup in a table built from [`Op::ALL`] once: the parser asks
+    /// it of every name a program binds.
     pub fn from_function_name(name: &str) -> Option<Op> {
-        Op::ALL.into_iter().find(|op| op.function_name() == Some(name))
+        static BY_NAME: OnceLock<FxHashMap<&'static str, Op>> = OnceLock::new();
+        let table = BY_NAME
+            .get_or_init(|| Op::ALL.into_iter().filter_map(|op| Some((op.function_name()?, op))).collect());
+        table.get(name).copied()
     }
 
     /// Every function name of the source language, in table order, with

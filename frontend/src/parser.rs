@@ -14,7 +14,7 @@ use crate::op::{Cmp, Op};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -414,7 +414,7 @@ struct Parser<'s> {
     /// Each output's name and its position, from 1, with whether the
     /// position gave it (`out x` is `out1`): names given and names by
     /// position must not meet.
-    output_names: std::collections::HashMap<String, (usize, bool)>,
+    output_names: FxHashMap<String, (usize, bool)>,
     values: Vec<Value>,
     frames: Vec<Frame<'s>>,
     /// Where the first statement starts: errors about the whole program
