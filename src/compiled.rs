@@ -4,7 +4,7 @@
 
 use crate::request::{Args, Batch, Blocks, Request, NAMES, WHAT};
 use crate::Error;
-use backend::{JitKernel, Rows};
+use backend::{JitKernel, MappedKernel, Rows};
 use frontend::{Block, Layout, SparsityPattern, Stop};
 
 /// A native kernel for a [`Request`] on a function, built by
@@ -30,7 +30,7 @@ use frontend::{Block, Layout, SparsityPattern, Stop};
 /// ```
 #[derive(Debug)]
 pub struct Compiled {
-    kernel: JitKernel,
+    kernel: Native,
     request: Request,
     blocks: Blocks,
     layout: Layout,
@@ -38,16 +38,49 @@ pub struct Compiled {
     method: Option<&'static str>,
 }
 
+/// The code behind a [`Compiled`]: one kernel, or maps.
+#[derive(Debug)]
+pub(crate) enum Native {
+    /// One straight-line kernel.
+    Jit(JitKernel),
+    /// Each map's body in a loop over its instances, and the rest.
+    Mapped(MappedKernel),
+}
+
+impl Native {
+    fn part_lengths(&self) -> &[usize] {
+        match self {
+            Native::Jit(k) => k.part_lengths(),
+            Native::Mapped(k) => k.part_lengths(),
+        }
+    }
+
+    fn num_outputs(&self) -> usize {
+        match self {
+            Native::Jit(k) => k.num_outputs(),
+            Native::Mapped(k) => k.num_outputs(),
+        }
+    }
+
+    fn eval_parts(&self, parts: &[&[f64]], out: &mut [f64]) -> Result<(), backend::KernelError> {
+        match self {
+            Native::Jit(k) => k.eval_parts(parts, out),
+            Native::Mapped(k) => k.eval_parts(parts, out),
+        }
+    }
+}
+
 impl Compiled {
     /// Wraps `kernel`, compiled with parts of `blocks`' lengths.
     pub(crate) fn new(
-        kernel: JitKernel,
+        kernel: impl Into<Native>,
         request: Request,
         blocks: Blocks,
         layout: Layout,
         ops: usize,
         method: Option<&'static str>,
     ) -> Compiled {
+        let kernel = kernel.into();
         debug_assert_eq!(kernel.part_lengths(), blocks.lengths());
         debug_assert_eq!(kernel.num_outputs(), layout.len());
         Compiled { kernel, request, blocks, layout, ops, method }
@@ -94,9 +127,14 @@ impl Compiled {
         self.method
     }
 
-    /// The underlying native kernel (its input is the blocks one after another).
-    pub fn kernel(&self) -> &JitKernel {
-        &self.kernel
+    /// The underlying native kernel (its input is the blocks one after
+    /// another); `None` where the request was built as maps
+    /// ([`Compiled::method`] `"maps"`), several kernels in loops.
+    pub fn kernel(&self) -> Option<&JitKernel> {
+        match &self.kernel {
+            Native::Jit(k) => Some(k),
+            Native::Mapped(_) => None,
+        }
     }
 
     /// Evaluates at `args` into `out` ([`out_len`](Self::out_len) values,
@@ -142,7 +180,12 @@ impl Compiled {
     /// ran before.
     pub fn eval_batch_until(&self, batch: Batch<'_>, outs: &mut [f64], stop: &Stop) -> Result<(), Error> {
         let rows = self.rows(batch, outs.len().checked_div(self.out_len()).unwrap_or(0))?;
-        Ok(self.kernel.eval_batch_parts_until(&rows, outs, stop)?)
+        match &self.kernel {
+            Native::Jit(k) => Ok(k.eval_batch_parts_until(&rows, outs, stop)?),
+            Native::Mapped(_) => {
+                self.eval_batch_keep(batch, outs, self.out_len(), stop, |out, row| row.copy_from_slice(out))
+            }
+        }
     }
 
     /// [`eval_batch_until`](Self::eval_batch_until) for a caller that
@@ -176,7 +219,10 @@ impl Compiled {
         keep: impl Fn(&[f64], &mut [f64]) + Sync,
     ) -> Result<(), Error> {
         let blocks = self.rows(batch, rows.len().checked_div(row_len).unwrap_or(0))?;
-        Ok(self.kernel.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?)
+        match &self.kernel {
+            Native::Jit(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
+            Native::Mapped(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
+        }
     }
 
     /// The blocks of `batch` as the kernel's parts: `x` a row per point,
@@ -230,5 +276,17 @@ impl Compiled {
             ),
         };
         Error::Argument { block: name, message }
+    }
+}
+
+impl From<JitKernel> for Native {
+    fn from(kernel: JitKernel) -> Native {
+        Native::Jit(kernel)
+    }
+}
+
+impl From<MappedKernel> for Native {
+    fn from(kernel: MappedKernel) -> Native {
+        Native::Mapped(kernel)
     }
 }

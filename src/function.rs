@@ -90,6 +90,9 @@ impl Function {
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
         let compiler = options.compiler()?;
+        if let Some(compiled) = self.mapped(&f, request, options)? {
+            return Ok(compiled);
+        }
         let (kernel, pattern, method) = match request {
             Request::Jacobian => return self.jacobian(options),
             Request::Values => (f, None, None),
@@ -124,6 +127,27 @@ impl Function {
         let layout = Request::Jacobian.layout(n, m, Some(jacobian.pattern().clone()));
         let ops = jacobian.kernel().count_ops();
         Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name())))
+    }
+
+    /// The Jacobian or the Lagrangian Hessian as maps ([`factor::mapped`]),
+    /// where the plan finds maps that pay ([`factor::plan::maps`]); `None`
+    /// for the other requests and for kernels without.
+    fn mapped(&self, f: &Kernel, request: Request, options: &Options) -> Result<Option<Compiled>, Error> {
+        if !matches!(request, Request::Jacobian | Request::Hessian) {
+            return Ok(None);
+        }
+        let Some(decomposition) = factor::plan::maps(f) else { return Ok(None) };
+        options.check_stop()?;
+        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
+        let blocks = request.blocks(n, q, m);
+        let (kernel, pattern) = match request {
+            Request::Jacobian => factor::mapped_jacobian(&decomposition),
+            _ => factor::mapped_hessian(&decomposition),
+        };
+        options.check_stop()?;
+        let layout = request.layout(n, m, Some(pattern));
+        let jit = options.compiler()?.compile_mapped(&kernel, &blocks.lengths())?;
+        Ok(Some(Compiled::new(jit, request, blocks, layout, kernel.count_ops(), Some("maps"))))
     }
 
     /// The scarcity remainder graph of the function, searched for on first use.

@@ -114,7 +114,7 @@ fn batches_match_single_calls_with_shared_or_per_point_parameters() {
                 );
             }
         }
-        assert_eq!(kernel.kernel().points_per_call(), 2, "{request:?}");
+        assert_eq!(kernel.kernel().expect("one kernel").points_per_call(), 2, "{request:?}");
     }
 }
 
@@ -137,7 +137,7 @@ fn corpus_batches_run_two_points_per_call_and_match_single_calls() {
             kernel.eval(Args::x(p), &mut out).expect("lengths match");
             assert!(out.iter().zip(o).all(|(a, b)| a.to_bits() == b.to_bits()), "{}", problem.name);
         }
-        assert_eq!(kernel.kernel().points_per_call(), 2, "{}", problem.name);
+        assert_eq!(kernel.kernel().expect("one kernel").points_per_call(), 2, "{}", problem.name);
     }
 }
 
@@ -176,7 +176,7 @@ fn issue_27_compile_and_batch_until_a_stop() {
     flag.store(false, Ordering::Relaxed);
     jacobian.eval_batch_until(batch, &mut outs, &stop).unwrap();
     // The stopped first batch left the two-point variant to the next one.
-    assert_eq!(jacobian.kernel().points_per_call(), 2);
+    assert_eq!(jacobian.kernel().expect("one kernel").points_per_call(), 2);
     let mut want = vec![0.0; outs.len()];
     jacobian.eval_batch(batch, &mut want).unwrap();
     assert_eq!(outs, want);

@@ -17,6 +17,7 @@ pub mod hessian;
 pub mod higher;
 pub mod jacobian;
 pub mod ledger;
+pub mod mapped;
 pub mod method;
 pub mod output_hessians;
 pub mod plan;
@@ -32,6 +33,7 @@ pub use jacobian::{
     cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,
 };
 pub use ledger::{Fallback, Ledger, Stage};
+pub use mapped::{mapped_hessian, mapped_jacobian};
 pub use method::Method;
 pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};

@@ -9,6 +9,8 @@
 
 use derivative::{exact_sweep_components, sweep_components, DerivativeGraph, Orientation, Strategy};
 use eliminate::{Elimination, LinearizedGraph, Skip};
+use frontend::map::{Decomposition, MapRules};
+use frontend::Kernel;
 use simplify::Simplifier;
 
 /// Above this many derivative-graph edges, D* builds the factored strategy
@@ -342,4 +344,45 @@ pub fn direction_widths(k: usize, widest: usize) -> Vec<usize> {
         })
     })
     .collect()
+}
+
+/// Maps ([`frontend::map`]): an output's top-level sum is split into its
+/// terms from this many terms (fewer: the output is one term, its value
+/// bit for bit the program's).
+pub const MAP_SPLIT_TERMS: usize = 8;
+
+/// A map has at least this many instances.
+pub const MAP_MIN_INSTANCES: usize = 16;
+
+/// Kernels below this many operations are differentiated whole: maps pay
+/// where the written-out derivative is large, and small kernels keep the
+/// D* results (and op counts) they have.
+pub const MAP_MIN_OPS: usize = 20_000;
+
+/// Maps must cover at least this fraction (in percent) of the operations.
+pub const MAP_MIN_COVER_PERCENT: usize = 50;
+
+/// The search for maps visits at most this many nodes per node of the DAG
+/// (copies of constant and parameter expressions into every instance).
+pub const MAP_WORK_PER_NODE: usize = 8;
+
+/// The rules [`frontend::map::decompose`] searches `kernel` with.
+pub fn map_rules(kernel: &Kernel) -> MapRules {
+    MapRules {
+        split_terms: MAP_SPLIT_TERMS,
+        min_instances: MAP_MIN_INSTANCES,
+        work: MAP_WORK_PER_NODE * kernel.dag().len() + 10_000,
+    }
+}
+
+/// `kernel` as maps, if it is large enough and maps cover enough of it
+/// (see the constants above); `None` to differentiate it whole.
+pub fn maps(kernel: &Kernel) -> Option<Decomposition> {
+    let ops = kernel.count_ops();
+    if ops < MAP_MIN_OPS {
+        return None;
+    }
+    let decomposition = frontend::map::decompose(kernel, &map_rules(kernel))?;
+    (decomposition.mapped_ops() * 100 >= MAP_MIN_COVER_PERCENT * decomposition.count_ops())
+        .then_some(decomposition)
 }

@@ -24,6 +24,7 @@ pub mod fresh;
 pub mod kernel;
 pub mod layout;
 pub mod lexer;
+pub mod map;
 pub mod nl;
 pub mod op;
 pub mod parser;

@@ -33,8 +33,20 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let program = load(&args.file)?;
     progress.stage("factoring the Jacobian");
-    let jacobian =
-        dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
+    let kernel = program.kernel().map_err(Failure::internal)?;
+    let maps = dstar::factor::plan::maps(&kernel);
+    let (jacobian, nnz) = match &maps {
+        Some(maps) => {
+            let (kernel, pattern) = dstar::factor::mapped_jacobian(maps);
+            (Symbolic::Mapped(kernel), pattern.nnz())
+        }
+        None => {
+            let jacobian =
+                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
+            let nnz = jacobian.nnz();
+            (Symbolic::Whole(jacobian.into_kernel()), nnz)
+        }
+    };
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     let x = match (&args.at, &program.point) {
         (None, None) => vec![0.5; program.inputs.len()],
@@ -52,9 +64,13 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let compiler = args.pipeline.compiler()?;
     let start = Instant::now();
     let lengths = [x.len(), p.len()];
-    let kernel = compiler
-        .compile_parts(jacobian.kernel(), &lengths)
-        .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
+    let codegen = |e: dstar::backend::CodegenError| Failure::internal(dstar::Error::from(e));
+    let kernel = match &jacobian {
+        Symbolic::Whole(kernel) => Native::Whole(compiler.compile_parts(kernel, &lengths).map_err(codegen)?),
+        Symbolic::Mapped(kernel) => {
+            Native::Mapped(compiler.compile_mapped(kernel, &lengths).map_err(codegen)?)
+        }
+    };
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("timing");
     let mut out = vec![0.0; function.out_len()];
@@ -62,9 +78,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         function.eval(std::hint::black_box(args_of), &mut out).expect("lengths checked")
     });
     let mut out = vec![0.0; kernel.num_outputs()];
-    let jacobian_ns = dstar::timing::median_ns(|| {
-        kernel.eval_parts(std::hint::black_box(&[&x, &p]), &mut out).expect("lengths checked")
-    });
+    let jacobian_ns = dstar::timing::median_ns(|| kernel.eval(std::hint::black_box(&[&x, &p]), &mut out));
     let hessian = if args.hessian {
         progress.stage("building and timing the Hessian");
         let start = Instant::now();
@@ -95,7 +109,8 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     } else {
         println!("{}:", args.file.display());
         println!("function call        {function_ns:>10.1} ns (median)");
-        println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {} nonzeros", jacobian.nnz());
+        let how = if maps.is_some() { ", as maps" } else { "" };
+        println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {nnz} nonzeros{how}");
         println!("compile              {compile_ms:>10.2} ms");
         println!("symbolic             {symbolic_ms:>10.2} ms");
         if let Some((ns, setup_ms, nnz)) = hessian {
@@ -104,4 +119,33 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// The Jacobian's kernel before compiling: whole, or as maps.
+enum Symbolic {
+    Whole(dstar::frontend::Kernel),
+    Mapped(dstar::frontend::map::MapKernel),
+}
+
+/// The Jacobian's compiled kernel.
+enum Native {
+    Whole(dstar::JitKernel),
+    Mapped(dstar::backend::MappedKernel),
+}
+
+impl Native {
+    fn num_outputs(&self) -> usize {
+        match self {
+            Native::Whole(k) => k.num_outputs(),
+            Native::Mapped(k) => k.num_outputs(),
+        }
+    }
+
+    fn eval(&self, parts: &[&[f64]], out: &mut [f64]) {
+        match self {
+            Native::Whole(k) => k.eval_parts(parts, out),
+            Native::Mapped(k) => k.eval_parts(parts, out),
+        }
+        .expect("lengths checked")
+    }
 }

@@ -1,0 +1,597 @@
+//! Maps: a kernel's outputs as one body evaluated at many instances, found
+//! in the DAG whoever wrote it (calls in a loop, or the same expression
+//! written out `N` times).
+//!
+//! Each output is a sum of *terms*: the output itself, or, where its
+//! top-level sum (through `+`, `-`, negation and products with a constant)
+//! has at least [`MapRules::split_terms`] terms, each of them with its
+//! coefficient. Terms that share an operation or a call site belong to one
+//! *instance*; instances equal up to a renaming of their inputs and
+//! parameters (the same operations, constants, functions and coefficients
+//! in the same order) form a [`Map`] of one body, when there are at least
+//! [`MapRules::min_instances`] of them. A node that reads no variable (a
+//! constant or parameter expression) is no one's: every instance using it
+//! gets its own copy.
+//!
+//! A map is a *strided* or *gathered* argument per input of its body (the
+//! global input each instance reads, [`Map::leaves`]; a *shared* argument is
+//! the same input for every instance) and results *added* into outputs
+//! ([`Map::targets`]: a row per instance, or one output summed over all of
+//! them). What no map computes stays in [`Decomposition::rest`].
+//!
+//! Derivatives of a map are maps ([`MapKernel`]): the body's Jacobian or
+//! Hessian, built once, evaluated per instance and added at positions
+//! computed from the leaves, affine in the instance where they can be
+//! ([`Column::Affine`]), a table otherwise. Adding reorders sums: an output
+//! split into terms may differ from the written-out program in its last
+//! bits (fixed and deterministic: the rest first, then the maps in order,
+//! instances in order).
+//!
+//! Every step is linear in the DAG: each node is owned by the first term
+//! that reaches it, and the copies of unowned nodes are bounded by
+//! [`MapRules::work`].
+
+use crate::call::{CallOut, FunctionDef, FunctionId};
+use crate::dag::{ExprDag, Node, NodeId};
+use crate::kernel::Kernel;
+use crate::op::{Op, Real};
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
+
+/// When a repetition is a map: the thresholds live in `factor::plan`.
+#[derive(Clone, Copy, Debug)]
+pub struct MapRules {
+    /// An output's top-level sum is split into its terms from this many terms.
+    pub split_terms: usize,
+    /// A map has at least this many instances.
+    pub min_instances: usize,
+    /// Work the search may do, in nodes visited: past it, no map.
+    pub work: usize,
+}
+
+/// A body evaluated at `instances` instances, its results added into outputs.
+#[derive(Clone, Debug)]
+pub struct Map {
+    /// Inputs: the leaves of one instance, its variables first, then its
+    /// parameters; outputs: one per term.
+    pub body: Kernel,
+    /// How many instances.
+    pub instances: usize,
+    /// Row `i` (of `body.num_inputs()`): the kernel input each input of
+    /// the body reads for instance `i` (variables, then parameters, in the
+    /// kernel's numbering).
+    pub leaves: Vec<u32>,
+    /// Row `i` (of `body.num_outputs()`): the output each result of
+    /// instance `i` is added into.
+    pub targets: Vec<u32>,
+}
+
+/// A kernel as maps plus the rest: output `o` is `rest`'s output `o` plus
+/// every map result targeting `o`.
+#[derive(Clone, Debug)]
+pub struct Decomposition {
+    /// The kernel's inputs and outputs, without what the maps compute.
+    pub rest: Kernel,
+    /// The maps, in the order of their first instance.
+    pub maps: Vec<Map>,
+}
+
+impl Decomposition {
+    /// Operations one evaluation computes: the rest's and each map's body
+    /// once per instance.
+    pub fn count_ops(&self) -> usize {
+        self.rest.count_ops() + self.maps.iter().map(|m| m.instances * m.body.count_ops()).sum::<usize>()
+    }
+
+    /// Operations the maps cover, once per instance.
+    pub fn mapped_ops(&self) -> usize {
+        self.maps.iter().map(|m| m.instances * m.body.count_ops()).sum()
+    }
+}
+
+/// `kernel` as maps and a rest, if `rules` find at least one map.
+pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
+    let dag = kernel.dag();
+    let terms = terms(kernel, rules);
+    let instances = instances(dag, &terms, kernel.num_variables());
+    let shapes = Shapes::of(kernel, &terms, &instances, rules)?;
+    let mut mapped = vec![false; terms.len()];
+    let mut maps = Vec::new();
+    for group in shapes.groups(rules.min_instances) {
+        maps.push(shapes.map(dag, &terms, &instances, &group, kernel.num_variables()));
+        for &c in &group {
+            for &t in &instances[c] {
+                mapped[t] = true;
+            }
+        }
+    }
+    if maps.is_empty() {
+        return None;
+    }
+    let rest = rest(kernel, &terms, &mapped);
+    Some(Decomposition { rest, maps })
+}
+
+/// A term of an output: `coefficient * node`.
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    output: u32,
+    coefficient: f64,
+    node: NodeId,
+    /// Whether its output was split (else the term is the whole output).
+    split: bool,
+}
+
+/// Every output's terms, outputs in order.
+fn terms(kernel: &Kernel, rules: &MapRules) -> Vec<Term> {
+    let dag = kernel.dag();
+    let uses = dag.use_counts(kernel.roots());
+    let mut terms = Vec::new();
+    let mut work = 0;
+    for (o, &root) in kernel.roots().iter().enumerate() {
+        let output = u32::try_from(o).expect("fewer than 2^32 outputs");
+        let split = split_sum(dag, &uses, root, rules.work.saturating_sub(work));
+        match split {
+            Some(parts) if parts.len() >= rules.split_terms => {
+                work += parts.len();
+                terms.extend(parts.into_iter().map(|(coefficient, node)| Term {
+                    output,
+                    coefficient,
+                    node,
+                    split: true,
+                }));
+            }
+            _ => terms.push(Term { output, coefficient: 1.0, node: root, split: false }),
+        }
+    }
+    terms
+}
+
+/// The terms of the sum at `root`, left to right, through `+`, `-`,
+/// negation and products with a constant that nothing else uses (a node
+/// used twice is a term: its value is computed once); `None` past `budget`
+/// terms.
+fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option<Vec<(f64, NodeId)>> {
+    let mut parts = Vec::new();
+    let mut stack = vec![(1.0, root)];
+    while let Some((c, id)) = stack.pop() {
+        let args = dag.args(id);
+        if id != root && uses[id.index()] > 1 {
+            parts.push((c, id));
+            continue;
+        }
+        match dag.op(id) {
+            Op::Add => stack.extend([(c, args[1]), (c, args[0])]),
+            Op::Sub => stack.extend([(-c, args[1]), (c, args[0])]),
+            Op::Neg => stack.push((-c, args[0])),
+            Op::Mul if dag.as_const(args[0]).is_some() && dag.as_const(args[1]).is_none() => {
+                stack.push((c * dag.as_const(args[0]).unwrap_or(1.0), args[1]));
+            }
+            Op::Mul if dag.as_const(args[1]).is_some() && dag.as_const(args[0]).is_none() => {
+                stack.push((c * dag.as_const(args[1]).unwrap_or(1.0), args[0]));
+            }
+            _ => parts.push((c, id)),
+        }
+        if parts.len() + stack.len() > budget {
+            return None;
+        }
+    }
+    Some(parts)
+}
+
+/// Whether each node reads a variable (else it is a constant or parameter
+/// expression, which instances may each copy).
+fn reads_variable(dag: &ExprDag, num_variables: usize) -> Vec<bool> {
+    let mut reads = vec![false; dag.len()];
+    for id in dag.ids() {
+        reads[id.index()] = match dag.op(id) {
+            Op::Input(k) => (k as usize) < num_variables,
+            _ => dag.args(id).iter().any(|a| reads[a.index()]),
+        };
+    }
+    reads
+}
+
+/// The terms grouped into instances: terms reaching a common operation
+/// (one that reads a variable) or call site are one instance. Each list in
+/// term order; instances in the order of their first term.
+fn instances(dag: &ExprDag, terms: &[Term], num_variables: usize) -> Vec<Vec<usize>> {
+    const NONE: u32 = u32::MAX;
+    let variable = reads_variable(dag, num_variables);
+    let mut owner = vec![NONE; dag.len()];
+    let mut site_owner = vec![NONE; dag.sites().len()];
+    let mut sets = UnionFind::new(terms.len());
+    let mut stack = Vec::new();
+    for (t, term) in terms.iter().enumerate() {
+        stack.push(term.node);
+        while let Some(id) = stack.pop() {
+            if dag.op(id).is_leaf() || !variable[id.index()] {
+                continue;
+            }
+            if owner[id.index()] != NONE {
+                sets.union(t, owner[id.index()] as usize);
+                continue;
+            }
+            owner[id.index()] = t as u32;
+            if let Op::Call(c) = dag.op(id) {
+                let site = &mut site_owner[c.site as usize];
+                if *site == NONE {
+                    *site = t as u32;
+                } else {
+                    sets.union(t, *site as usize);
+                }
+            }
+            stack.extend_from_slice(dag.args(id));
+        }
+    }
+    let mut index = vec![NONE; terms.len()];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for t in 0..terms.len() {
+        let root = sets.find(t);
+        if index[root] == NONE {
+            index[root] = groups.len() as u32;
+            groups.push(Vec::new());
+        }
+        groups[index[root] as usize].push(t);
+    }
+    groups
+}
+
+/// Disjoint sets of terms.
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn new(n: usize) -> UnionFind {
+        UnionFind((0..n).collect())
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        // The smaller root wins: the result does not depend on the order of unions.
+        let (low, high) = (a.min(b), a.max(b));
+        self.0[high] = low;
+    }
+}
+
+/// What makes two instances the same up to their leaves: the operations in
+/// post-order (inputs as their placeholder, call sites numbered within the
+/// instance), the arguments as positions in that order, the functions
+/// called, and each term's node and coefficient.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+struct Shape {
+    ops: Vec<Op>,
+    args: Vec<u32>,
+    functions: Vec<(FunctionId, u32)>,
+    terms: Vec<(u32, u64)>,
+}
+
+/// Each instance's shape, in canonical form, with what rebuilding it needs.
+struct Shapes {
+    /// Per instance: its shape's index in `distinct`.
+    shape_of: Vec<usize>,
+    distinct: Vec<Shape>,
+    /// Per instance: the kernel inputs its placeholders stand for,
+    /// variables then parameters.
+    leaves: Vec<Vec<u32>>,
+    /// Per instance: the number of variable placeholders.
+    variables: Vec<usize>,
+    /// Per instance: its nodes in post-order (as the shape numbers them).
+    nodes: Vec<Vec<NodeId>>,
+}
+
+impl Shapes {
+    /// The shapes of `instances`; `None` past `rules.work` nodes visited.
+    fn of(kernel: &Kernel, terms: &[Term], instances: &[Vec<usize>], rules: &MapRules) -> Option<Shapes> {
+        let dag = kernel.dag();
+        let num_variables = kernel.num_variables();
+        let mut local = vec![u32::MAX; dag.len()];
+        let mut stamp = vec![u32::MAX; dag.len()];
+        let mut shapes = Shapes {
+            shape_of: Vec::with_capacity(instances.len()),
+            distinct: Vec::new(),
+            leaves: Vec::with_capacity(instances.len()),
+            variables: Vec::with_capacity(instances.len()),
+            nodes: Vec::with_capacity(instances.len()),
+        };
+        let mut index: FxHashMap<Shape, usize> = FxHashMap::default();
+        let mut work = 0usize;
+        let mut stack = Vec::new();
+        for (i, members) in instances.iter().enumerate() {
+            let mut shape = Shape::default();
+            let (mut vars, mut params, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
+            let mut sites: FxHashMap<u32, u32> = FxHashMap::default();
+            for &t in members {
+                stack.push((terms[t].node, false));
+                while let Some((id, expanded)) = stack.pop() {
+                    if stamp[id.index()] == i as u32 {
+                        continue;
+                    }
+                    if !expanded {
+                        stack.push((id, true));
+                        let args = dag.args(id);
+                        stack.extend(
+                            args.iter().rev().filter(|a| stamp[a.index()] != i as u32).map(|&a| (a, false)),
+                        );
+                        continue;
+                    }
+                    work += 1;
+                    if work > rules.work {
+                        return None;
+                    }
+                    stamp[id.index()] = i as u32;
+                    local[id.index()] = nodes.len() as u32;
+                    nodes.push(id);
+                    let op = match dag.op(id) {
+                        Op::Input(k) if (k as usize) < num_variables => {
+                            vars.push(k);
+                            Op::Input(vars.len() as u32 - 1)
+                        }
+                        Op::Input(k) => {
+                            params.push(k);
+                            Op::Input(PARAM_PLACEHOLDER + params.len() as u32 - 1)
+                        }
+                        Op::Call(c) => {
+                            let site = dag.site(c.site);
+                            let next = sites.len() as u32;
+                            let numbered = *sites.entry(c.site).or_insert(next);
+                            shape.functions.push((FunctionId::of(&site.function), site.level));
+                            Op::Call(CallOut { site: numbered, out: c.out })
+                        }
+                        op => op,
+                    };
+                    shape.ops.push(op);
+                    shape.args.extend(dag.args(id).iter().map(|a| local[a.index()]));
+                }
+                shape.terms.push((local[terms[t].node.index()], terms[t].coefficient.to_bits()));
+            }
+            let next = shapes.distinct.len();
+            let s = *index.entry(shape).or_insert(next);
+            if s == next {
+                shapes.distinct.push(Shape::default());
+            }
+            shapes.shape_of.push(s);
+            shapes.variables.push(vars.len());
+            vars.extend(params);
+            shapes.leaves.push(vars);
+            shapes.nodes.push(nodes);
+        }
+        Some(shapes)
+    }
+
+    /// The instances of each shape repeated at least `min` times, by first instance.
+    fn groups(&self, min: usize) -> Vec<Vec<usize>> {
+        let mut by_shape: Vec<Vec<usize>> = vec![Vec::new(); self.distinct.len()];
+        for (i, &s) in self.shape_of.iter().enumerate() {
+            by_shape[s].push(i);
+        }
+        by_shape.into_iter().filter(|g| g.len() >= min.max(2)).collect()
+    }
+
+    /// The map of the instances `group` (one shape): the body rebuilt from
+    /// its first instance, the leaves and targets of each.
+    fn map(
+        &self,
+        dag: &ExprDag,
+        terms: &[Term],
+        instances: &[Vec<usize>],
+        group: &[usize],
+        num_variables: usize,
+    ) -> Map {
+        let first = group[0];
+        let variables = self.variables[first];
+        let mut body = ExprDag::new();
+        let mut rebuilt: FxHashMap<NodeId, NodeId> = FxHashMap::default();
+        for &id in &self.nodes[first] {
+            let args: Vec<NodeId> = dag.args(id).iter().map(|a| rebuilt[a]).collect();
+            let new = match dag.op(id) {
+                Op::Input(k) => {
+                    let at = self.leaves[first].iter().position(|&l| l == k).expect("a placeholder per leaf");
+                    body.input(at)
+                }
+                Op::Call(c) => {
+                    let site = dag.site(c.site);
+                    let function: &Arc<FunctionDef> = &site.function;
+                    body.call_at_level(function, site.level, &args, c.out as usize)
+                }
+                op => body.intern(Node::new(op, &args)),
+            };
+            rebuilt.insert(id, new);
+        }
+        let roots = instances[first]
+            .iter()
+            .map(|&t| scaled(&mut body, terms[t].coefficient, rebuilt[&terms[t].node]))
+            .collect();
+        let num_inputs = self.leaves[first].len();
+        let body = Kernel::new(body, roots, num_inputs)
+            .expect("the body reads its placeholders")
+            .with_variables(variables);
+        debug_assert!(self.leaves[first][..variables].iter().all(|&k| (k as usize) < num_variables));
+        let leaves = group.iter().flat_map(|&i| self.leaves[i].iter().copied()).collect();
+        let targets = group.iter().flat_map(|&i| instances[i].iter().map(|&t| terms[t].output)).collect();
+        Map { body, instances: group.len(), leaves, targets }
+    }
+}
+
+/// `coefficient * node`, as the sum it came from wrote it: `node` for 1,
+/// `-node` for -1.
+fn scaled(dag: &mut ExprDag, coefficient: f64, node: NodeId) -> NodeId {
+    if coefficient == 1.0 {
+        node
+    } else if coefficient == -1.0 {
+        dag.intern(Node::new(Op::Neg, &[node]))
+    } else {
+        let c = dag.intern(Node::new(Op::Const(Real::new(coefficient)), &[]));
+        dag.intern(Node::new(Op::Mul, &[c, node]))
+    }
+}
+
+/// Parameters' placeholders are numbered from here in shapes, apart from
+/// the variables'.
+const PARAM_PLACEHOLDER: u32 = 1 << 31;
+
+/// The kernel with the terms `mapped` taken out of its outputs: an output
+/// none of whose terms is mapped keeps its root; the others are the sum of
+/// what is left, in order (0 if nothing). A DAG of its own, holding only
+/// what its outputs reach, so that later stages cost what is left.
+fn rest(kernel: &Kernel, terms: &[Term], mapped: &[bool]) -> Kernel {
+    let outputs = kernel.num_outputs();
+    let mut kept = Vec::new();
+    let mut touched = vec![false; outputs];
+    for (term, &is_mapped) in terms.iter().zip(mapped) {
+        touched[term.output as usize] |= is_mapped || term.split;
+    }
+    for (o, &root) in kernel.roots().iter().enumerate() {
+        if !touched[o] {
+            kept.push(root);
+        }
+    }
+    kept.extend(
+        terms.iter().zip(mapped).filter(|(t, &m)| !m && touched[t.output as usize]).map(|(t, _)| t.node),
+    );
+    let mut dag = ExprDag::new();
+    let imported = dag.import(kernel.dag(), &kept, None);
+    let (whole, parts) = imported.split_at(outputs - touched.iter().filter(|&&t| t).count());
+    let (mut whole, mut parts) = (whole.iter(), parts.iter());
+    let mut sums: Vec<Option<NodeId>> = vec![None; outputs];
+    for (term, &is_mapped) in terms.iter().zip(mapped) {
+        let o = term.output as usize;
+        if is_mapped || !touched[o] {
+            continue;
+        }
+        let value = scaled(&mut dag, term.coefficient, *parts.next().expect("a node per kept term"));
+        sums[o] = Some(match sums[o] {
+            None => value,
+            Some(sum) => dag.intern(Node::new(Op::Add, &[sum, value])),
+        });
+    }
+    let roots = (0..outputs)
+        .map(|o| match (touched[o], sums[o]) {
+            (false, _) => *whole.next().expect("a node per untouched output"),
+            (true, Some(sum)) => sum,
+            (true, None) => dag.constant(0.0),
+        })
+        .collect();
+    Kernel::new(dag, roots, kernel.num_inputs())
+        .expect("the kernel's inputs")
+        .with_variables(kernel.num_variables())
+}
+
+/// Where instance `i`'s value `j` goes: `base + step * i`, or a table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// `base + step * i`.
+    Affine {
+        /// At instance 0.
+        base: u32,
+        /// Per instance.
+        step: i64,
+    },
+    /// One entry per instance.
+    Table(Vec<u32>),
+}
+
+/// A table of `instances` rows of `width` indices, kept a column at a time,
+/// affine columns as two numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Columns {
+    /// One per position in a row.
+    pub columns: Vec<Column>,
+}
+
+impl Columns {
+    /// The table whose row `i` is `rows[i * width..(i + 1) * width]`.
+    pub fn new(rows: &[u32], width: usize) -> Columns {
+        let instances = rows.len().checked_div(width).unwrap_or(0);
+        let columns = (0..width)
+            .map(|j| {
+                let at = |i: usize| i64::from(rows[i * width + j]);
+                let step = if instances > 1 { at(1) - at(0) } else { 0 };
+                if (0..instances).all(|i| at(i) == at(0) + step * i as i64) {
+                    Column::Affine { base: rows[j], step }
+                } else {
+                    Column::Table((0..instances).map(|i| rows[i * width + j]).collect())
+                }
+            })
+            .collect();
+        Columns { columns }
+    }
+
+    /// Entry `j` of row `i`.
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> usize {
+        match &self.columns[j] {
+            Column::Affine { base, step } => (i64::from(*base) + step * i as i64) as usize,
+            Column::Table(t) => t[i] as usize,
+        }
+    }
+
+    /// Indices stored in tables (affine columns store none).
+    pub fn table_len(&self) -> usize {
+        self.columns.iter().map(|c| if let Column::Table(t) = c { t.len() } else { 0 }).sum()
+    }
+}
+
+/// One map of a [`MapKernel`]: `body` evaluated per instance on inputs
+/// gathered from the kernel's input, its outputs added into the kernel's.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    /// The per-instance kernel (one input array).
+    pub body: Kernel,
+    /// How many instances.
+    pub instances: usize,
+    /// Row `i`: where each body input is in the kernel's input.
+    pub gather: Columns,
+    /// Row `i`: where each body output is added in the kernel's output.
+    pub places: Columns,
+}
+
+/// A kernel computed as `rest` plus maps: its output is zero, plus `rest`'s
+/// outputs at `rest_places`, plus each piece's outputs at its places, in
+/// that order (a derivative of a [`Decomposition`]).
+#[derive(Clone, Debug)]
+pub struct MapKernel {
+    /// Over the kernel's whole input.
+    pub rest: Kernel,
+    /// Where each output of `rest` is added.
+    pub rest_places: Vec<u32>,
+    /// The maps.
+    pub pieces: Vec<Piece>,
+    /// Length of the output.
+    pub num_outputs: usize,
+}
+
+impl MapKernel {
+    /// The output at `input` by the interpreter: what compiled map kernels
+    /// are checked against, bit for bit.
+    pub fn eval(&self, input: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.num_outputs];
+        for (value, &at) in self.rest.eval(input).into_iter().zip(&self.rest_places) {
+            out[at as usize] += value;
+        }
+        for piece in &self.pieces {
+            let mut gathered = vec![0.0; piece.body.num_inputs()];
+            for i in 0..piece.instances {
+                for (j, g) in gathered.iter_mut().enumerate() {
+                    *g = input[piece.gather.get(i, j)];
+                }
+                for (j, value) in piece.body.eval(&gathered).into_iter().enumerate() {
+                    out[piece.places.get(i, j)] += value;
+                }
+            }
+        }
+        out
+    }
+
+    /// Operations per evaluation: the rest's, each body's once per instance.
+    pub fn count_ops(&self) -> usize {
+        self.rest.count_ops() + self.pieces.iter().map(|p| p.instances * p.body.count_ops()).sum::<usize>()
+    }
+}

@@ -1,0 +1,181 @@
+//! Maps ([`frontend::map`], [`factor::mapped`]): programs of real shape
+//! (the zoo's families in function and flat form, `gen.py`'s cart-pole,
+//! fit and minimal surface, structured and flat) decomposed with low
+//! thresholds so that every family's repetitions become maps, then:
+//! - the decomposition computes the program's values (rows bit for bit,
+//!   split sums within rounding);
+//! - the mapped Jacobian and Lagrangian Hessian equal the whole program's
+//!   (D*, edge pushing) within rounding, on the same sparsity pattern;
+//! - the compiled map kernel equals the interpreter of the map kernel bit
+//!   for bit.
+//!
+//! Longer sizes under `DSTAR_LONG=1`.
+
+use dstar::frontend::map::{decompose, Decomposition, MapKernel, MapRules};
+use dstar::frontend::{parse_program, Kernel, Program};
+use dstar::JitCompiler;
+use testkit::zoo::{Form, Zoo};
+use testkit::{close, gen_py, same_bits, Rng, Tol};
+
+const RULES: MapRules = MapRules { split_terms: 4, min_instances: 2, work: 1 << 24 };
+
+/// The sizes tried: short always, long under `DSTAR_LONG=1`.
+fn sizes() -> Vec<usize> {
+    if std::env::var_os("DSTAR_LONG").is_some() {
+        vec![3, 17, 64, 300]
+    } else {
+        vec![3, 17]
+    }
+}
+
+/// Every zoo family and form, and `gen.py`'s families, at size `n`.
+fn programs(n: usize) -> Vec<(String, Program)> {
+    let mut programs = Vec::new();
+    for family in Zoo::ALL {
+        for form in [Form::Functions, Form::Flat] {
+            let name = format!("{} {} {n}", family.name(), form.name());
+            programs.push((name, parse_program(&family.generate(n, form)).expect("the zoo parses")));
+        }
+    }
+    for family in ["cartpole", "fit", "minsurf"] {
+        for form in [&[][..], &["--flat"][..]] {
+            let name = format!("gen.py {family} {n} {form:?}");
+            programs.push((name, parse_program(&gen_py(family, n, form)).expect("gen.py parses")));
+        }
+    }
+    programs
+}
+
+/// A point of the program's inputs and parameters (its own, else seeded).
+fn point(program: &Program, rng: &mut Rng) -> Vec<f64> {
+    let mut x = program
+        .point
+        .clone()
+        .unwrap_or_else(|| (0..program.inputs.len()).map(|_| rng.uniform(-0.9, 0.9)).collect());
+    x.extend((0..program.params.len()).map(|_| rng.uniform(0.5, 1.5)));
+    x
+}
+
+const TOL: Tol = Tol { rel: 1e-11, abs: 1e-11 };
+
+fn assert_close(what: &str, got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(close(*g, *w, TOL), "{what}: entry {k}: {g} (maps) vs {w} (whole)");
+    }
+}
+
+/// The values of `d` at `x`: the rest's, plus each map's results added in.
+fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
+    let mut out = d.rest.eval(x);
+    for map in &d.maps {
+        let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
+        for i in 0..map.instances {
+            let leaves: Vec<f64> = map.leaves[i * width..][..width].iter().map(|&k| x[k as usize]).collect();
+            for (r, v) in map.body.eval(&leaves).into_iter().enumerate() {
+                out[map.targets[i * t + r] as usize] += v;
+            }
+        }
+    }
+    out
+}
+
+/// The compiled map kernel equals its interpreter bit for bit.
+fn assert_compiled_same(what: &str, kernel: &MapKernel, lengths: &[usize], input: &[f64]) {
+    let compiled = JitCompiler::new().unwrap().compile_mapped(kernel, lengths).expect("compiles");
+    let mut parts = Vec::new();
+    let mut at = 0;
+    for &len in lengths {
+        parts.push(&input[at..at + len]);
+        at += len;
+    }
+    let mut out = vec![0.0; kernel.num_outputs];
+    compiled.eval_parts(&parts, &mut out).unwrap();
+    assert!(same_bits(&out, &kernel.eval(input)), "{what}: compiled map kernel vs its interpreter");
+}
+
+fn check(name: &str, program: &Program, rng: &mut Rng) -> bool {
+    let kernel: Kernel = program.kernel().unwrap();
+    let Some(d) = decompose(&kernel, &RULES) else { return false };
+    let x = point(program, rng);
+    let (n, q, m) = (program.inputs.len(), program.params.len(), program.outputs.len());
+
+    let whole = kernel.eval(&x);
+    assert_close(&format!("{name}: values"), &values(&d, &x), &whole);
+
+    let (mapped, pattern) = dstar::factor::mapped_jacobian(&d);
+    let jacobian = dstar::factor::jacobian(kernel.clone());
+    assert_eq!(&pattern, jacobian.pattern(), "{name}: the Jacobian's pattern");
+    assert_close(&format!("{name}: Jacobian"), &mapped.eval(&x), &jacobian.kernel().eval(&x));
+    assert_compiled_same(&format!("{name}: Jacobian"), &mapped, &[n, q], &x);
+
+    let (mapped, pattern) = dstar::factor::mapped_hessian(&d);
+    let hessian = dstar::factor::lagrangian_hessian(kernel);
+    assert_eq!(&pattern, hessian.lower_pattern(), "{name}: the Hessian's pattern");
+    let mut input = x.clone();
+    input.extend((0..m).map(|_| rng.uniform(-2.0, 2.0)));
+    assert_close(&format!("{name}: Hessian"), &mapped.eval(&input), &hessian.lower_kernel().eval(&input));
+    assert_compiled_same(&format!("{name}: Hessian"), &mapped, &[n, q, m], &input);
+    true
+}
+
+#[test]
+fn maps_compute_what_the_program_computes() {
+    let mut rng = Rng::new(7);
+    for n in sizes() {
+        let mut without = Vec::new();
+        for (name, program) in programs(n) {
+            if !check(&name, &program, &mut rng) {
+                without.push(name);
+            }
+        }
+        eprintln!("n = {n}: no maps in {without:?}");
+        // Chains (each step reads the one before), trees, and repetitions
+        // reading a shared computed value (one instance each) have none.
+        assert!(without.len() <= 17, "n = {n}: no maps in {without:?}");
+        let must = ["cartpole", "minsurf", "multiple", "dense"];
+        assert!(!without.iter().any(|name| must.iter().any(|m| name.contains(m))), "n = {n}: {without:?}");
+    }
+}
+
+#[test]
+fn repeated_intervals_become_one_map_in_both_forms() {
+    let rules = MapRules { split_terms: 8, ..RULES };
+    // Structured: the 40 intervals' defects (4 outputs, one call each) and
+    // the 40 terms of the cost, every column affine in the interval.
+    let program = parse_program(&gen_py("cartpole", 40, &[])).unwrap();
+    let d = decompose(&program.kernel().unwrap(), &rules).expect("maps");
+    let instances: Vec<usize> = d.maps.iter().map(|m| m.instances).collect();
+    assert_eq!(instances[..2], [40, 40]);
+    let (kernel, _) = dstar::factor::mapped_jacobian(&d);
+    let tables: usize = kernel.pieces.iter().map(|p| p.gather.table_len() + p.places.table_len()).sum();
+    assert_eq!(tables, 0, "every column affine");
+    // Written out: the RK4 step of every interval but the first (which
+    // shares a node with the initial conditions) is one instance.
+    let program = parse_program(&gen_py("cartpole", 40, &["--flat"])).unwrap();
+    let d = decompose(&program.kernel().unwrap(), &rules).expect("maps");
+    assert!(d.maps.iter().any(|m| m.instances >= 39 && m.body.count_ops() >= 100), "the flat steps");
+}
+
+#[test]
+fn a_run_broken_by_one_odd_instance_maps_the_rest() {
+    let mut source = String::from("in ");
+    source.push_str(&(0..40).map(|i| format!("x{i}")).collect::<Vec<_>>().join(", "));
+    source.push('\n');
+    for i in 0..39 {
+        let body =
+            if i == 20 { format!("cos(x{i}) * x{}", i + 1) } else { format!("sin(x{i}) * x{}", i + 1) };
+        source.push_str(&format!("out {body}\n"));
+    }
+    let program = parse_program(&source).unwrap();
+    let d = decompose(&program.kernel().unwrap(), &RULES).expect("maps");
+    assert_eq!(d.maps.len(), 1);
+    assert_eq!(d.maps[0].instances, 38);
+    assert!(check("broken run", &program, &mut Rng::new(3)));
+}
+
+#[test]
+fn small_kernels_are_not_mapped_by_the_plan() {
+    let program = parse_program(&gen_py("cartpole", 5, &[])).unwrap();
+    assert!(dstar::factor::plan::maps(&program.kernel().unwrap()).is_none());
+}
