@@ -3,10 +3,13 @@
 //! (`d sin(u)/du` is the node `cos(u)`, `d exp(u)/du` is the node `exp(u)`).
 //!
 //! This is the only place in dstar that knows a derivative rule. The `match`
-//! below has no `_ =>` arm, so a new operation fails to compile here.
+//! in `rule` has no `_ =>` arm, so a new operation fails to compile here.
 
 use crate::partials::Partials;
 use frontend::{Cmp, ExprDag, NodeId, Op};
+
+/// Partials in an operation's argument slots; `None` is no edge.
+type Slots = [Option<NodeId>; 4];
 
 /// The local partials of `node`, a built-in operation `op` (not a call: a
 /// call's are its function's derivative's, [`crate::calls::partials`]),
@@ -20,157 +23,12 @@ pub fn partials(dag: &mut ExprDag, node: NodeId, op: Op) -> Partials {
 }
 
 /// The partials of a built-in operation, in its argument slots.
-fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> [Option<NodeId>; 4] {
+fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> Slots {
     let mut args = [node; 4];
     args[..op.arity()].copy_from_slice(dag.args(node));
     let is_variable = |dag: &ExprDag, slot: usize| slot < op.arity() && dag.as_const(args[slot]).is_none();
     let needs = [is_variable(dag, 0), is_variable(dag, 1), is_variable(dag, 2), is_variable(dag, 3)];
-    let [a, b, x, _] = args;
-    let f = node;
-    let mut p = [None; 4];
-    match op {
-        // Calls have partials of their own ([`crate::calls::partials`]).
-        Op::Const(_) | Op::Input(_) | Op::Call(_) => {}
-        Op::Neg => p[0] = Some(dag.constant(-1.0)),
-        Op::Add => p = [Some(dag.constant(1.0)), Some(dag.constant(1.0)), None, None],
-        Op::Sub => p = [Some(dag.constant(1.0)), Some(dag.constant(-1.0)), None, None],
-        Op::Mul => p = [Some(b), Some(a), None, None],
-        Op::Div => {
-            // d(a/b)/da = 1/b, d(a/b)/db = -(a/b)/b, reusing the quotient.
-            // Dividing twice, not multiplying by 1/b: 1/b overflows for a
-            // subnormal b where (a/b)/b may not. For 1/b itself, (1/b)·(1/b):
-            // the same value, often already computed (1/r³ as ir*ir*ir).
-            p[0] = Some(reciprocal(dag, b));
-            if needs[1] {
-                let q = if dag.is_const(a, 1.0) { dag.mul(f, f) } else { dag.div(f, b) };
-                p[1] = Some(dag.neg(q));
-            }
-        }
-        Op::Pow => {
-            if needs[0] {
-                // d(a^b)/da = b * a^(b-1); a constant exponent folds b-1 and
-                // never takes a logarithm, so negative bases stay exact.
-                let one = dag.constant(1.0);
-                let lowered = dag.sub(b, one);
-                let power = dag.apply(Op::Pow, &[a, lowered]);
-                p[0] = Some(dag.mul(b, power));
-            }
-            if needs[1] {
-                // d(a^b)/db = a^b * ln(a). At a == 0 the power is locally
-                // constant in b (0^b = 0 for b > 0), so the partial is 0
-                // rather than 0 * -inf = NaN.
-                let ln = dag.apply(Op::Log, &[a]);
-                let product = dag.mul(f, ln);
-                let zero = dag.constant(0.0);
-                p[1] = Some(dag.apply(Op::Select(Cmp::Eq), &[a, zero, zero, product]));
-            }
-        }
-        Op::Sin => p[0] = Some(dag.apply(Op::Cos, &[a])),
-        Op::Cos => {
-            let sin = dag.apply(Op::Sin, &[a]);
-            p[0] = Some(dag.neg(sin));
-        }
-        Op::Tan => {
-            // 1 + tan^2, reusing the function value.
-            let square = dag.mul(f, f);
-            let one = dag.constant(1.0);
-            p[0] = Some(dag.add(one, square));
-        }
-        Op::Asin => p[0] = Some(inverse_sqrt_one_minus_square(dag, a)),
-        Op::Acos => {
-            let d = inverse_sqrt_one_minus_square(dag, a);
-            p[0] = Some(dag.neg(d));
-        }
-        Op::Atan => {
-            // (1/hypot(a, 1))², not 1/(1 + a²): the latter's derivative
-            // -(1/d)/d · 2a underflows for |a| > 1e77, where the true second
-            // derivative -2a/(1 + a²)² is still representable.
-            let inverse = inverse_hypot_one(dag, a);
-            p[0] = Some(dag.mul(inverse, inverse));
-        }
-        Op::Sinh => p[0] = Some(dag.apply(Op::Cosh, &[a])),
-        Op::Cosh => p[0] = Some(dag.apply(Op::Sinh, &[a])),
-        Op::Tanh => p[0] = Some(sech_squared(dag, a)),
-        // 1/hypot(a, 1) = 1/sqrt(a² + 1) without overflowing a².
-        Op::Asinh => p[0] = Some(inverse_hypot_one(dag, a)),
-        Op::Acosh => {
-            // 1/(sqrt(a-1)·sqrt(a+1)): no overflow of a², no cancellation near 1.
-            let one = dag.constant(1.0);
-            let below = dag.sub(a, one);
-            let above = dag.add(a, one);
-            let root_below = dag.apply(Op::Sqrt, &[below]);
-            let root_above = dag.apply(Op::Sqrt, &[above]);
-            let product = dag.mul(root_below, root_above);
-            p[0] = Some(reciprocal(dag, product));
-        }
-        Op::Atanh => {
-            let difference = one_minus_square(dag, a);
-            p[0] = Some(reciprocal(dag, difference));
-        }
-        Op::Exp => p[0] = Some(f),
-        // exp(a), not expm1(a) + 1: for a below about -37, expm1(a) rounds to
-        // -1 and the sum to 0, and for any a < 0 the sum cancels digits,
-        // while exp(a) is within an ulp everywhere (and may already be a node).
-        Op::Expm1 => p[0] = Some(dag.apply(Op::Exp, &[a])),
-        // exp2(a)·ln 2 reuses the value: two roundings, no cancellation.
-        Op::Exp2 => {
-            let ln_2 = dag.constant(std::f64::consts::LN_2);
-            p[0] = Some(dag.mul(f, ln_2));
-        }
-        Op::Log => p[0] = Some(reciprocal(dag, a)),
-        // 1/(1 + a): rounding 1 + a costs half an ulp of 1 + a itself.
-        Op::Log1p => {
-            let one = dag.constant(1.0);
-            let shifted = dag.add(one, a);
-            p[0] = Some(reciprocal(dag, shifted));
-        }
-        Op::Log2 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG2_E, a)),
-        Op::Log10 => p[0] = Some(scaled_reciprocal(dag, std::f64::consts::LOG10_E, a)),
-        Op::Sqrt => p[0] = Some(scaled_reciprocal(dag, 0.5, f)),
-        Op::Cbrt => {
-            let square = dag.mul(f, f);
-            p[0] = Some(scaled_reciprocal(dag, 1.0 / 3.0, square));
-        }
-        // sign(0) = ±0, so abs'(0) = 0 as the language promises.
-        Op::Abs => p[0] = Some(dag.apply(Op::Sign, &[a])),
-        // Piecewise constant: zero almost everywhere, so no edge.
-        Op::Sign | Op::Floor | Op::Ceil => {}
-        Op::Erf => {
-            let square = dag.mul(a, a);
-            let negated = dag.neg(square);
-            let gauss = dag.apply(Op::Exp, &[negated]);
-            let scale = dag.constant(std::f64::consts::FRAC_2_SQRT_PI);
-            p[0] = Some(dag.mul(scale, gauss));
-        }
-        Op::Atan2 => {
-            // atan2(a, b): d/da = b/(a²+b²), d/db = -a/(a²+b²), with the
-            // norm from hypot so that large arguments do not overflow.
-            let norm = dag.apply(Op::Hypot, &[a, b]);
-            let cos = dag.div(b, norm);
-            p[0] = Some(dag.div(cos, norm));
-            let sin = dag.div(a, norm);
-            let q = dag.div(sin, norm);
-            p[1] = Some(dag.neg(q));
-        }
-        Op::Hypot => {
-            p[0] = Some(dag.div(a, f));
-            p[1] = Some(dag.div(b, f));
-        }
-        // The derivative of the branch taken; at a tie (a kink) each argument
-        // gets half, a rule that depends neither on the order of the
-        // arguments nor on whether a call is written out, and min(x, x)
-        // still has derivative 1.
-        Op::Min => p = branch_partials(dag, Cmp::Lt, a, b),
-        Op::Max => p = branch_partials(dag, Cmp::Gt, a, b),
-        Op::Select(cmp) => {
-            // The comparison operands have zero partials; x and y are the
-            // branches, each selected by the same condition as the value.
-            let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
-            p[2] = Some(dag.apply(Op::Select(cmp), &[a, b, one, zero]));
-            p[3] = Some(dag.apply(Op::Select(cmp), &[a, b, zero, one]));
-            debug_assert_ne!(x, args[3], "ifelse(c, x, x) folds to x");
-        }
-    }
+    let mut p = rule(dag, op, node, args, needs);
     for slot in 0..4 {
         let is_zero = p[slot].is_some_and(|label| dag.as_const(label) == Some(0.0));
         if !needs[slot] || is_zero {
@@ -178,6 +36,188 @@ fn builtin_partials(dag: &mut ExprDag, node: NodeId, op: Op) -> [Option<NodeId>;
         }
     }
     p
+}
+
+/// The table of derivative rules: the partials of `f = op(args)` in its
+/// argument slots, one arm per operation. `needs[slot]` says whether the
+/// argument in `slot` varies; a rule may skip a partial nobody needs.
+fn rule(dag: &mut ExprDag, op: Op, f: NodeId, args: [NodeId; 4], needs: [bool; 4]) -> Slots {
+    let [a, b, _, _] = args;
+    match op {
+        // Calls have partials of their own ([`crate::calls::partials`]).
+        Op::Const(_) | Op::Input(_) | Op::Call(_) => [None; 4],
+        Op::Neg => first(dag.constant(-1.0)),
+        Op::Add => both(dag.constant(1.0), dag.constant(1.0)),
+        Op::Sub => both(dag.constant(1.0), dag.constant(-1.0)),
+        Op::Mul => both(b, a),
+        Op::Div => quotient_partials(dag, f, a, b, needs[1]),
+        Op::Pow => power_partials(dag, f, a, b, needs),
+        Op::Sin => first(dag.apply(Op::Cos, &[a])),
+        Op::Cos => {
+            let sin = dag.apply(Op::Sin, &[a]);
+            first(dag.neg(sin))
+        }
+        Op::Tan => first(one_plus_square(dag, f)),
+        Op::Asin => first(inverse_sqrt_one_minus_square(dag, a)),
+        Op::Acos => {
+            let d = inverse_sqrt_one_minus_square(dag, a);
+            first(dag.neg(d))
+        }
+        Op::Atan => first(inverse_one_plus_square(dag, a)),
+        Op::Sinh => first(dag.apply(Op::Cosh, &[a])),
+        Op::Cosh => first(dag.apply(Op::Sinh, &[a])),
+        Op::Tanh => first(sech_squared(dag, a)),
+        // 1/hypot(a, 1) = 1/sqrt(a² + 1) without overflowing a².
+        Op::Asinh => first(inverse_hypot_one(dag, a)),
+        Op::Acosh => first(inverse_sqrt_square_minus_one(dag, a)),
+        Op::Atanh => {
+            let difference = one_minus_square(dag, a);
+            first(reciprocal(dag, difference))
+        }
+        Op::Exp => first(f),
+        // exp(a), not expm1(a) + 1: for a below about -37, expm1(a) rounds to
+        // -1 and the sum to 0, and for any a < 0 the sum cancels digits,
+        // while exp(a) is within an ulp everywhere (and may already be a node).
+        Op::Expm1 => first(dag.apply(Op::Exp, &[a])),
+        // exp2(a)·ln 2 reuses the value: two roundings, no cancellation.
+        Op::Exp2 => {
+            let ln_2 = dag.constant(std::f64::consts::LN_2);
+            first(dag.mul(f, ln_2))
+        }
+        Op::Log => first(reciprocal(dag, a)),
+        // 1/(1 + a): rounding 1 + a costs half an ulp of 1 + a itself.
+        Op::Log1p => {
+            let one = dag.constant(1.0);
+            let shifted = dag.add(one, a);
+            first(reciprocal(dag, shifted))
+        }
+        Op::Log2 => first(scaled_reciprocal(dag, std::f64::consts::LOG2_E, a)),
+        Op::Log10 => first(scaled_reciprocal(dag, std::f64::consts::LOG10_E, a)),
+        Op::Sqrt => first(scaled_reciprocal(dag, 0.5, f)),
+        Op::Cbrt => {
+            let square = dag.mul(f, f);
+            first(scaled_reciprocal(dag, 1.0 / 3.0, square))
+        }
+        // sign(0) = ±0, so abs'(0) = 0 as the language promises.
+        Op::Abs => first(dag.apply(Op::Sign, &[a])),
+        // Piecewise constant: zero almost everywhere, so no edge.
+        Op::Sign | Op::Floor | Op::Ceil => [None; 4],
+        Op::Erf => first(erf_slope(dag, a)),
+        Op::Atan2 => atan2_partials(dag, a, b),
+        Op::Hypot => both(dag.div(a, f), dag.div(b, f)),
+        // The derivative of the branch taken; at a tie (a kink) each argument
+        // gets half, a rule that depends neither on the order of the
+        // arguments nor on whether a call is written out, and min(x, x)
+        // still has derivative 1.
+        Op::Min => branch_partials(dag, Cmp::Lt, a, b),
+        Op::Max => branch_partials(dag, Cmp::Gt, a, b),
+        Op::Select(cmp) => select_partials(dag, cmp, args),
+    }
+}
+
+/// The partials of a unary operation: `p` in slot 0.
+fn first(p: NodeId) -> Slots {
+    [Some(p), None, None, None]
+}
+
+/// The partials of a binary operation: `p` and `q` in slots 0 and 1.
+fn both(p: NodeId, q: NodeId) -> Slots {
+    [Some(p), Some(q), None, None]
+}
+
+/// Partials of `f = a/b`: d/da = 1/b, d/db = -(a/b)/b, reusing the quotient
+/// (built only if `needs_b`). Dividing twice, not multiplying by 1/b: 1/b
+/// overflows for a subnormal b where (a/b)/b may not. For 1/b itself,
+/// (1/b)·(1/b): the same value, often already computed (1/r³ as ir*ir*ir).
+fn quotient_partials(dag: &mut ExprDag, f: NodeId, a: NodeId, b: NodeId, needs_b: bool) -> Slots {
+    let by_a = reciprocal(dag, b);
+    let by_b = needs_b.then(|| {
+        let q = if dag.is_const(a, 1.0) { dag.mul(f, f) } else { dag.div(f, b) };
+        dag.neg(q)
+    });
+    [Some(by_a), by_b, None, None]
+}
+
+/// Partials of `f = a^b`, each built only if its argument varies.
+fn power_partials(dag: &mut ExprDag, f: NodeId, a: NodeId, b: NodeId, needs: [bool; 4]) -> Slots {
+    let mut p = [None; 4];
+    if needs[0] {
+        // d(a^b)/da = b * a^(b-1); a constant exponent folds b-1 and
+        // never takes a logarithm, so negative bases stay exact.
+        let one = dag.constant(1.0);
+        let lowered = dag.sub(b, one);
+        let power = dag.apply(Op::Pow, &[a, lowered]);
+        p[0] = Some(dag.mul(b, power));
+    }
+    if needs[1] {
+        // d(a^b)/db = a^b * ln(a). At a == 0 the power is locally
+        // constant in b (0^b = 0 for b > 0), so the partial is 0
+        // rather than 0 * -inf = NaN.
+        let ln = dag.apply(Op::Log, &[a]);
+        let product = dag.mul(f, ln);
+        let zero = dag.constant(0.0);
+        p[1] = Some(dag.apply(Op::Select(Cmp::Eq), &[a, zero, zero, product]));
+    }
+    p
+}
+
+/// `1 + f²`, the derivative of `tan` from its value `f`.
+fn one_plus_square(dag: &mut ExprDag, f: NodeId) -> NodeId {
+    let square = dag.mul(f, f);
+    let one = dag.constant(1.0);
+    dag.add(one, square)
+}
+
+/// `(1/hypot(a, 1))²`, the derivative of `atan`, not `1/(1 + a²)`: the
+/// latter's derivative `-(1/d)/d · 2a` underflows for `|a| > 1e77`, where
+/// the true second derivative `-2a/(1 + a²)²` is still representable.
+fn inverse_one_plus_square(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let inverse = inverse_hypot_one(dag, a);
+    dag.mul(inverse, inverse)
+}
+
+/// `1/(sqrt(a-1)·sqrt(a+1))`, the derivative of `acosh`: no overflow of
+/// `a²`, no cancellation near 1.
+fn inverse_sqrt_square_minus_one(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let one = dag.constant(1.0);
+    let below = dag.sub(a, one);
+    let above = dag.add(a, one);
+    let root_below = dag.apply(Op::Sqrt, &[below]);
+    let root_above = dag.apply(Op::Sqrt, &[above]);
+    let product = dag.mul(root_below, root_above);
+    reciprocal(dag, product)
+}
+
+/// `(2/√π)·exp(-a²)`, the derivative of `erf`.
+fn erf_slope(dag: &mut ExprDag, a: NodeId) -> NodeId {
+    let square = dag.mul(a, a);
+    let negated = dag.neg(square);
+    let gauss = dag.apply(Op::Exp, &[negated]);
+    let scale = dag.constant(std::f64::consts::FRAC_2_SQRT_PI);
+    dag.mul(scale, gauss)
+}
+
+/// Partials of `atan2(a, b)`: d/da = b/(a²+b²), d/db = -a/(a²+b²), with the
+/// norm from `hypot` so that large arguments do not overflow.
+fn atan2_partials(dag: &mut ExprDag, a: NodeId, b: NodeId) -> Slots {
+    let norm = dag.apply(Op::Hypot, &[a, b]);
+    let cos = dag.div(b, norm);
+    let by_a = dag.div(cos, norm);
+    let sin = dag.div(a, norm);
+    let q = dag.div(sin, norm);
+    both(by_a, dag.neg(q))
+}
+
+/// Partials of `ifelse(a cmp b, x, y)`: the comparison operands have zero
+/// partials; `x` and `y` are the branches, each selected by the same
+/// condition as the value.
+fn select_partials(dag: &mut ExprDag, cmp: Cmp, args: [NodeId; 4]) -> Slots {
+    let [a, b, x, y] = args;
+    let [one, zero] = [dag.constant(1.0), dag.constant(0.0)];
+    let by_x = dag.apply(Op::Select(cmp), &[a, b, one, zero]);
+    let by_y = dag.apply(Op::Select(cmp), &[a, b, zero, one]);
+    debug_assert_ne!(x, y, "ifelse(c, x, x) folds to x");
+    [None, None, Some(by_x), Some(by_y)]
 }
 
 /// `1 / a`.
@@ -248,7 +288,7 @@ fn sech_squared(dag: &mut ExprDag, a: NodeId) -> NodeId {
 
 /// Partials of `min` (`cmp = <`) or `max` (`cmp = >`): 1 for the argument
 /// the operation returns, 0 for the other, and ½ each at a tie.
-fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> [Option<NodeId>; 4] {
+fn branch_partials(dag: &mut ExprDag, cmp: Cmp, a: NodeId, b: NodeId) -> Slots {
     let [one, half, zero] = [dag.constant(1.0), dag.constant(0.5), dag.constant(0.0)];
     let tie_first = dag.apply(Op::Select(Cmp::Eq), &[a, b, half, zero]);
     let tie_second = dag.apply(Op::Select(Cmp::Eq), &[a, b, half, one]);
