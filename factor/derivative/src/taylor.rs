@@ -368,6 +368,52 @@ struct Step<'a> {
     work: u64,
 }
 
+/// The arguments of the node whose coefficient is being built, read from
+/// their states: the first two's series and values, and their degrees.
+struct Operands<'s> {
+    states: &'s [State],
+    /// The state positions of the arguments.
+    slots: [u32; 4],
+    /// The series of the first argument (empty for a leaf).
+    a: &'s [Option<NodeId>],
+    /// The series of the second argument (empty below two arguments).
+    b: &'s [Option<NodeId>],
+    /// The first argument's value (the node's own for a leaf).
+    a0: NodeId,
+    /// The second argument's value (`a0` below two arguments).
+    b0: NodeId,
+    /// Whether the first argument has degree 1.
+    linear: bool,
+}
+
+impl<'s> Operands<'s> {
+    /// The arguments of `own`, an operation of `arity` arguments.
+    fn of(states: &'s [State], own: &State, arity: usize) -> Operands<'s> {
+        let state = |slot: usize| -> &'s State { &states[own.args[slot] as usize] };
+        let a0 = if arity > 0 { state(0).node } else { own.node };
+        Operands {
+            states,
+            slots: own.args,
+            a: if arity > 0 { &state(0).y } else { &[] },
+            b: if arity > 1 { &state(1).y } else { &[] },
+            a0,
+            b0: if arity > 1 { state(1).node } else { a0 },
+            linear: arity > 0 && state(0).effective_degree() == 1,
+        }
+    }
+
+    /// The series of argument `slot`.
+    fn series(&self, slot: usize) -> &'s [Option<NodeId>] {
+        &self.states[self.slots[slot] as usize].y
+    }
+
+    /// The degree the coefficients of argument `slot` show
+    /// ([`State::effective_degree`]).
+    fn degree(&self, slot: usize) -> u32 {
+        self.states[self.slots[slot] as usize].effective_degree()
+    }
+}
+
 /// Coefficient `j` of `series`, `None` past its end.
 fn at(series: &[Option<NodeId>], j: usize) -> Option<NodeId> {
     series.get(j).copied().flatten()
@@ -601,19 +647,13 @@ impl Step<'_> {
     fn coefficient(&mut self, states: &[State], own: &mut State) {
         let k = self.k;
         let op = self.dag.op(own.node);
-        let arity = op.arity();
-        let series = |slot: usize| -> &[Option<NodeId>] { &states[own.args[slot] as usize].y };
-        let degree = |slot: usize| states[own.args[slot] as usize].effective_degree();
-        let value = |slot: usize| states[own.args[slot] as usize].node;
-        let (a, b): (&[Option<NodeId>], &[Option<NodeId>]) =
-            (if arity > 0 { series(0) } else { &[] }, if arity > 1 { series(1) } else { &[] });
-        let linear = arity > 0 && degree(0) == 1;
-        let y0 = own.node;
-        let a0 = if arity > 0 { value(0) } else { y0 };
-        let ak = at(a, k);
+        let args = Operands::of(states, own, op.arity());
         if k == 1 {
-            own.aux = self.auxiliaries(op, own, a0, if arity > 1 { value(1) } else { a0 }, linear, states);
+            own.aux = self.auxiliaries(op, own, &args);
         }
+        let (a, b, ak) = (args.a, args.b, at(args.a, k));
+        // The arms that return build a coefficient together with those of
+        // their auxiliaries, and push it themselves.
         let yk = match op {
             Op::Const(_) => None,
             Op::Call(_) => unreachable!("Taylor::new rejects calls"),
@@ -622,239 +662,295 @@ impl Step<'_> {
             Op::Add => self.add(ak, at(b, k)),
             Op::Sub => self.sub(ak, at(b, k)),
             Op::Mul => self.convolution(a, b, 0, k),
-            Op::Div => {
-                let b0 = value(1);
-                if degree(1) == 0 {
-                    self.div(ak, b0)
-                } else if degree(0) == 0 && degree(1) == 1 && self.moving_rate(b) {
-                    // (a/b)·(-b1/b0)^k: a power of b with c = -1.
-                    self.by_ratio(own, b, b0, -(k as f64))
-                } else if degree(0) == 0 && degree(1) == 1 {
-                    // (a/b)^(k) = a (-1)^k k! b1^k / b^(k+1)
-                    let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
-                    let rate = self.rate_power(b);
-                    let numerator = self.mul(Some(a0), Some(rate));
-                    let numerator = self.derivative(sign * factorial(k), numerator);
-                    let denominator = self.power(b0, (k + 1) as f64);
-                    self.div(numerator, denominator)
-                } else {
-                    let sum = self.convolution(b, &own.y, 1, k);
-                    let difference = self.sub(ak, sum);
-                    self.div(difference, b0)
-                }
-            }
-            Op::Pow => self.pow(own, a, b, linear, degree(1), value(0), value(1)),
-            Op::Sin | Op::Cos | Op::Sinh | Op::Cosh => {
-                let hyperbolic = matches!(op, Op::Sinh | Op::Cosh);
-                if linear {
-                    // The derivatives cycle through the pair, each times
-                    // a1^k: sin, cos, -sin, -cos; cos, -sin, -cos, sin;
-                    // sinh, cosh; cosh, sinh.
-                    let partner = at(&own.aux[0], 0).expect("the partner's value");
-                    let turns = if hyperbolic { k % 2 } else { k % 4 };
-                    let node = if turns % 2 == 0 { y0 } else { partner };
-                    let negate = matches!((op, turns), (Op::Sin, 2 | 3) | (Op::Cos, 1 | 2));
-                    let rate = self.rate_power(a);
-                    let product = self.mul(Some(rate), Some(node));
-                    let d = self.derivative(1.0, product);
-                    if negate {
-                        self.neg(d)
-                    } else {
-                        d
-                    }
-                } else {
-                    // (sin, cos)' = (cos, -sin)·a', (sinh, cosh)' = (cosh, sinh)·a'.
-                    let y = self.integral(a, &own.aux[0], 1, k);
-                    let y = if op == Op::Cos { self.neg(y) } else { y };
-                    own.y.push(y);
-                    let partner = self.integral(a, &own.y, 1, k);
-                    let partner = if op == Op::Sin { self.neg(partner) } else { partner };
-                    own.aux[0].push(partner);
-                    return;
-                }
-            }
-            Op::Tan | Op::Tanh => {
-                // y' = w·a' with w = 1 ± y².
-                let y = self.integral(a, &own.aux[0], 1, k);
-                own.y.push(y);
-                let square = self.square(&own.y, 0);
-                let w = if op == Op::Tan { square } else { self.neg(square) };
-                own.aux[0].push(w);
-                return;
-            }
-            Op::Asin | Op::Acos | Op::Asinh | Op::Acosh => {
-                // y' = ±a'/q with q = sqrt(s), s = 1 - a², 1 + a², a² - 1,
-                // all over σ (see `scale_of_square`): q̂·y' = ±â' with
-                // â = a/σ, q̂ = q/σ = sqrt(ŝ), ŝ = s/σ².
-                let q0 = at(&own.aux[1], 0).expect("q̂'s value");
-                let scale = at(&own.aux[2], 0).expect("σ");
-                let scaled = self.scaled(a, scale, 0, k);
-                let c = if op == Op::Acos { -1.0 } else { 1.0 };
-                let numerator = self.times(c, at(&scaled, k));
-                let sum = self.integral(&own.y, &own.aux[1], 1, k - 1);
-                let difference = self.sub(numerator, sum);
-                own.y.push(self.div(difference, q0));
-                let square = self.square(&scaled, 0);
-                let sk = if matches!(op, Op::Asin | Op::Acos) { self.neg(square) } else { square };
-                own.aux[0].push(sk);
-                let two_q0 = self.times(2.0, Some(q0)).expect("2·q̂0");
-                let qk = self.root(&own.aux[1], sk, two_q0);
-                own.aux[1].push(qk);
-                return;
-            }
-            Op::Atan | Op::Atanh => {
-                // y' = a'/q with q = 1 ± a², over σ²: q̂·y' = â'/σ with
-                // â = a/σ, q̂ = q/σ² = 1/σ² ± â².
-                let q0 = at(&own.aux[0], 0).expect("q̂'s value");
-                let scale = at(&own.aux[1], 0).expect("σ");
-                let scaled = self.scaled(a, scale, 0, k);
-                let numerator = self.div(at(&scaled, k), scale);
-                let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
-                let difference = self.sub(numerator, sum);
-                own.y.push(self.div(difference, q0));
-                let square = self.square(&scaled, 0);
-                let qk = if op == Op::Atan { square } else { self.neg(square) };
-                own.aux[0].push(qk);
-                return;
-            }
-            Op::Exp | Op::Exp2 => {
-                let ln = if op == Op::Exp { 1.0 } else { LN_2 };
-                if linear {
-                    let rate = self.rate_power(a);
-                    let product = self.mul(Some(y0), Some(rate));
-                    self.derivative(ln.powi(k as i32), product)
-                } else {
-                    let y = self.integral(a, &own.y, 1, k);
-                    self.times(ln, y)
-                }
-            }
-            Op::Expm1 => {
-                // expm1' = exp: the coefficients past 0 are exp's.
-                let e0 = at(&own.aux[0], 0).expect("exp's value");
-                let e = if linear {
-                    let rate = self.rate_power(a);
-                    let product = self.mul(Some(e0), Some(rate));
-                    self.derivative(1.0, product)
-                } else {
-                    self.integral(a, &own.aux[0], 1, k)
-                };
-                own.aux[0].push(e);
-                e
-            }
-            Op::Log | Op::Log1p | Op::Log2 | Op::Log10 => {
-                // q·y' = c·a' with q = a (1 + a for log1p).
-                let c = match op {
-                    Op::Log2 => LOG2_E,
-                    Op::Log10 => LOG10_E,
-                    _ => 1.0,
-                };
-                let q0 = if op == Op::Log1p { at(&own.aux[0], 0).expect("1 + a") } else { a0 };
-                if linear && k > 1 && self.moving_rate(a) {
-                    // y' = c·q1·q^(-1): past the first, a power of q with c = -1.
-                    self.by_ratio(own, a, q0, -((k - 1) as f64))
-                } else if linear {
-                    // c (-1)^(k-1) (k-1)! a1^k / q^k
-                    let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
-                    self.power_term(c * sign * factorial(k - 1), q0, -(k as f64), a)
-                } else {
-                    let numerator = self.times(c, ak);
-                    let sum = self.integral(&own.y, a, 1, k - 1);
-                    let difference = self.sub(numerator, sum);
-                    self.div(difference, q0)
-                }
-            }
-            Op::Sqrt => {
-                if linear && k > 1 && self.moving_rate(a) {
-                    self.by_ratio(own, a, a0, 0.5 - (k - 1) as f64)
-                } else if linear {
-                    // (1/2)_k / (sqrt(a) · a^(k-1)) · a1^k
-                    let rate = self.rate_power(a);
-                    let numerator = self.derivative(falling(0.5, k), Some(rate));
-                    let power = self.power(a0, (k - 1) as f64);
-                    let denominator = self.dag.mul(y0, power);
-                    self.div(numerator, denominator)
-                } else {
-                    let two_y0 = self.times(2.0, Some(y0)).expect("2·y0");
-                    self.root(&own.y, ak, two_y0)
-                }
-            }
-            Op::Cbrt => {
-                if linear && k > 1 && self.moving_rate(a) {
-                    self.by_ratio(own, a, a0, 1.0 / 3.0 - (k - 1) as f64)
-                } else if linear {
-                    // (1/3)_k / (cbrt(a)² · a^(k-1)) · a1^k
-                    let rate = self.rate_power(a);
-                    let numerator = self.derivative(falling(1.0 / 3.0, k), Some(rate));
-                    let square = self.power(y0, 2.0);
-                    let power = self.power(a0, (k - 1) as f64);
-                    let denominator = self.dag.mul(square, power);
-                    self.div(numerator, denominator)
-                } else {
-                    let r = self.constant(1.0 / 3.0);
-                    self.power_recurrence(own, a, r, a0)
-                }
-            }
+            Op::Div => self.quotient(own, &args),
+            Op::Pow => self.pow(own, &args),
+            Op::Sin | Op::Cos | Op::Sinh | Op::Cosh if args.linear => self.sine_cycle(op, own, a),
+            Op::Sin | Op::Cos | Op::Sinh | Op::Cosh => return self.sine_pair(op, own, a),
+            Op::Tan | Op::Tanh => return self.tangent(op, own, a),
+            Op::Asin | Op::Acos | Op::Asinh | Op::Acosh => return self.inverse_sine(op, own, a),
+            Op::Atan | Op::Atanh => return self.inverse_tangent(op, own, a),
+            Op::Exp | Op::Exp2 => self.exponential(op, own, &args),
+            Op::Expm1 => self.expm1(own, &args),
+            Op::Log | Op::Log1p | Op::Log2 | Op::Log10 => self.logarithm(op, own, &args),
+            Op::Sqrt => self.sqrt(own, &args),
+            Op::Cbrt => self.cbrt(own, &args),
             Op::Abs => {
                 // The branch taken: sign(a)·a, with abs'(0) = 0.
-                let sign = self.apply(Op::Sign, &[a0]);
+                let sign = self.apply(Op::Sign, &[args.a0]);
                 self.mul(Some(sign), ak)
             }
             Op::Sign | Op::Floor | Op::Ceil => None,
-            Op::Erf => {
-                // y' = (2/√π)·g·a' with g = exp(-a²), and g' = -2a·a'·g =
-                // -2a'·h with h = a·g: the series of -a² would hold a0·a_k,
-                // which overflows where g is 0 (NaN) or tiny.
-                let y = self.integral(a, &own.aux[1], 1, k);
-                own.y.push(self.times(FRAC_2_SQRT_PI, y));
-                let integral = self.integral(a, &own.aux[0], 1, k);
-                let gk = self.times(-2.0, integral);
-                own.aux[1].push(gk);
-                let hk = self.convolution(a, &own.aux[1], 0, k);
-                own.aux[0].push(hk);
-                return;
+            Op::Erf => return self.erf(own, a),
+            Op::Atan2 => return self.atan2(own, a, b),
+            Op::Hypot => self.hypot(own, a, b),
+            Op::Min => self.kink(Cmp::Lt, args.a0, args.b0, ak, at(b, k)),
+            Op::Max => self.kink(Cmp::Gt, args.a0, args.b0, ak, at(b, k)),
+            Op::Select(cmp) => {
+                let (x, z) = (at(args.series(2), k), at(args.series(3), k));
+                self.branch(cmp, args.a0, args.b0, x, z)
             }
-            Op::Atan2 => {
-                // n·y' = b·a' - a·b' with n = a² + b², all over h² with h =
-                // hypot(a0, b0): n̂·y' = b̂·â' - â·b̂' with â = a/h, b̂ = b/h,
-                // n̂ = â² + b̂². Each term is then of the size of the
-                // coefficients, (v/h)^k, where a² + b² leaves the range at
-                // 1e155 and 1e-155.
-                let n0 = at(&own.aux[0], 0).expect("n̂'s value");
-                let h = at(&own.aux[1], 0).expect("h");
-                let (sa, sb) = (self.scaled(a, h, 0, k), self.scaled(b, h, 0, k));
-                let forward = self.integral(&sa, &sb, 1, k);
-                let backward = self.integral(&sb, &sa, 1, k);
-                let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
-                let numerator = self.sub(forward, backward);
-                let difference = self.sub(numerator, sum);
-                own.y.push(self.div(difference, n0));
-                let (squared_a, squared_b) = (self.square(&sa, 0), self.square(&sb, 0));
-                let nk = self.add(squared_a, squared_b);
-                own.aux[0].push(nk);
-                return;
-            }
-            Op::Hypot => {
-                // y² = s with s = a² + b², divided by y0: 2·y_k = s_k/y0 -
-                // Σ y_j y_{k-j}/y0, each product taken as (a_j/y0)·a_{k-j}
-                // with j the smaller index. The quotients are powers up
-                // to k/2 of the ratio of the direction to the point, in
-                // range wherever coefficient k is; the products are of the
-                // size of coefficient k. Both a² + b² and the ratio's k-th
-                // power leave the range long before the coefficients do.
-                let sa = self.scaled(a, y0, 0, k / 2);
-                let sb = self.scaled(b, y0, 0, k / 2);
-                let sy = self.scaled(&own.y, y0, 1, k / 2);
-                let (from_a, from_b) = (self.square_over(&sa, a, 0), self.square_over(&sb, b, 0));
-                let sk = self.add(from_a, from_b);
-                let inner = self.square_over(&sy, &own.y, 1);
-                let difference = self.sub(sk, inner);
-                self.times(0.5, difference)
-            }
-            Op::Min => self.kink(Cmp::Lt, value(0), value(1), ak, at(b, k)),
-            Op::Max => self.kink(Cmp::Gt, value(0), value(1), ak, at(b, k)),
-            Op::Select(cmp) => self.branch(cmp, value(0), value(1), at(series(2), k), at(series(3), k)),
         };
         own.y.push(yk);
+    }
+
+    /// Coefficient `k` of `a/b`: over a `b` the direction does not move, a
+    /// quotient; of an `a` it does not move over a `b` of degree 1, a closed
+    /// form; else `y_k = (a_k - Σ_{j>0} b_j y_{k-j}) / b_0`.
+    fn quotient(&mut self, own: &State, args: &Operands) -> Option<NodeId> {
+        let (k, b, b0) = (self.k, args.b, args.b0);
+        let ak = at(args.a, k);
+        if args.degree(1) == 0 {
+            self.div(ak, b0)
+        } else if args.degree(0) == 0 && args.degree(1) == 1 && self.moving_rate(b) {
+            // (a/b)·(-b1/b0)^k: a power of b with c = -1.
+            self.by_ratio(own, b, b0, -(k as f64))
+        } else if args.degree(0) == 0 && args.degree(1) == 1 {
+            // (a/b)^(k) = a (-1)^k k! b1^k / b^(k+1)
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            let rate = self.rate_power(b);
+            let numerator = self.mul(Some(args.a0), Some(rate));
+            let numerator = self.derivative(sign * factorial(k), numerator);
+            let denominator = self.power(b0, (k + 1) as f64);
+            self.div(numerator, denominator)
+        } else {
+            let sum = self.convolution(b, &own.y, 1, k);
+            let difference = self.sub(ak, sum);
+            self.div(difference, b0)
+        }
+    }
+
+    /// Coefficient `k` of `sin`, `cos`, `sinh` or `cosh` of an argument of
+    /// degree 1: the derivatives cycle through the pair (the partner's value
+    /// in `aux[0]`), each times `a1^k`: sin, cos, -sin, -cos; cos, -sin,
+    /// -cos, sin; sinh, cosh; cosh, sinh.
+    fn sine_cycle(&mut self, op: Op, own: &State, a: &[Option<NodeId>]) -> Option<NodeId> {
+        let k = self.k;
+        let hyperbolic = matches!(op, Op::Sinh | Op::Cosh);
+        let partner = at(&own.aux[0], 0).expect("the partner's value");
+        let turns = if hyperbolic { k % 2 } else { k % 4 };
+        let node = if turns % 2 == 0 { own.node } else { partner };
+        let negate = matches!((op, turns), (Op::Sin, 2 | 3) | (Op::Cos, 1 | 2));
+        let rate = self.rate_power(a);
+        let product = self.mul(Some(rate), Some(node));
+        let d = self.derivative(1.0, product);
+        if negate {
+            self.neg(d)
+        } else {
+            d
+        }
+    }
+
+    /// Pushes coefficient `k` of `sin`, `cos`, `sinh` or `cosh` and of its
+    /// partner (`aux[0]`), each from the other: (sin, cos)' = (cos, -sin)·a',
+    /// (sinh, cosh)' = (cosh, sinh)·a'.
+    fn sine_pair(&mut self, op: Op, own: &mut State, a: &[Option<NodeId>]) {
+        let k = self.k;
+        let y = self.integral(a, &own.aux[0], 1, k);
+        let y = if op == Op::Cos { self.neg(y) } else { y };
+        own.y.push(y);
+        let partner = self.integral(a, &own.y, 1, k);
+        let partner = if op == Op::Sin { self.neg(partner) } else { partner };
+        own.aux[0].push(partner);
+    }
+
+    /// Pushes coefficient `k` of `tan` or `tanh` and of `w = 1 ± y²`
+    /// (`aux[0]`), by `y' = w·a'`.
+    fn tangent(&mut self, op: Op, own: &mut State, a: &[Option<NodeId>]) {
+        let y = self.integral(a, &own.aux[0], 1, self.k);
+        own.y.push(y);
+        let square = self.square(&own.y, 0);
+        let w = if op == Op::Tan { square } else { self.neg(square) };
+        own.aux[0].push(w);
+    }
+
+    /// Pushes coefficient `k` of `asin`, `acos`, `asinh` or `acosh` and of
+    /// `ŝ` and `q̂` (`aux[0]`, `aux[1]`; `σ` in `aux[2]`). y' = ±a'/q with
+    /// q = sqrt(s), s = 1 - a², 1 + a², a² - 1, all over σ (see
+    /// `scale_of_square`): q̂·y' = ±â' with â = a/σ, q̂ = q/σ = sqrt(ŝ),
+    /// ŝ = s/σ².
+    fn inverse_sine(&mut self, op: Op, own: &mut State, a: &[Option<NodeId>]) {
+        let k = self.k;
+        let q0 = at(&own.aux[1], 0).expect("q̂'s value");
+        let scale = at(&own.aux[2], 0).expect("σ");
+        let scaled = self.scaled(a, scale, 0, k);
+        let c = if op == Op::Acos { -1.0 } else { 1.0 };
+        let numerator = self.times(c, at(&scaled, k));
+        let sum = self.integral(&own.y, &own.aux[1], 1, k - 1);
+        let difference = self.sub(numerator, sum);
+        own.y.push(self.div(difference, q0));
+        let square = self.square(&scaled, 0);
+        let sk = if matches!(op, Op::Asin | Op::Acos) { self.neg(square) } else { square };
+        own.aux[0].push(sk);
+        let two_q0 = self.times(2.0, Some(q0)).expect("2·q̂0");
+        let qk = self.root(&own.aux[1], sk, two_q0);
+        own.aux[1].push(qk);
+    }
+
+    /// Pushes coefficient `k` of `atan` or `atanh` and of `q̂` (`aux[0]`;
+    /// `σ` in `aux[1]`). y' = a'/q with q = 1 ± a², over σ²: q̂·y' = â'/σ
+    /// with â = a/σ, q̂ = q/σ² = 1/σ² ± â².
+    fn inverse_tangent(&mut self, op: Op, own: &mut State, a: &[Option<NodeId>]) {
+        let k = self.k;
+        let q0 = at(&own.aux[0], 0).expect("q̂'s value");
+        let scale = at(&own.aux[1], 0).expect("σ");
+        let scaled = self.scaled(a, scale, 0, k);
+        let numerator = self.div(at(&scaled, k), scale);
+        let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
+        let difference = self.sub(numerator, sum);
+        own.y.push(self.div(difference, q0));
+        let square = self.square(&scaled, 0);
+        let qk = if op == Op::Atan { square } else { self.neg(square) };
+        own.aux[0].push(qk);
+    }
+
+    /// Coefficient `k` of `exp` or `exp2`: a closed form for an argument of
+    /// degree 1, else `y' = ln(base)·a'·y`.
+    fn exponential(&mut self, op: Op, own: &State, args: &Operands) -> Option<NodeId> {
+        let (k, a) = (self.k, args.a);
+        let ln = if op == Op::Exp { 1.0 } else { LN_2 };
+        if args.linear {
+            let rate = self.rate_power(a);
+            let product = self.mul(Some(own.node), Some(rate));
+            self.derivative(ln.powi(k as i32), product)
+        } else {
+            let y = self.integral(a, &own.y, 1, k);
+            self.times(ln, y)
+        }
+    }
+
+    /// Coefficient `k` of `expm1`, also pushed onto `exp`'s series
+    /// (`aux[0]`): expm1' = exp, so the coefficients past 0 are exp's.
+    fn expm1(&mut self, own: &mut State, args: &Operands) -> Option<NodeId> {
+        let a = args.a;
+        let e0 = at(&own.aux[0], 0).expect("exp's value");
+        let e = if args.linear {
+            let rate = self.rate_power(a);
+            let product = self.mul(Some(e0), Some(rate));
+            self.derivative(1.0, product)
+        } else {
+            self.integral(a, &own.aux[0], 1, self.k)
+        };
+        own.aux[0].push(e);
+        e
+    }
+
+    /// Coefficient `k` of `log`, `log1p`, `log2` or `log10`, by
+    /// `q·y' = c·a'` with `q = a` (`1 + a` for `log1p`, in `aux[0]`).
+    fn logarithm(&mut self, op: Op, own: &State, args: &Operands) -> Option<NodeId> {
+        let (k, a) = (self.k, args.a);
+        let c = match op {
+            Op::Log2 => LOG2_E,
+            Op::Log10 => LOG10_E,
+            _ => 1.0,
+        };
+        let q0 = if op == Op::Log1p { at(&own.aux[0], 0).expect("1 + a") } else { args.a0 };
+        if args.linear && k > 1 && self.moving_rate(a) {
+            // y' = c·q1·q^(-1): past the first, a power of q with c = -1.
+            self.by_ratio(own, a, q0, -((k - 1) as f64))
+        } else if args.linear {
+            // c (-1)^(k-1) (k-1)! a1^k / q^k
+            let sign = if k % 2 == 1 { 1.0 } else { -1.0 };
+            self.power_term(c * sign * factorial(k - 1), q0, -(k as f64), a)
+        } else {
+            let numerator = self.times(c, at(a, k));
+            let sum = self.integral(&own.y, a, 1, k - 1);
+            let difference = self.sub(numerator, sum);
+            self.div(difference, q0)
+        }
+    }
+
+    /// Coefficient `k` of `sqrt`: a closed form for an argument of degree 1,
+    /// else the recurrence of a square root.
+    fn sqrt(&mut self, own: &State, args: &Operands) -> Option<NodeId> {
+        let (k, a, a0, y0) = (self.k, args.a, args.a0, own.node);
+        if args.linear && k > 1 && self.moving_rate(a) {
+            self.by_ratio(own, a, a0, 0.5 - (k - 1) as f64)
+        } else if args.linear {
+            // (1/2)_k / (sqrt(a) · a^(k-1)) · a1^k
+            let rate = self.rate_power(a);
+            let numerator = self.derivative(falling(0.5, k), Some(rate));
+            let power = self.power(a0, (k - 1) as f64);
+            let denominator = self.dag.mul(y0, power);
+            self.div(numerator, denominator)
+        } else {
+            let two_y0 = self.times(2.0, Some(y0)).expect("2·y0");
+            self.root(&own.y, at(a, k), two_y0)
+        }
+    }
+
+    /// Coefficient `k` of `cbrt`: a closed form for an argument of degree 1,
+    /// else the recurrence of `a^(1/3)`.
+    fn cbrt(&mut self, own: &State, args: &Operands) -> Option<NodeId> {
+        let (k, a, a0, y0) = (self.k, args.a, args.a0, own.node);
+        if args.linear && k > 1 && self.moving_rate(a) {
+            self.by_ratio(own, a, a0, 1.0 / 3.0 - (k - 1) as f64)
+        } else if args.linear {
+            // (1/3)_k / (cbrt(a)² · a^(k-1)) · a1^k
+            let rate = self.rate_power(a);
+            let numerator = self.derivative(falling(1.0 / 3.0, k), Some(rate));
+            let square = self.power(y0, 2.0);
+            let power = self.power(a0, (k - 1) as f64);
+            let denominator = self.dag.mul(square, power);
+            self.div(numerator, denominator)
+        } else {
+            let r = self.constant(1.0 / 3.0);
+            self.power_recurrence(own, a, r, a0)
+        }
+    }
+
+    /// Pushes coefficient `k` of `erf` and of `h` and `g` (`aux[0]`,
+    /// `aux[1]`). y' = (2/√π)·g·a' with g = exp(-a²), and g' = -2a·a'·g =
+    /// -2a'·h with h = a·g: the series of -a² would hold a0·a_k, which
+    /// overflows where g is 0 (NaN) or tiny.
+    fn erf(&mut self, own: &mut State, a: &[Option<NodeId>]) {
+        let k = self.k;
+        let y = self.integral(a, &own.aux[1], 1, k);
+        own.y.push(self.times(FRAC_2_SQRT_PI, y));
+        let integral = self.integral(a, &own.aux[0], 1, k);
+        let gk = self.times(-2.0, integral);
+        own.aux[1].push(gk);
+        let hk = self.convolution(a, &own.aux[1], 0, k);
+        own.aux[0].push(hk);
+    }
+
+    /// Pushes coefficient `k` of `atan2` and of `n̂` (`aux[0]`; `h` in
+    /// `aux[1]`). n·y' = b·a' - a·b' with n = a² + b², all over h² with h =
+    /// hypot(a0, b0): n̂·y' = b̂·â' - â·b̂' with â = a/h, b̂ = b/h, n̂ = â² +
+    /// b̂². Each term is then of the size of the coefficients, (v/h)^k, where
+    /// a² + b² leaves the range at 1e155 and 1e-155.
+    fn atan2(&mut self, own: &mut State, a: &[Option<NodeId>], b: &[Option<NodeId>]) {
+        let k = self.k;
+        let n0 = at(&own.aux[0], 0).expect("n̂'s value");
+        let h = at(&own.aux[1], 0).expect("h");
+        let (sa, sb) = (self.scaled(a, h, 0, k), self.scaled(b, h, 0, k));
+        let forward = self.integral(&sa, &sb, 1, k);
+        let backward = self.integral(&sb, &sa, 1, k);
+        let sum = self.integral(&own.y, &own.aux[0], 1, k - 1);
+        let numerator = self.sub(forward, backward);
+        let difference = self.sub(numerator, sum);
+        own.y.push(self.div(difference, n0));
+        let (squared_a, squared_b) = (self.square(&sa, 0), self.square(&sb, 0));
+        let nk = self.add(squared_a, squared_b);
+        own.aux[0].push(nk);
+    }
+
+    /// Coefficient `k` of `hypot`. y² = s with s = a² + b², divided by y0:
+    /// 2·y_k = s_k/y0 - Σ y_j y_{k-j}/y0, each product taken as
+    /// (a_j/y0)·a_{k-j} with j the smaller index. The quotients are powers
+    /// up to k/2 of the ratio of the direction to the point, in range
+    /// wherever coefficient k is; the products are of the size of
+    /// coefficient k. Both a² + b² and the ratio's k-th power leave the
+    /// range long before the coefficients do.
+    fn hypot(&mut self, own: &State, a: &[Option<NodeId>], b: &[Option<NodeId>]) -> Option<NodeId> {
+        let (k, y0) = (self.k, own.node);
+        let sa = self.scaled(a, y0, 0, k / 2);
+        let sb = self.scaled(b, y0, 0, k / 2);
+        let sy = self.scaled(&own.y, y0, 1, k / 2);
+        let (from_a, from_b) = (self.square_over(&sa, a, 0), self.square_over(&sb, b, 0));
+        let sk = self.add(from_a, from_b);
+        let inner = self.square_over(&sy, &own.y, 1);
+        let difference = self.sub(sk, inner);
+        self.times(0.5, difference)
     }
 
     /// Coefficient `k` of `q = sqrt(s)` from `q`'s coefficients below `k`,
@@ -915,90 +1011,103 @@ impl Step<'_> {
         self.branch(cmp, a, b, x, tie)
     }
 
-    /// Coefficient `k` of `a^b`.
-    #[allow(clippy::too_many_arguments)]
-    fn pow(
-        &mut self,
-        own: &mut State,
-        a: &[Option<NodeId>],
-        b: &[Option<NodeId>],
-        linear: bool,
-        exponent_degree: u32,
-        a0: NodeId,
-        b0: NodeId,
-    ) -> Option<NodeId> {
-        let k = self.k;
-        let y0 = own.node;
-        if exponent_degree > 0 {
-            // a^b = exp(b·log a): y' = P'·y with P = b·log(a).
-            let p = if own.aux.len() == 2 {
-                // A moving base: L = log(a) (a·L' = a'), then P_k = (b·L)_k.
-                let sum = self.integral(&own.aux[0], a, 1, k - 1);
-                let difference = self.sub(at(a, k), sum);
-                let lk = self.div(difference, a0);
-                own.aux[0].push(lk);
-                let pk = self.convolution(b, &own.aux[0], 0, k);
-                own.aux[1].push(pk);
-                &own.aux[1]
-            } else {
-                // A fixed base: P_k = log(a)·b_k.
-                let ln = at(&own.aux[0], 0).expect("log of the base");
-                if exponent_degree == 1 {
-                    // y0 · (log(a)·b1)^k
-                    let b1 = at(b, 1).expect("degree 1");
-                    let rate = self.dag.mul(ln, b1);
-                    let rate = self.power(rate, k as f64);
-                    let product = self.mul(Some(y0), Some(rate));
-                    own.aux[0].push(None);
-                    return self.derivative(1.0, product);
-                }
-                let pk = self.mul(Some(ln), at(b, k));
-                own.aux[0].push(pk);
-                &own.aux[0]
-            };
-            let p = p.clone();
-            return self.integral(&p, &own.y, 1, k);
+    /// Coefficient `k` of `a^b`: by `exp(b·log a)` for an exponent the
+    /// direction moves, else a closed form for a base of degree 1, else by
+    /// powering or the power recurrence.
+    fn pow(&mut self, own: &mut State, args: &Operands) -> Option<NodeId> {
+        if args.degree(1) > 0 {
+            self.pow_moving_exponent(own, args)
+        } else if args.linear {
+            self.pow_linear_base(own, args)
+        } else {
+            self.pow_fixed_exponent(own, args)
         }
+    }
+
+    /// Coefficient `k` of `a^b` for an exponent the direction moves:
+    /// a^b = exp(b·log a), y' = P'·y with P = b·log(a) (`aux[1]` beside
+    /// L = log(a) in `aux[0]` for a moving base; `aux[0]` for a fixed one).
+    fn pow_moving_exponent(&mut self, own: &mut State, args: &Operands) -> Option<NodeId> {
+        let (k, a, b) = (self.k, args.a, args.b);
+        let p = if own.aux.len() == 2 {
+            // A moving base: L = log(a) (a·L' = a'), then P_k = (b·L)_k.
+            let sum = self.integral(&own.aux[0], a, 1, k - 1);
+            let difference = self.sub(at(a, k), sum);
+            let lk = self.div(difference, args.a0);
+            own.aux[0].push(lk);
+            let pk = self.convolution(b, &own.aux[0], 0, k);
+            own.aux[1].push(pk);
+            &own.aux[1]
+        } else {
+            // A fixed base: P_k = log(a)·b_k.
+            let ln = at(&own.aux[0], 0).expect("log of the base");
+            if args.degree(1) == 1 {
+                // y0 · (log(a)·b1)^k
+                let b1 = at(b, 1).expect("degree 1");
+                let rate = self.dag.mul(ln, b1);
+                let rate = self.power(rate, k as f64);
+                let product = self.mul(Some(own.node), Some(rate));
+                own.aux[0].push(None);
+                return self.derivative(1.0, product);
+            }
+            let pk = self.mul(Some(ln), at(b, k));
+            own.aux[0].push(pk);
+            &own.aux[0]
+        };
+        let p = p.clone();
+        self.integral(&p, &own.y, 1, k)
+    }
+
+    /// Coefficient `k` of `a^r` for an `r` the direction does not move and
+    /// an `a` of degree 1: r (r-1) ... (r-k+1) · a^(r-k) · a1^k, the falling
+    /// factorial a node (`aux[0]`) for a symbolic `r`.
+    fn pow_linear_base(&mut self, own: &mut State, args: &Operands) -> Option<NodeId> {
+        let (k, a, a0, b0) = (self.k, args.a, args.a0, args.b0);
         let whole = whole_constant(self.dag, b0);
-        if linear {
-            // r (r-1) ... (r-k+1) · a^(r-k) · a1^k
-            return match self.dag.as_const(b0) {
-                Some(r) if whole.is_none() && self.moving_rate(a) => {
-                    if r > 0.0 && k == 1 {
-                        // r · a1 · a0^(r-1): one product or quotient, in range
-                        // wherever the coefficient and the value are.
-                        self.power_term(r, a0, r - 1.0, a)
-                    } else if r < 0.0 || (k as f64) > r + 1.0 {
-                        self.by_ratio(own, a, a0, r - (k - 1) as f64)
-                    } else {
-                        // Up to the first order above r, by the ratio too,
-                        // but at a0 = 0, where the ratio is inf and y_{k-1}
-                        // 0, the closed form: 0 below r, inf above.
-                        let by_ratio = self.by_ratio(own, a, a0, r - (k - 1) as f64);
-                        let closed = self.power_term(falling(r, k), a0, r - k as f64, a);
-                        let zero = self.constant(0.0);
-                        self.branch(Cmp::Eq, a0, zero, closed, by_ratio)
-                    }
+        match self.dag.as_const(b0) {
+            Some(r) if whole.is_none() && self.moving_rate(a) => {
+                if r > 0.0 && k == 1 {
+                    // r · a1 · a0^(r-1): one product or quotient, in range
+                    // wherever the coefficient and the value are.
+                    self.power_term(r, a0, r - 1.0, a)
+                } else if r < 0.0 || (k as f64) > r + 1.0 {
+                    self.by_ratio(own, a, a0, r - (k - 1) as f64)
+                } else {
+                    // Up to the first order above r, by the ratio too,
+                    // but at a0 = 0, where the ratio is inf and y_{k-1}
+                    // 0, the closed form: 0 below r, inf above.
+                    let by_ratio = self.by_ratio(own, a, a0, r - (k - 1) as f64);
+                    let closed = self.power_term(falling(r, k), a0, r - k as f64, a);
+                    let zero = self.constant(0.0);
+                    self.branch(Cmp::Eq, a0, zero, closed, by_ratio)
                 }
-                Some(r) => self.power_term(falling(r, k), a0, r - k as f64, a),
-                None => {
-                    // A symbolic exponent: the falling factorial is a node.
-                    let previous = at(&own.aux[0], k - 1).expect("the falling factorial below k");
-                    let lowered = self.constant((k - 1) as f64);
-                    let factor = self.dag.sub(b0, lowered);
-                    let falling = self.dag.mul(previous, factor);
-                    own.aux[0].push(Some(falling));
-                    let kk = self.constant(k as f64);
-                    let exponent = self.dag.sub(b0, kk);
-                    let power = self.apply(Op::Pow, &[a0, exponent]);
-                    let rate = self.rate_power(a);
-                    let product = self.mul(Some(power), Some(rate));
-                    let product = self.mul(Some(falling), product);
-                    self.derivative(1.0, product)
-                }
-            };
+            }
+            Some(r) => self.power_term(falling(r, k), a0, r - k as f64, a),
+            None => {
+                // A symbolic exponent: the falling factorial is a node.
+                let previous = at(&own.aux[0], k - 1).expect("the falling factorial below k");
+                let lowered = self.constant((k - 1) as f64);
+                let factor = self.dag.sub(b0, lowered);
+                let falling = self.dag.mul(previous, factor);
+                own.aux[0].push(Some(falling));
+                let kk = self.constant(k as f64);
+                let exponent = self.dag.sub(b0, kk);
+                let power = self.apply(Op::Pow, &[a0, exponent]);
+                let rate = self.rate_power(a);
+                let product = self.mul(Some(power), Some(rate));
+                let product = self.mul(Some(falling), product);
+                self.derivative(1.0, product)
+            }
         }
-        match whole {
+    }
+
+    /// Coefficient `k` of `a^b` for a `b` the direction does not move and an
+    /// `a` not of degree 1: `a²` by squaring, a whole power past 2 by binary
+    /// powering (each step's series in `aux`), others by the power
+    /// recurrence.
+    fn pow_fixed_exponent(&mut self, own: &mut State, args: &Operands) -> Option<NodeId> {
+        let (k, a) = (self.k, args.a);
+        match whole_constant(self.dag, args.b0) {
             Some(2) => self.square(a, 0),
             Some(n) if n > 2 => {
                 // Binary powering: each step squares or multiplies by a.
@@ -1017,7 +1126,7 @@ impl Step<'_> {
                 }
                 last
             }
-            _ => self.power_recurrence(own, a, b0, a0),
+            _ => self.power_recurrence(own, a, args.b0, args.a0),
         }
     }
 
@@ -1038,15 +1147,8 @@ impl Step<'_> {
 
     /// The auxiliary series of a node of degree at least 1, with their
     /// values (coefficient 0), built once before order 1.
-    fn auxiliaries(
-        &mut self,
-        op: Op,
-        own: &State,
-        a0: NodeId,
-        b0: NodeId,
-        linear: bool,
-        states: &[State],
-    ) -> Vec<Series> {
+    fn auxiliaries(&mut self, op: Op, own: &State, args: &Operands) -> Vec<Series> {
+        let (a0, b0) = (args.a0, args.b0);
         let one = self.constant(1.0);
         match op {
             Op::Sin => vec![vec![Some(self.apply(Op::Cos, &[a0]))]],
@@ -1070,23 +1172,8 @@ impl Step<'_> {
                 let s0 = self.dag.sub(one, square);
                 vec![vec![Some(s0)], vec![Some(self.apply(Op::Sqrt, &[s0]))], vec![Some(one)]]
             }
-            Op::Asinh => {
-                // ŝ = 1/σ² + â², q̂ = hypot(a, 1)/σ.
-                let (scale, i2, a2) = self.scale_of_square(a0);
-                let s0 = self.dag.add(i2, a2);
-                let norm = self.apply(Op::Hypot, &[a0, one]);
-                vec![vec![Some(s0)], vec![Some(self.dag.div(norm, scale))], vec![Some(scale)]]
-            }
-            Op::Acosh => {
-                // ŝ = â² - 1/σ², q̂ = sqrt(a - 1)·sqrt(a + 1)/σ.
-                let (scale, i2, a2) = self.scale_of_square(a0);
-                let s0 = self.dag.sub(a2, i2);
-                let below = self.dag.sub(a0, one);
-                let above = self.dag.add(a0, one);
-                let (below, above) = (self.apply(Op::Sqrt, &[below]), self.apply(Op::Sqrt, &[above]));
-                let q0 = self.dag.mul(below, above);
-                vec![vec![Some(s0)], vec![Some(self.dag.div(q0, scale))], vec![Some(scale)]]
-            }
+            Op::Asinh => self.asinh_auxiliaries(a0, one),
+            Op::Acosh => self.acosh_auxiliaries(a0, one),
             Op::Atan => {
                 // q̂ = 1/σ² + â².
                 let (scale, i2, a2) = self.scale_of_square(a0);
@@ -1106,50 +1193,8 @@ impl Step<'_> {
                 let g0 = self.apply(Op::Exp, &[s0]);
                 vec![vec![Some(self.dag.mul(a0, g0))], vec![Some(g0)]]
             }
-            Op::Atan2 => {
-                // n̂ = (a/h)² + (b/h)² beside h.
-                let h = self.apply(Op::Hypot, &[a0, b0]);
-                let (sa, sb) = (self.dag.div(a0, h), self.dag.div(b0, h));
-                let (a2, b2) = (self.dag.mul(sa, sa), self.dag.mul(sb, sb));
-                vec![vec![Some(self.dag.add(a2, b2))], vec![Some(h)]]
-            }
-            Op::Pow => {
-                let base_degree = states[own.args[0] as usize].effective_degree();
-                let exponent_degree = states[own.args[1] as usize].effective_degree();
-                if exponent_degree > 0 {
-                    let ln = self.apply(Op::Log, &[a0]);
-                    if base_degree > 0 {
-                        let p0 = self.dag.mul(b0, ln);
-                        vec![vec![Some(ln)], vec![Some(p0)]]
-                    } else {
-                        vec![vec![Some(ln)]]
-                    }
-                } else if linear && self.dag.as_const(b0).is_none() {
-                    // The falling factorial r (r-1) ... of a symbolic exponent.
-                    vec![vec![Some(one)]]
-                } else if linear {
-                    vec![]
-                } else {
-                    match whole_constant(self.dag, b0) {
-                        Some(n) if n > 2 => {
-                            // The values of the powering steps.
-                            let mut value = a0;
-                            powering_steps(n)
-                                .into_iter()
-                                .map(|multiply| {
-                                    value = if multiply {
-                                        self.dag.mul(value, a0)
-                                    } else {
-                                        self.dag.mul(value, value)
-                                    };
-                                    vec![Some(value)]
-                                })
-                                .collect()
-                        }
-                        _ => vec![],
-                    }
-                }
-            }
+            Op::Atan2 => self.atan2_auxiliaries(a0, b0),
+            Op::Pow => self.pow_auxiliaries(args, one),
             Op::Const(_)
             | Op::Call(_)
             | Op::Input(_)
@@ -1173,6 +1218,71 @@ impl Step<'_> {
             | Op::Min
             | Op::Max
             | Op::Select(_) => vec![],
+        }
+    }
+
+    /// The auxiliaries of `asinh`: ŝ = 1/σ² + â², q̂ = hypot(a, 1)/σ, and σ.
+    fn asinh_auxiliaries(&mut self, a0: NodeId, one: NodeId) -> Vec<Series> {
+        let (scale, i2, a2) = self.scale_of_square(a0);
+        let s0 = self.dag.add(i2, a2);
+        let norm = self.apply(Op::Hypot, &[a0, one]);
+        vec![vec![Some(s0)], vec![Some(self.dag.div(norm, scale))], vec![Some(scale)]]
+    }
+
+    /// The auxiliaries of `acosh`: ŝ = â² - 1/σ², q̂ = sqrt(a - 1)·sqrt(a +
+    /// 1)/σ, and σ.
+    fn acosh_auxiliaries(&mut self, a0: NodeId, one: NodeId) -> Vec<Series> {
+        let (scale, i2, a2) = self.scale_of_square(a0);
+        let s0 = self.dag.sub(a2, i2);
+        let below = self.dag.sub(a0, one);
+        let above = self.dag.add(a0, one);
+        let (below, above) = (self.apply(Op::Sqrt, &[below]), self.apply(Op::Sqrt, &[above]));
+        let q0 = self.dag.mul(below, above);
+        vec![vec![Some(s0)], vec![Some(self.dag.div(q0, scale))], vec![Some(scale)]]
+    }
+
+    /// The auxiliaries of `atan2`: n̂ = (a/h)² + (b/h)² beside h = hypot(a, b).
+    fn atan2_auxiliaries(&mut self, a0: NodeId, b0: NodeId) -> Vec<Series> {
+        let h = self.apply(Op::Hypot, &[a0, b0]);
+        let (sa, sb) = (self.dag.div(a0, h), self.dag.div(b0, h));
+        let (a2, b2) = (self.dag.mul(sa, sa), self.dag.mul(sb, sb));
+        vec![vec![Some(self.dag.add(a2, b2))], vec![Some(h)]]
+    }
+
+    /// The auxiliaries of `a^b` (see [`Step::pow`]): for a moving exponent,
+    /// log(a) (and b·log(a) for a moving base too); for a symbolic exponent
+    /// and a base of degree 1, the falling factorial r (r-1) ... from 1; for
+    /// a whole exponent past 2, the values of the powering steps.
+    fn pow_auxiliaries(&mut self, args: &Operands, one: NodeId) -> Vec<Series> {
+        let (a0, b0) = (args.a0, args.b0);
+        if args.degree(1) > 0 {
+            let ln = self.apply(Op::Log, &[a0]);
+            if args.degree(0) > 0 {
+                let p0 = self.dag.mul(b0, ln);
+                vec![vec![Some(ln)], vec![Some(p0)]]
+            } else {
+                vec![vec![Some(ln)]]
+            }
+        } else if args.linear && self.dag.as_const(b0).is_none() {
+            // The falling factorial r (r-1) ... of a symbolic exponent.
+            vec![vec![Some(one)]]
+        } else if args.linear {
+            vec![]
+        } else {
+            match whole_constant(self.dag, b0) {
+                Some(n) if n > 2 => {
+                    // The values of the powering steps.
+                    let mut value = a0;
+                    powering_steps(n)
+                        .into_iter()
+                        .map(|multiply| {
+                            value = self.dag.mul(value, if multiply { a0 } else { value });
+                            vec![Some(value)]
+                        })
+                        .collect()
+                }
+                _ => vec![],
+            }
         }
     }
 }
