@@ -19,6 +19,7 @@
 use crate::pairs::most_frequent_pairs;
 use frontend::{ExprDag, NodeId, Op, Real};
 use rustc_hash::FxHashMap;
+use std::ops::Range;
 
 /// Most factors in one product term before the node is kept whole.
 const MAX_FACTORS: usize = 12;
@@ -155,74 +156,124 @@ pub fn rebuild(
     budget: u64,
 ) -> (ExprDag, Vec<NodeId>, u64) {
     let reach = dag.reachable(roots);
-    let mut symbols = Symbols::default();
-    let mut forms: Vec<Form> = vec![Vec::new(); dag.len()];
-    // Nodes whose form must be rebuilt on its own: roots, arguments of
-    // non-arithmetic nodes, and nodes kept whole.
-    let mut needed = vec![false; dag.len()];
-    for r in roots {
-        needed[r.index()] = true;
+    let Flattening { mut symbols, forms, needed } = Flattening::new(dag, roots, &reach);
+    let needed_ids: Vec<NodeId> = dag.ids().filter(|id| needed[id.index()] && reach[id.index()]).collect();
+    let (terms, term_ranges, left) = pair_products(&forms, &needed_ids, &mut symbols, budget / 2);
+    let sums_budget = budget - budget / 2 + left;
+    let (sums, unspent) = pair_sums(&terms, &term_ranges, &mut symbols, sums_budget);
+    let result = fold_sums(&needed_ids, sums, &mut symbols);
+    let (dag, roots) = emit(dag, &symbols, &result, roots, num_inputs);
+    (dag, roots, budget - unspent)
+}
+
+/// The normal forms of the nodes the roots reach, with the symbols their
+/// factors name.
+struct Flattening {
+    symbols: Symbols,
+    /// By node index: its form (empty for nodes the roots do not reach).
+    forms: Vec<Form>,
+    /// Nodes whose form must be rebuilt on its own: roots, arguments of
+    /// non-arithmetic nodes, and nodes kept whole.
+    needed: Vec<bool>,
+}
+
+impl Flattening {
+    /// Flattens the nodes `reach` marks, in id order.
+    fn new(dag: &ExprDag, roots: &[NodeId], reach: &[bool]) -> Flattening {
+        let mut flat = Flattening {
+            symbols: Symbols::default(),
+            forms: vec![Vec::new(); dag.len()],
+            needed: vec![false; dag.len()],
+        };
+        for r in roots {
+            flat.needed[r.index()] = true;
+        }
+        for id in dag.ids().filter(|id| reach[id.index()]) {
+            flat.forms[id.index()] = flat.form(dag, id);
+        }
+        flat
     }
-    for id in dag.ids().filter(|id| reach[id.index()]) {
+
+    /// The form of node `id` from its arguments' forms.
+    fn form(&mut self, dag: &ExprDag, id: NodeId) -> Form {
         let args = dag.args(id);
-        let form = match dag.op(id) {
+        match dag.op(id) {
             Op::Const(c) => constant_form(c.get()),
-            Op::Neg => scale(&forms[args[0].index()], -1.0),
+            Op::Neg => scale(&self.forms[args[0].index()], -1.0),
             Op::Add | Op::Sub => {
                 let sign = if dag.op(id) == Op::Add { 1.0 } else { -1.0 };
-                let sum = combine(&forms[args[0].index()], &forms[args[1].index()], sign);
+                let sum = combine(&self.forms[args[0].index()], &self.forms[args[1].index()], sign);
                 if sum.len() > MAX_TERMS {
-                    apply(&mut symbols, &mut needed, dag, id)
+                    apply(&mut self.symbols, &mut self.needed, dag, id)
                 } else {
                     sum
                 }
             }
-            Op::Mul => {
-                let (fa, fb) = (&forms[args[0].index()], &forms[args[1].index()]);
-                match (as_constant(fa), as_constant(fb)) {
-                    (Some(a), Some(b)) => constant_form(a * b),
-                    // 0·x stays as written: it is NaN for infinite x.
-                    (Some(c), None) | (None, Some(c)) if c == 0.0 => {
-                        apply(&mut symbols, &mut needed, dag, id)
-                    }
-                    _ => {
-                        let ta = as_term(fa, args[0], &mut symbols, &mut needed);
-                        let tb = as_term(fb, args[1], &mut symbols, &mut needed);
-                        if ta.factors.len() + tb.factors.len() > MAX_FACTORS {
-                            apply(&mut symbols, &mut needed, dag, id)
-                        } else {
-                            vec![product(&ta, &tb)]
-                        }
-                    }
-                }
-            }
-            Op::Div => {
-                let (fa, fb) = (&forms[args[0].index()], &forms[args[1].index()]);
-                match as_constant(fb) {
-                    Some(c) if c != 0.0 && c.is_finite() && (1.0 / c).is_finite() => {
-                        let ta = as_term(fa, args[0], &mut symbols, &mut needed);
-                        vec![Term { coeff: ta.coeff / c, factors: ta.factors }]
-                    }
-                    None if fa.len() == 1 && fa[0].factors.len() < MAX_FACTORS => {
-                        needed[args[1].index()] = true;
-                        let recip = Term { coeff: 1.0, factors: vec![symbols.get(Def::Recip(args[1]))] };
-                        vec![product(&fa[0], &recip)]
-                    }
-                    _ => apply(&mut symbols, &mut needed, dag, id),
-                }
-            }
-            _ => apply(&mut symbols, &mut needed, dag, id),
-        };
-        forms[id.index()] = form;
+            Op::Mul => self.product_form(dag, id),
+            Op::Div => self.quotient_form(dag, id),
+            _ => apply(&mut self.symbols, &mut self.needed, dag, id),
+        }
     }
 
-    // Products: every term of every needed form is a bag of factors, its
-    // coefficient's magnitude included.
-    let needed_ids: Vec<NodeId> = dag.ids().filter(|id| needed[id.index()] && reach[id.index()]).collect();
+    /// The form of a product node: a constant if both factors are, the
+    /// product of the two as single terms up to [`MAX_FACTORS`] factors,
+    /// else the node kept whole.
+    fn product_form(&mut self, dag: &ExprDag, id: NodeId) -> Form {
+        let args = dag.args(id);
+        let (fa, fb) = (&self.forms[args[0].index()], &self.forms[args[1].index()]);
+        match (as_constant(fa), as_constant(fb)) {
+            (Some(a), Some(b)) => constant_form(a * b),
+            // 0·x stays as written: it is NaN for infinite x.
+            (Some(c), None) | (None, Some(c)) if c == 0.0 => {
+                apply(&mut self.symbols, &mut self.needed, dag, id)
+            }
+            _ => {
+                let ta = as_term(fa, args[0], &mut self.symbols, &mut self.needed);
+                let tb = as_term(fb, args[1], &mut self.symbols, &mut self.needed);
+                if ta.factors.len() + tb.factors.len() > MAX_FACTORS {
+                    apply(&mut self.symbols, &mut self.needed, dag, id)
+                } else {
+                    vec![product(&ta, &tb)]
+                }
+            }
+        }
+    }
+
+    /// The form of a quotient node: by a constant, its coefficient divided;
+    /// of a single term by anything else, the term times the reciprocal
+    /// `1/b` as a factor; else the node kept whole.
+    fn quotient_form(&mut self, dag: &ExprDag, id: NodeId) -> Form {
+        let args = dag.args(id);
+        let (fa, fb) = (&self.forms[args[0].index()], &self.forms[args[1].index()]);
+        match as_constant(fb) {
+            Some(c) if c != 0.0 && c.is_finite() && (1.0 / c).is_finite() => {
+                let ta = as_term(fa, args[0], &mut self.symbols, &mut self.needed);
+                vec![Term { coeff: ta.coeff / c, factors: ta.factors }]
+            }
+            None if fa.len() == 1 && fa[0].factors.len() < MAX_FACTORS => {
+                self.needed[args[1].index()] = true;
+                let recip = Term { coeff: 1.0, factors: vec![self.symbols.get(Def::Recip(args[1]))] };
+                vec![product(&fa[0], &recip)]
+            }
+            _ => apply(&mut self.symbols, &mut self.needed, dag, id),
+        }
+    }
+}
+
+/// Products: every term of every needed form is a bag of factors, its
+/// coefficient's magnitude included, paired within `budget` and then
+/// multiplied out. Returns each term as one symbol and whether it is
+/// negated, the range of each needed form's terms, and the budget left.
+fn pair_products(
+    forms: &[Form],
+    needed: &[NodeId],
+    symbols: &mut Symbols,
+    budget: u64,
+) -> (Vec<(Sym, bool)>, Vec<Range<usize>>, u64) {
     let mut bags: Vec<Vec<Sym>> = Vec::new();
     let mut signs: Vec<bool> = Vec::new();
-    let mut term_ranges = Vec::with_capacity(needed_ids.len());
-    for id in &needed_ids {
+    let mut term_ranges = Vec::with_capacity(needed.len());
+    for id in needed {
         let start = bags.len();
         for t in &forms[id.index()] {
             let mut bag = t.factors.clone();
@@ -236,11 +287,11 @@ pub fn rebuild(
     }
     let left = most_frequent_pairs(
         &mut bags,
-        budget / 2,
+        budget,
         |a: Sym, b: Sym| ((a.min(b), a.max(b)), false),
         |(a, b), _| symbols.get(Def::Mul(a, b)),
     );
-    let terms: Vec<(Sym, bool)> = bags
+    let terms = bags
         .iter_mut()
         .zip(&signs)
         .map(|(bag, &negated)| {
@@ -249,14 +300,22 @@ pub fn rebuild(
             (bag[1..].iter().fold(first, |acc, &f| symbols.get(Def::Mul(acc, f))), negated)
         })
         .collect();
+    (terms, term_ranges, left)
+}
 
-    // Sums: each needed form is a bag of signed terms; a pair and its
-    // negation share one key, the sign of the first element normalized.
+/// Sums: each needed form is a bag of signed terms, paired within `budget`;
+/// a pair and its negation share one key, the sign of the first element
+/// normalized. Returns the bags and the budget unspent.
+fn pair_sums(
+    terms: &[(Sym, bool)],
+    term_ranges: &[Range<usize>],
+    symbols: &mut Symbols,
+    budget: u64,
+) -> (Vec<Vec<(Sym, bool)>>, u64) {
     let mut sums: Vec<Vec<(Sym, bool)>> = term_ranges.iter().map(|r| terms[r.clone()].to_vec()).collect();
-    let sums_budget = budget - budget / 2 + left;
     let unspent = most_frequent_pairs(
         &mut sums,
-        sums_budget,
+        budget,
         |a, b| {
             let (a, b) = if (a.0, a.1) <= (b.0, b.1) { (a, b) } else { (b, a) };
             ((a.0, b.0, a.1 != b.1), a.1)
@@ -266,9 +325,19 @@ pub fn rebuild(
             (sym, flip)
         },
     );
+    (sums, unspent)
+}
+
+/// Each needed node's rebuilt value, a symbol and whether it is negated:
+/// its bag of signed terms added up left to right.
+fn fold_sums(
+    needed: &[NodeId],
+    sums: Vec<Vec<(Sym, bool)>>,
+    symbols: &mut Symbols,
+) -> FxHashMap<NodeId, (Sym, bool)> {
     let zero = symbols.get(Def::Const(Real::new(0.0)));
     let mut result: FxHashMap<NodeId, (Sym, bool)> = FxHashMap::default();
-    for (id, mut sum) in needed_ids.iter().zip(sums) {
+    for (id, mut sum) in needed.iter().zip(sums) {
         // Start from a positive term, so that only an all-negative sum
         // needs a negation.
         sum.sort_unstable_by_key(|&(s, negated)| (negated, s));
@@ -284,8 +353,7 @@ pub fn rebuild(
         };
         result.insert(*id, value);
     }
-    let (dag, roots) = emit(dag, &symbols, &result, roots, num_inputs);
-    (dag, roots, budget - unspent)
+    result
 }
 
 /// The form of a node kept whole: its operation on its rebuilt arguments.
