@@ -94,112 +94,21 @@ impl ChunkPlan {
         chunk_size: usize,
         function: Option<&FunctionFirst>,
     ) -> ChunkPlan {
-        let mut chunks: Vec<Range<usize>> = Vec::new();
-        // A chunk ends where the function's operations do.
-        let boundary = function.map_or(usize::MAX, |f| f.ops.len());
-        let mut start = 0;
-        while start < ops.len() {
-            let limit = if start < boundary { boundary.min(ops.len()) } else { ops.len() };
-            let mut end = (start + chunk_size).min(limit);
-            if end < limit && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
-                end += 1;
-            }
-            chunks.push(start..end);
-            start = end;
-        }
-        // The first chunk after the function's: it stores the other outputs
-        // that no chunk of its own computes, so there is one even if the
-        // other outputs need no operation.
-        if function.is_some_and(|f| outputs.len() > f.outputs.len()) && ops.len() == boundary {
-            chunks.push(boundary..boundary);
-        }
-        let first_rest = chunks.iter().position(|r| r.start >= boundary).unwrap_or(0);
-        if chunks.is_empty() {
-            chunks.push(0..0);
-        }
-
+        let (chunks, first_rest) = split(dag, outputs, &ops, chunk_size, function);
         let mut position = vec![NONE; dag.len()];
         for (i, id) in ops.iter().enumerate() {
             position[id.index()] = i as u32;
         }
-        let mut chunk_of = vec![NONE; dag.len()];
-        let mut last_use = vec![NONE; dag.len()];
-        // (value, chunk) pairs where a chunk loads a value an earlier one stored.
-        let mut crossings = 0;
-        let mut loaded_by = vec![NONE; dag.len()];
-        for (c, range) in chunks.iter().enumerate() {
-            let c = c as u32;
-            for &id in &ops[range.clone()] {
-                chunk_of[id.index()] = c;
-            }
-            for &id in &ops[range.clone()] {
-                for a in dag.args(id) {
-                    if !dag.op(*a).is_leaf() {
-                        last_use[a.index()] = c; // chunks run in order: the last write is the max
-                        if chunk_of[a.index()] != c && loaded_by[a.index()] != c {
-                            loaded_by[a.index()] = c;
-                            crossings += 1;
-                        }
-                    }
-                }
-            }
-        }
-
+        let Readers { chunk_of, mut last_use, crossings } = Readers::of(dag, &ops, &chunks);
         if let Some(function) = function {
             // Read after the function's chunks, by the other outputs: live to the end.
             for id in function.exported() {
                 last_use[id.index()] = chunks.len() as u32;
             }
         }
-        let mut slot = vec![NONE; dag.len()];
-        let mut free: Vec<u32> = Vec::new();
-        let mut release_after: Vec<Vec<u32>> = vec![Vec::new(); chunks.len() + 1];
-        let mut scratch_len = 0u32;
-        for (c, range) in chunks.iter().enumerate() {
-            for &id in &ops[range.clone()] {
-                let last = last_use[id.index()];
-                if last != NONE && last as usize > c {
-                    let s = free.pop().unwrap_or_else(|| {
-                        scratch_len += 1;
-                        scratch_len - 1
-                    });
-                    slot[id.index()] = s;
-                    release_after[last as usize].push(s);
-                }
-            }
-            // Freed only after the last reader ran, so no chunk overwrites a slot it still reads.
-            free.append(&mut release_after[c]);
-        }
-
-        let mut stores = vec![Vec::new(); chunks.len()];
-        for (k, &id) in outputs.iter().enumerate() {
-            let c = match chunk_of[id.index()] {
-                NONE => 0,
-                c => c as usize,
-            };
-            let c = match function {
-                // Leaves and the function's nodes, for the other outputs.
-                Some(f) if k >= f.outputs.len() && (c < first_rest || chunk_of[id.index()] == NONE) => {
-                    first_rest
-                }
-                _ => c,
-            };
-            stores[c].push((id, k));
-        }
-        for (c, list) in stores.iter_mut().enumerate() {
-            list.sort_unstable_by_key(|&(id, k)| (chunk_of[id.index()] == c as u32, id, k));
-        }
-
-        ChunkPlan {
-            ops,
-            chunks,
-            slot,
-            chunk_of,
-            position,
-            stores,
-            scratch_len: scratch_len as usize,
-            crossings,
-        }
+        let (slot, scratch_len) = scratch_slots(dag, &ops, &chunks, &last_use);
+        let stores = stores(outputs, &chunks, &chunk_of, function, first_rest);
+        ChunkPlan { ops, chunks, slot, chunk_of, position, stores, scratch_len, crossings }
     }
 
     /// Number of chunks, at least 1.
@@ -257,6 +166,142 @@ impl ChunkPlan {
     pub(crate) fn scratch_len(&self) -> usize {
         self.scratch_len
     }
+}
+
+/// Cuts `ops` into chunks of `chunk_size` (one more where a chunk would end
+/// between sin/cos partners), a chunk ending where `function`'s operations
+/// do. Returns the chunks, never none, and the first chunk after the
+/// function's (0 without a function).
+fn split(
+    dag: &ExprDag,
+    outputs: &[NodeId],
+    ops: &[NodeId],
+    chunk_size: usize,
+    function: Option<&FunctionFirst>,
+) -> (Vec<Range<usize>>, usize) {
+    let mut chunks: Vec<Range<usize>> = Vec::new();
+    // A chunk ends where the function's operations do.
+    let boundary = function.map_or(usize::MAX, |f| f.ops.len());
+    let mut start = 0;
+    while start < ops.len() {
+        let limit = if start < boundary { boundary.min(ops.len()) } else { ops.len() };
+        let mut end = (start + chunk_size).min(limit);
+        if end < limit && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
+            end += 1;
+        }
+        chunks.push(start..end);
+        start = end;
+    }
+    // The first chunk after the function's: it stores the other outputs
+    // that no chunk of its own computes, so there is one even if the
+    // other outputs need no operation.
+    if function.is_some_and(|f| outputs.len() > f.outputs.len()) && ops.len() == boundary {
+        chunks.push(boundary..boundary);
+    }
+    let first_rest = chunks.iter().position(|r| r.start >= boundary).unwrap_or(0);
+    if chunks.is_empty() {
+        chunks.push(0..0);
+    }
+    (chunks, first_rest)
+}
+
+/// Which chunk computes each operation and which reads it last.
+struct Readers {
+    /// By node: the chunk computing it; `NONE` for leaves and unreached nodes.
+    chunk_of: Vec<u32>,
+    /// By node: the last chunk reading it; `NONE` if none does.
+    last_use: Vec<u32>,
+    /// (value, chunk) pairs where a chunk loads a value an earlier one stored.
+    crossings: usize,
+}
+
+impl Readers {
+    /// The readers of the operations `chunks` of `ops` compute.
+    fn of(dag: &ExprDag, ops: &[NodeId], chunks: &[Range<usize>]) -> Readers {
+        let mut chunk_of = vec![NONE; dag.len()];
+        let mut last_use = vec![NONE; dag.len()];
+        let mut crossings = 0;
+        let mut loaded_by = vec![NONE; dag.len()];
+        for (c, range) in chunks.iter().enumerate() {
+            let c = c as u32;
+            for &id in &ops[range.clone()] {
+                chunk_of[id.index()] = c;
+            }
+            for &id in &ops[range.clone()] {
+                for a in dag.args(id) {
+                    if !dag.op(*a).is_leaf() {
+                        last_use[a.index()] = c; // chunks run in order: the last write is the max
+                        if chunk_of[a.index()] != c && loaded_by[a.index()] != c {
+                            loaded_by[a.index()] = c;
+                            crossings += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Readers { chunk_of, last_use, crossings }
+    }
+}
+
+/// A scratch slot for each operation a later chunk reads (`last_use`), a
+/// slot reused once its last reader has run. Returns the slots by node
+/// (`NONE` for none) and the number of slots.
+fn scratch_slots(
+    dag: &ExprDag,
+    ops: &[NodeId],
+    chunks: &[Range<usize>],
+    last_use: &[u32],
+) -> (Vec<u32>, usize) {
+    let mut slot = vec![NONE; dag.len()];
+    let mut free: Vec<u32> = Vec::new();
+    let mut release_after: Vec<Vec<u32>> = vec![Vec::new(); chunks.len() + 1];
+    let mut scratch_len = 0u32;
+    for (c, range) in chunks.iter().enumerate() {
+        for &id in &ops[range.clone()] {
+            let last = last_use[id.index()];
+            if last != NONE && last as usize > c {
+                let s = free.pop().unwrap_or_else(|| {
+                    scratch_len += 1;
+                    scratch_len - 1
+                });
+                slot[id.index()] = s;
+                release_after[last as usize].push(s);
+            }
+        }
+        // Freed only after the last reader ran, so no chunk overwrites a slot it still reads.
+        free.append(&mut release_after[c]);
+    }
+    (slot, scratch_len as usize)
+}
+
+/// The `(node, output index)` pairs each chunk stores: an operation's chunk
+/// stores it, chunk 0 stores leaves, and with `function` the first chunk
+/// after the function's (`first_rest`) stores the other outputs that none
+/// of their own computes; leaves first, then by node.
+fn stores(
+    outputs: &[NodeId],
+    chunks: &[Range<usize>],
+    chunk_of: &[u32],
+    function: Option<&FunctionFirst>,
+    first_rest: usize,
+) -> Vec<Vec<(NodeId, usize)>> {
+    let mut stores = vec![Vec::new(); chunks.len()];
+    for (k, &id) in outputs.iter().enumerate() {
+        let c = match chunk_of[id.index()] {
+            NONE => 0,
+            c => c as usize,
+        };
+        let c = match function {
+            // Leaves and the function's nodes, for the other outputs.
+            Some(f) if k >= f.outputs.len() && (c < first_rest || chunk_of[id.index()] == NONE) => first_rest,
+            _ => c,
+        };
+        stores[c].push((id, k));
+    }
+    for (c, list) in stores.iter_mut().enumerate() {
+        list.sort_unstable_by_key(|&(id, k)| (chunk_of[id.index()] == c as u32, id, k));
+    }
+    stores
 }
 
 /// The operations `reach` marks, in id order, except that where `sincos`
