@@ -5,8 +5,9 @@ use super::progress::Progress;
 use super::{load, Failure, PipelineArgs};
 use clap::Args;
 use dstar::factor::{Ledger, Stage};
+use dstar::{Kernel, Program};
 use serde_json::json;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Args)]
@@ -32,109 +33,182 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let derived = dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?;
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("counting the baselines");
-    let jacobian = &derived.jacobian;
-    let (m, n) = jacobian.shape();
     let function = program.kernel().map_err(Failure::internal)?;
-    let function_ops = program.count_ops();
-    let jacobian_ops = jacobian.jacobian_ops();
-    let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
-    let forward = dstar::factor::forward_mode_ops(&function, limit);
-    let reverse = dstar::factor::reverse_mode_ops(&function, limit);
-    // The cheap gradient principle: one reverse sweep costs a small multiple
-    // of the function (of the sum of the outputs, for several).
-    let gradient_ops = dstar::factor::gradient(function.clone()).count_ops();
-    let hessian = args.hessian.then(|| {
+    let mut stats = Stats::count(&program, &derived, &function, symbolic_ms);
+    if args.hessian {
         progress.stage("building the Hessian");
+        stats.hessian = Some(HessianStats::build(function));
+    }
+    drop(progress);
+    if args.json {
+        print_json(&stats);
+    } else {
+        print_text(&args.file, &stats);
+    }
+    Ok(())
+}
+
+/// What `stats` prints about a program beside its Jacobian.
+struct Stats<'a> {
+    program: &'a Program,
+    derived: &'a dstar::Differentiated,
+    /// Parse to finished Jacobian.
+    symbolic_ms: f64,
+    function_ops: usize,
+    /// Forward- and reverse-mode baselines, `None` past the work limit.
+    forward: Option<usize>,
+    reverse: Option<usize>,
+    gradient_ops: usize,
+    /// Each function's name and the ops of its body, counted once.
+    functions: Vec<(String, usize)>,
+    call_sites: usize,
+    /// Ops with every call written out.
+    inlined_ops: u64,
+    hessian: Option<HessianStats>,
+}
+
+/// The Lagrangian Hessian: the ops of one call, how it was built, the
+/// nonzeros of its lower triangle, and the time and work building it took.
+struct HessianStats {
+    ops: usize,
+    method: dstar::HessianMethod,
+    nnz: usize,
+    ms: f64,
+    ledger: Ledger,
+}
+
+impl<'a> Stats<'a> {
+    /// Counts the ops of `program` (whose kernel is `function`), its
+    /// baselines and its functions; no Hessian.
+    fn count(
+        program: &'a Program,
+        derived: &'a dstar::Differentiated,
+        function: &Kernel,
+        symbolic_ms: f64,
+    ) -> Stats<'a> {
+        let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
+        let function_ops = program.count_ops();
+        let forward = dstar::factor::forward_mode_ops(function, limit);
+        let reverse = dstar::factor::reverse_mode_ops(function, limit);
+        // The cheap gradient principle: one reverse sweep costs a small multiple
+        // of the function (of the sum of the outputs, for several).
+        let gradient_ops = dstar::factor::gradient(function.clone()).count_ops();
+        // Functions: each body's ops once, and the call sites of the program.
+        let call_sites = program.count_calls();
+        let inlined_ops = dstar::frontend::call::inlined_ops(&program.dag, &program.output_nodes());
+        let functions =
+            program.functions.iter().map(|f| (f.name().to_string(), f.body().count_ops())).collect();
+        Stats {
+            program,
+            derived,
+            symbolic_ms,
+            function_ops,
+            forward,
+            reverse,
+            gradient_ops,
+            functions,
+            call_sites,
+            inlined_ops,
+            hessian: None,
+        }
+    }
+}
+
+impl HessianStats {
+    /// Builds the Lagrangian Hessian of `function`, timed.
+    fn build(function: Kernel) -> HessianStats {
         let start = Instant::now();
         let h = dstar::factor::lagrangian_hessian(function);
         let ms = start.elapsed().as_secs_f64() * 1e3;
-        (h.hessian_ops(), h.method(), h.lower_pattern().nnz(), ms, h.ledger().clone())
-    });
-    drop(progress);
-    let strategy = jacobian.method().name();
-    let simplify = derived.simplify.as_ref();
-    // Functions: each body's ops once, and the call sites of the program.
-    let roots = program.output_nodes();
-    let call_sites = program.count_calls();
-    let inlined_ops = dstar::frontend::call::inlined_ops(&program.dag, &roots);
-    let functions: Vec<(String, usize)> =
-        program.functions.iter().map(|f| (f.name().to_string(), f.body().count_ops())).collect();
-    if args.json {
-        let mut stats = json!({
-            "inputs": n,
-            "params": program.params.len(),
-            "outputs": m,
-            "function_ops": function_ops,
-            "jacobian_ops": jacobian_ops,
-            "jacobian_nnz": jacobian.nnz(),
-            "forward_mode_ops": forward,
-            "reverse_mode_ops": reverse,
-            "symbolic_ms": symbolic_ms,
-            "strategy": strategy,
-            "ops_before_simplify": derived.ops_before_simplify,
-            "gradient_ops": gradient_ops,
-            "functions": functions.iter().map(|(name, ops)| json!({"name": name, "ops": ops})).collect::<Vec<_>>(),
-            "call_sites": call_sites,
-            "inlined_ops": inlined_ops,
-        });
-        stats["jacobian_work"] = ledger_json(jacobian.ledger());
-        if let Some((ops, method, nnz, ms, ledger)) = &hessian {
-            stats["hessian_ops"] = json!(ops);
-            stats["hessian_method"] = json!(method.name());
-            stats["hessian_lower_nnz"] = json!(nnz);
-            stats["hessian_ms"] = json!(ms);
-            stats["hessian_work"] = ledger_json(ledger);
-        }
-        if let Some(report) = simplify {
-            stats["simplify_stop_reason"] = json!(report.stop_reason.name());
-            stats["simplify_ms"] = json!(report.elapsed.as_secs_f64() * 1e3);
-            stats["simplify_work"] = json!(report.work_spent);
-            stats["simplify_iterations"] = json!(report.iterations);
-            stats["simplify_egraph_nodes"] = json!(report.egraph_nodes);
-        }
-        println!("{stats}");
-    } else {
-        let params = match program.params.len() {
-            0 => String::new(),
-            1 => ", 1 parameter".to_string(),
-            q => format!(", {q} parameters"),
-        };
-        println!("{}: {n} inputs{params}, {m} outputs", args.file.display());
-        println!("function ops         {function_ops:>10}");
-        if !functions.is_empty() {
-            let bodies: Vec<String> = functions.iter().map(|(name, ops)| format!("{name} {ops}")).collect();
-            let counted = super::counted(functions.len(), "function");
-            println!("  {counted}, ops of each body: {}", bodies.join(", "));
-            println!("  call sites         {call_sites:>10}");
-            println!("  written out        {inlined_ops:>10}   ops with every call written out");
-        }
-        println!("jacobian ops         {jacobian_ops:>10}   function and Jacobian together");
-        println!("  accumulated by     {strategy:>10}   the cheapest of D* and the vertex eliminations");
-        println!("  before subchains   {:>10}", derived.ops_before_simplify);
-        if let Some(r) = simplify {
-            println!(
-                "  subchain pass      {:>10.2} ms, stopped: {}",
-                r.elapsed.as_secs_f64() * 1e3,
-                r.stop_reason
-            );
-        }
-        println!("jacobian nonzeros    {:>10}   of {}", jacobian.nnz(), m * n);
-        let baseline = |ops: Option<usize>| match ops {
-            Some(ops) => format!("{ops:>10}"),
-            None => format!("{:>10}", format!("skipped: sweeps over {limit} nodes")),
-        };
-        println!("forward-mode ops     {}   {n} tangent sweeps", baseline(forward));
-        println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(reverse));
-        println!("gradient ops         {gradient_ops:>10}   function and one reverse sweep");
-        print_ledger("jacobian", jacobian.ledger());
-        if let Some((ops, method, nnz, ms, ledger)) = &hessian {
-            println!("hessian ops          {ops:>10}   one Lagrangian Hessian call, by {method}");
-            println!("  lower triangle     {nnz:>10}   nonzeros, built in {ms:.2} ms");
-            print_ledger("hessian", ledger);
-        }
-        println!("symbolic time        {symbolic_ms:>10.2} ms   parse to finished Jacobian");
+        let (ops, method, nnz) = (h.hessian_ops(), h.method(), h.lower_pattern().nnz());
+        HessianStats { ops, method, nnz, ms, ledger: h.ledger().clone() }
     }
-    Ok(())
+}
+
+/// `stats --json`: every figure as one JSON object.
+fn print_json(s: &Stats) {
+    let jacobian = &s.derived.jacobian;
+    let (m, n) = jacobian.shape();
+    let mut stats = json!({
+        "inputs": n,
+        "params": s.program.params.len(),
+        "outputs": m,
+        "function_ops": s.function_ops,
+        "jacobian_ops": jacobian.jacobian_ops(),
+        "jacobian_nnz": jacobian.nnz(),
+        "forward_mode_ops": s.forward,
+        "reverse_mode_ops": s.reverse,
+        "symbolic_ms": s.symbolic_ms,
+        "strategy": jacobian.method().name(),
+        "ops_before_simplify": s.derived.ops_before_simplify,
+        "gradient_ops": s.gradient_ops,
+        "functions": s.functions.iter().map(|(name, ops)| json!({"name": name, "ops": ops})).collect::<Vec<_>>(),
+        "call_sites": s.call_sites,
+        "inlined_ops": s.inlined_ops,
+    });
+    stats["jacobian_work"] = ledger_json(jacobian.ledger());
+    if let Some(h) = &s.hessian {
+        stats["hessian_ops"] = json!(h.ops);
+        stats["hessian_method"] = json!(h.method.name());
+        stats["hessian_lower_nnz"] = json!(h.nnz);
+        stats["hessian_ms"] = json!(h.ms);
+        stats["hessian_work"] = ledger_json(&h.ledger);
+    }
+    if let Some(report) = &s.derived.simplify {
+        stats["simplify_stop_reason"] = json!(report.stop_reason.name());
+        stats["simplify_ms"] = json!(report.elapsed.as_secs_f64() * 1e3);
+        stats["simplify_work"] = json!(report.work_spent);
+        stats["simplify_iterations"] = json!(report.iterations);
+        stats["simplify_egraph_nodes"] = json!(report.egraph_nodes);
+    }
+    println!("{stats}");
+}
+
+/// `stats`: a table, one figure a line, each with what it counts.
+fn print_text(file: &Path, s: &Stats) {
+    let jacobian = &s.derived.jacobian;
+    let (m, n) = jacobian.shape();
+    let params = match s.program.params.len() {
+        0 => String::new(),
+        1 => ", 1 parameter".to_string(),
+        q => format!(", {q} parameters"),
+    };
+    println!("{}: {n} inputs{params}, {m} outputs", file.display());
+    println!("function ops         {:>10}", s.function_ops);
+    if !s.functions.is_empty() {
+        let bodies: Vec<String> = s.functions.iter().map(|(name, ops)| format!("{name} {ops}")).collect();
+        let counted = super::counted(s.functions.len(), "function");
+        println!("  {counted}, ops of each body: {}", bodies.join(", "));
+        println!("  call sites         {:>10}", s.call_sites);
+        println!("  written out        {:>10}   ops with every call written out", s.inlined_ops);
+    }
+    println!("jacobian ops         {:>10}   function and Jacobian together", jacobian.jacobian_ops());
+    let strategy = jacobian.method().name();
+    println!("  accumulated by     {strategy:>10}   the cheapest of D* and the vertex eliminations");
+    println!("  before subchains   {:>10}", s.derived.ops_before_simplify);
+    if let Some(r) = &s.derived.simplify {
+        println!(
+            "  subchain pass      {:>10.2} ms, stopped: {}",
+            r.elapsed.as_secs_f64() * 1e3,
+            r.stop_reason
+        );
+    }
+    println!("jacobian nonzeros    {:>10}   of {}", jacobian.nnz(), m * n);
+    let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
+    let baseline = |ops: Option<usize>| match ops {
+        Some(ops) => format!("{ops:>10}"),
+        None => format!("{:>10}", format!("skipped: sweeps over {limit} nodes")),
+    };
+    println!("forward-mode ops     {}   {n} tangent sweeps", baseline(s.forward));
+    println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(s.reverse));
+    println!("gradient ops         {:>10}   function and one reverse sweep", s.gradient_ops);
+    print_ledger("jacobian", jacobian.ledger());
+    if let Some(h) = &s.hessian {
+        println!("hessian ops          {:>10}   one Lagrangian Hessian call, by {}", h.ops, h.method);
+        println!("  lower triangle     {:>10}   nonzeros, built in {:.2} ms", h.nnz, h.ms);
+        print_ledger("hessian", &h.ledger);
+    }
+    println!("symbolic time        {:>10.2} ms   parse to finished Jacobian", s.symbolic_ms);
 }
 
 /// `{"total": .., "<stage>": .., "fallbacks": [{"stage", "stopped", "instead"}]}`,
