@@ -4,6 +4,7 @@ use super::progress::Progress;
 use super::{counted, json, listed, load, params, point, values, Failure, PipelineArgs, Values};
 use clap::Args;
 use dstar::frontend::value::show;
+use dstar::Program;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -71,93 +72,117 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     } else {
         (at.values()?, None)
     };
-    let weights = match &args.weights {
-        Some(w) if w.len() != program.outputs.len() => {
-            return Err(Failure::input(format!(
-                "error: --weights has {} but the function has {}\n",
-                counted(w.len(), "value"),
-                listed(&program.output_names(), "output")
-            )))
-        }
-        other => other.as_deref(),
-    };
-    let hessians = if args.hessian {
-        let n = program.inputs.len();
-        // Each output's own Hessian without weights, or with --each.
-        let each = weights.is_none() || args.each;
-        let matrices = usize::from(weights.is_some()) + if each { program.outputs.len() } else { 0 };
-        let numbers = matrices.saturating_mul(n).saturating_mul(n);
-        if !args.sparse && numbers > DENSE_LIMIT {
-            let what = match (each, weights.is_some()) {
-                (false, _) => "a dense Lagrangian Hessian".to_string(),
-                (true, false) => format!("dense Hessians of {} outputs", program.outputs.len()),
-                (true, true) => {
-                    format!("dense Hessians of {} outputs and the Lagrangian", program.outputs.len())
-                }
-            };
-            return Err(Failure::input(format!(
-                "error: {what} over {n} inputs would hold {numbers} numbers; add --sparse to print their nonzeros\n"
-            )));
-        }
-        Some(at.hessians(weights, each)?)
-    } else {
-        None
-    };
+    let weights = weights(args, &program)?;
+    let hessians = if args.hessian { Some(hessians(args, &at, weights)?) } else { None };
     let series = match (args.order, &args.direction) {
         (Some(order), Some(v)) => Some(at.series(order, v)?),
         _ => None,
     };
     drop(progress);
-    let names = program.output_names();
+    let evaluation = Evaluation { values, jacobian, hessians, series };
     if args.json {
-        let mut obj = Map::new();
-        obj.insert("inputs".into(), json::strings(&program.inputs));
-        if !program.params.is_empty() {
-            obj.insert("params".into(), json::strings(&program.params));
-        }
-        obj.insert("outputs".into(), json::strings(&names));
-        obj.insert("values".into(), json::numbers(&values));
-        if let Some(j) = &jacobian {
-            obj.insert("jacobian".into(), json::matrix(j));
-        }
-        if let Some(h) = &hessians {
-            let (each, lagrangian) = if args.sparse {
-                ("hessian_sparse", "lagrangian_hessian_sparse")
-            } else {
-                ("hessian", "lagrangian_hessian")
-            };
-            if let Some(blocks) = &h.each {
-                let matrices = blocks.iter().map(|b| b.json(args.sparse)).collect();
-                obj.insert(each.into(), Value::Array(matrices));
-            }
-            if let Some(b) = &h.lagrangian {
-                obj.insert(lagrangian.into(), b.json(args.sparse));
-            }
-        }
-        if let Some(series) = &series {
-            obj.insert("taylor".into(), json::matrix(&series.coefficients));
-            obj.insert("directional_derivatives".into(), json::matrix(&series.derivatives()));
-        }
-        println!("{}", Value::Object(obj));
-        return Ok(());
+        print_json(args, &program, &evaluation);
+    } else {
+        print_text(args, &program, &evaluation);
     }
-    for (i, (name, v)) in names.iter().zip(&values).enumerate() {
+    Ok(())
+}
+
+/// What `eval` computed at the point: the outputs' values, and what the
+/// options asked for.
+struct Evaluation {
+    values: Vec<f64>,
+    jacobian: Option<Matrix>,
+    hessians: Option<Hessians>,
+    series: Option<Series>,
+}
+
+/// The `--weights`, one per output, if given.
+fn weights<'a>(args: &'a EvalArgs, program: &Program) -> Result<Option<&'a [f64]>, Failure> {
+    match &args.weights {
+        Some(w) if w.len() != program.outputs.len() => Err(Failure::input(format!(
+            "error: --weights has {} but the function has {}\n",
+            counted(w.len(), "value"),
+            listed(&program.output_names(), "output")
+        ))),
+        other => Ok(other.as_deref()),
+    }
+}
+
+/// The Hessians `--hessian` asks for: each output's own without weights or
+/// with `--each`, the Lagrangian's with weights; dense ones refused past
+/// [`DENSE_LIMIT`] numbers.
+fn hessians(args: &EvalArgs, at: &At, weights: Option<&[f64]>) -> Result<Hessians, Failure> {
+    let program = at.function.program();
+    let n = program.inputs.len();
+    let each = weights.is_none() || args.each;
+    let matrices = usize::from(weights.is_some()) + if each { program.outputs.len() } else { 0 };
+    let numbers = matrices.saturating_mul(n).saturating_mul(n);
+    if !args.sparse && numbers > DENSE_LIMIT {
+        let what = match (each, weights.is_some()) {
+            (false, _) => "a dense Lagrangian Hessian".to_string(),
+            (true, false) => format!("dense Hessians of {} outputs", program.outputs.len()),
+            (true, true) => format!("dense Hessians of {} outputs and the Lagrangian", program.outputs.len()),
+        };
+        return Err(Failure::input(format!(
+            "error: {what} over {n} inputs would hold {numbers} numbers; add --sparse to print their nonzeros\n"
+        )));
+    }
+    at.hessians(weights, each)
+}
+
+/// `eval --json`: one object of the names, values and what was asked for.
+fn print_json(args: &EvalArgs, program: &Program, e: &Evaluation) {
+    let mut obj = Map::new();
+    obj.insert("inputs".into(), json::strings(&program.inputs));
+    if !program.params.is_empty() {
+        obj.insert("params".into(), json::strings(&program.params));
+    }
+    obj.insert("outputs".into(), json::strings(&program.output_names()));
+    obj.insert("values".into(), json::numbers(&e.values));
+    if let Some(j) = &e.jacobian {
+        obj.insert("jacobian".into(), json::matrix(j));
+    }
+    if let Some(h) = &e.hessians {
+        let (each, lagrangian) = if args.sparse {
+            ("hessian_sparse", "lagrangian_hessian_sparse")
+        } else {
+            ("hessian", "lagrangian_hessian")
+        };
+        if let Some(blocks) = &h.each {
+            let matrices = blocks.iter().map(|b| b.json(args.sparse)).collect();
+            obj.insert(each.into(), Value::Array(matrices));
+        }
+        if let Some(b) = &h.lagrangian {
+            obj.insert(lagrangian.into(), b.json(args.sparse));
+        }
+    }
+    if let Some(series) = &e.series {
+        obj.insert("taylor".into(), json::matrix(&series.coefficients));
+        obj.insert("directional_derivatives".into(), json::matrix(&series.derivatives()));
+    }
+    println!("{}", Value::Object(obj));
+}
+
+/// `eval`: each output with its value and what was asked for about it,
+/// then the Lagrangian's Hessian.
+fn print_text(args: &EvalArgs, program: &Program, e: &Evaluation) {
+    for (i, (name, v)) in program.output_names().iter().zip(&e.values).enumerate() {
         println!("{name} = {}", show(*v));
-        if let Some(j) = &jacobian {
+        if let Some(j) = &e.jacobian {
             println!("  gradient: {}", row_text(&j[i]));
         }
-        if let Some(blocks) = hessians.as_ref().and_then(|h| h.each.as_ref()) {
+        if let Some(blocks) = e.hessians.as_ref().and_then(|h| h.each.as_ref()) {
             blocks[i].print("  hessian", args.sparse, &program.inputs);
         }
-        if let Some(series) = &series {
+        if let Some(series) = &e.series {
             println!("  taylor coefficients along v: {}", row_text(&series.coefficients[i]));
             println!("  derivatives along v: {}", row_text(&series.derivatives()[i]));
         }
     }
-    if let Some(b) = hessians.as_ref().and_then(|h| h.lagrangian.as_ref()) {
+    if let Some(b) = e.hessians.as_ref().and_then(|h| h.lagrangian.as_ref()) {
         b.print("lagrangian hessian", args.sparse, &program.inputs);
     }
-    Ok(())
 }
 
 /// Above this many numbers, dense Hessians are refused (use --sparse).
