@@ -129,11 +129,11 @@ impl Function {
         Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name())))
     }
 
-    /// The Jacobian or the Lagrangian Hessian as maps ([`factor::mapped`]),
+    /// The Jacobian, the gradient or the Lagrangian Hessian as maps ([`factor::mapped`]),
     /// where the plan finds maps that pay ([`factor::plan::maps`]); `None`
     /// for the other requests and for kernels without.
     fn mapped(&self, f: &Kernel, request: Request, options: &Options) -> Result<Option<Compiled>, Error> {
-        if !matches!(request, Request::Jacobian | Request::Hessian) {
+        if !matches!(request, Request::Jacobian | Request::Gradient | Request::Hessian) {
             return Ok(None);
         }
         let Some(decomposition) = factor::plan::maps(f) else { return Ok(None) };
@@ -141,13 +141,21 @@ impl Function {
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
         let (kernel, pattern) = match request {
-            Request::Jacobian => factor::mapped_jacobian(&decomposition),
-            _ => factor::mapped_hessian(&decomposition),
+            Request::Jacobian => {
+                let (kernel, pattern) = factor::mapped_jacobian(&decomposition);
+                (kernel, Some(pattern))
+            }
+            Request::Gradient => (factor::mapped_gradient(&decomposition), None),
+            _ => {
+                let (kernel, pattern) = factor::mapped_hessian(&decomposition);
+                (kernel, Some(pattern))
+            }
         };
         options.check_stop()?;
-        let layout = request.layout(n, m, Some(pattern));
+        let layout = request.layout(n, m, pattern);
         let jit = options.compiler()?.compile_mapped(&kernel, &blocks.lengths())?;
-        Ok(Some(Compiled::new(jit, request, blocks, layout, kernel.count_ops(), Some("maps"))))
+        let method = (request != Request::Gradient).then_some("maps");
+        Ok(Some(Compiled::new(jit, request, blocks, layout, kernel.count_ops(), method)))
     }
 
     /// The scarcity remainder graph of the function, searched for on first use.

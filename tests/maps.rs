@@ -4,7 +4,7 @@
 //! thresholds so that every family's repetitions become maps, then:
 //! - the decomposition computes the program's values (rows bit for bit,
 //!   split sums within rounding);
-//! - the mapped Jacobian and Lagrangian Hessian equal the whole program's
+//! - the mapped Jacobian, gradient and Lagrangian Hessian equal the whole program's
 //!   (D*, edge pushing) within rounding, on the same sparsity pattern;
 //! - the compiled map kernel equals the interpreter of the map kernel bit
 //!   for bit.
@@ -17,7 +17,8 @@ use dstar::JitCompiler;
 use testkit::zoo::{Form, Zoo};
 use testkit::{close, gen_py, same_bits, Rng, Tol};
 
-const RULES: MapRules = MapRules { split_terms: 4, min_instances: 2, work: 1 << 24 };
+const RULES: MapRules =
+    MapRules { split_terms: 4, min_instances: 2, copy_uses: 16, copy_ops: 16, work: 1 << 24 };
 
 /// The sizes tried: short always, long under `DSTAR_LONG=1`.
 fn sizes() -> Vec<usize> {
@@ -108,6 +109,11 @@ fn check(name: &str, program: &Program, rng: &mut Rng) -> bool {
     assert_eq!(&pattern, jacobian.pattern(), "{name}: the Jacobian's pattern");
     assert_close(&format!("{name}: Jacobian"), &mapped.eval(&x), &jacobian.kernel().eval(&x));
     assert_compiled_same(&format!("{name}: Jacobian"), &mapped, &[n, q], &x);
+
+    let mapped = dstar::factor::mapped_gradient(&d);
+    let gradient = dstar::factor::gradient(kernel.clone());
+    assert_close(&format!("{name}: gradient"), &mapped.eval(&x), &gradient.eval(&x));
+    assert_compiled_same(&format!("{name}: gradient"), &mapped, &[n, q], &x);
 
     let (mapped, pattern) = dstar::factor::mapped_hessian(&d);
     let hessian = dstar::factor::lagrangian_hessian(kernel);

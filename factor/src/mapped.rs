@@ -5,7 +5,7 @@
 //! instance) plus the rest's own cost; the sparsity pattern comes from the
 //! body's pattern and the leaves, never from the written-out program.
 
-use crate::{jacobian, lagrangian_hessian};
+use crate::{gradient, jacobian, lagrangian_hessian};
 use frontend::map::{Columns, Decomposition, MapKernel, Piece};
 use frontend::SparsityPattern;
 
@@ -53,6 +53,37 @@ pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
         .collect();
     let num_outputs = m + pattern.nnz();
     (MapKernel { rest: rest.into_kernel(), rest_places, pieces, num_outputs }, pattern)
+}
+
+/// The values and the gradient of the sum of the outputs of `d`'s kernel
+/// as maps, as [`crate::gradient`] lays them: each body's gradient (of the
+/// sum of its results) added at its leaves, a shared leaf's entries summed
+/// over the instances.
+pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
+    let (m, n) = (d.rest.num_outputs(), d.rest.num_variables());
+    let pieces = d
+        .maps
+        .iter()
+        .map(|map| {
+            let (t, width, variables) =
+                (map.body.num_outputs(), map.body.num_inputs(), map.body.num_variables());
+            let mut places = Vec::with_capacity(map.instances * (t + variables));
+            for i in 0..map.instances {
+                places.extend_from_slice(&map.targets[i * t..][..t]);
+                places.extend(
+                    map.leaves[i * width..][..variables].iter().map(|&leaf| index(m + leaf as usize)),
+                );
+            }
+            Piece {
+                body: gradient(map.body.clone()),
+                instances: map.instances,
+                gather: Columns::new(&map.leaves, width),
+                places: Columns::new(&places, t + variables),
+            }
+        })
+        .collect();
+    let rest_places = (0..m + n).map(index).collect();
+    MapKernel { rest: gradient(d.rest.clone()), rest_places, pieces, num_outputs: m + n }
 }
 
 /// The lower triangle of the Lagrangian Hessian of `d`'s kernel as maps:

@@ -354,35 +354,44 @@ pub const MAP_SPLIT_TERMS: usize = 8;
 /// A map has at least this many instances.
 pub const MAP_MIN_INSTANCES: usize = 16;
 
-/// Kernels below this many operations are differentiated whole: maps pay
-/// where the written-out derivative is large, and small kernels keep the
-/// D* results (and op counts) they have.
-pub const MAP_MIN_OPS: usize = 20_000;
+/// Kernels below this many operations (with every call written out) are
+/// differentiated whole: maps pay where the written-out derivative is
+/// large, and small kernels keep the D* results (and op counts) they have.
+pub const MAP_MIN_OPS: u64 = 20_000;
 
 /// Maps must cover at least this fraction (in percent) of the operations.
-pub const MAP_MIN_COVER_PERCENT: usize = 50;
+pub const MAP_MIN_COVER_PERCENT: u64 = 50;
 
-/// The search for maps visits at most this many nodes per node of the DAG
-/// (copies of constant and parameter expressions into every instance).
+/// A value read by at least [`MAP_MIN_INSTANCES`] operations and costing
+/// at most this many is copied into every instance reading it
+/// ([`MapRules::copy_uses`]).
+pub const MAP_COPY_OPS: usize = 16;
+
+/// The search for maps visits at most this many nodes per node of the DAG,
+/// plus [`MAP_COPY_OPS`] per argument (each use of a copied value copies
+/// at most that many operations): linear in the DAG.
 pub const MAP_WORK_PER_NODE: usize = 8;
 
 /// The rules [`frontend::map::decompose`] searches `kernel` with.
 pub fn map_rules(kernel: &Kernel) -> MapRules {
+    let dag = kernel.dag();
+    let edges: usize = dag.ids().map(|id| dag.args(id).len()).sum();
     MapRules {
         split_terms: MAP_SPLIT_TERMS,
         min_instances: MAP_MIN_INSTANCES,
-        work: MAP_WORK_PER_NODE * kernel.dag().len() + 10_000,
+        copy_uses: MAP_MIN_INSTANCES,
+        copy_ops: MAP_COPY_OPS,
+        work: MAP_WORK_PER_NODE * dag.len() + MAP_COPY_OPS * edges + 10_000,
     }
 }
 
 /// `kernel` as maps, if it is large enough and maps cover enough of it
 /// (see the constants above); `None` to differentiate it whole.
 pub fn maps(kernel: &Kernel) -> Option<Decomposition> {
-    let ops = kernel.count_ops();
-    if ops < MAP_MIN_OPS {
+    if frontend::map::written_out(kernel) < MAP_MIN_OPS {
         return None;
     }
     let decomposition = frontend::map::decompose(kernel, &map_rules(kernel))?;
-    (decomposition.mapped_ops() * 100 >= MAP_MIN_COVER_PERCENT * decomposition.count_ops())
-        .then_some(decomposition)
+    let (mapped, all) = (decomposition.mapped_ops(), decomposition.written_out_ops());
+    (mapped * 100 >= MAP_MIN_COVER_PERCENT * all).then_some(decomposition)
 }

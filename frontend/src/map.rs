@@ -10,7 +10,8 @@
 //! parameters (the same operations, constants, functions and coefficients
 //! in the same order) form a [`Map`] of one body, when there are at least
 //! [`MapRules::min_instances`] of them. A node that reads no variable (a
-//! constant or parameter expression) is no one's: every instance using it
+//! constant or parameter expression), or a cheap one that many operations
+//! read ([`MapRules::copy_ops`]), is no one's: every instance using it
 //! gets its own copy.
 //!
 //! A map is a *strided* or *gathered* argument per input of its body (the
@@ -45,6 +46,14 @@ pub struct MapRules {
     pub split_terms: usize,
     /// A map has at least this many instances.
     pub min_instances: usize,
+    /// A value that reads a variable and that at least `copy_uses`
+    /// operations use is copied into each instance using it (never shared
+    /// between them, so it does not make them one) if it costs at most
+    /// `copy_ops` operations: `exp(q)` of a mixture's weights, read by
+    /// every data point's term.
+    pub copy_uses: usize,
+    /// See `copy_uses`.
+    pub copy_ops: usize,
     /// Work the search may do, in nodes visited: past it, no map.
     pub work: usize,
 }
@@ -77,23 +86,31 @@ pub struct Decomposition {
 }
 
 impl Decomposition {
-    /// Operations one evaluation computes: the rest's and each map's body
-    /// once per instance.
-    pub fn count_ops(&self) -> usize {
-        self.rest.count_ops() + self.maps.iter().map(|m| m.instances * m.body.count_ops()).sum::<usize>()
+    /// Operations one evaluation computes with every call written out
+    /// ([`crate::call::inlined_ops`]): the rest's, and each map's body once
+    /// per instance.
+    pub fn written_out_ops(&self) -> u64 {
+        written_out(&self.rest) + self.mapped_ops()
     }
 
-    /// Operations the maps cover, once per instance.
-    pub fn mapped_ops(&self) -> usize {
-        self.maps.iter().map(|m| m.instances * m.body.count_ops()).sum()
+    /// Operations the maps compute, with every call written out.
+    pub fn mapped_ops(&self) -> u64 {
+        self.maps.iter().map(|m| m.instances as u64 * written_out(&m.body)).sum()
     }
+}
+
+/// The operations of `kernel` with every call written out.
+pub fn written_out(kernel: &Kernel) -> u64 {
+    crate::call::inlined_ops(kernel.dag(), kernel.roots())
 }
 
 /// `kernel` as maps and a rest, if `rules` find at least one map.
 pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
     let dag = kernel.dag();
-    let terms = terms(kernel, rules);
-    let instances = instances(dag, &terms, kernel.num_variables());
+    let uses = dag.use_counts(kernel.roots());
+    let terms = terms(kernel, &uses, rules);
+    let shared = shared(dag, &uses, kernel.num_variables(), rules);
+    let instances = instances(dag, &terms, &shared);
     let shapes = Shapes::of(kernel, &terms, &instances, rules)?;
     let mut mapped = vec![false; terms.len()];
     let mut maps = Vec::new();
@@ -123,14 +140,13 @@ struct Term {
 }
 
 /// Every output's terms, outputs in order.
-fn terms(kernel: &Kernel, rules: &MapRules) -> Vec<Term> {
+fn terms(kernel: &Kernel, uses: &[u32], rules: &MapRules) -> Vec<Term> {
     let dag = kernel.dag();
-    let uses = dag.use_counts(kernel.roots());
     let mut terms = Vec::new();
     let mut work = 0;
     for (o, &root) in kernel.roots().iter().enumerate() {
         let output = u32::try_from(o).expect("fewer than 2^32 outputs");
-        let split = split_sum(dag, &uses, root, rules.work.saturating_sub(work));
+        let split = split_sum(dag, uses, root, rules.work.saturating_sub(work));
         match split {
             Some(parts) if parts.len() >= rules.split_terms => {
                 work += parts.len();
@@ -179,25 +195,37 @@ fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option
     Some(parts)
 }
 
-/// Whether each node reads a variable (else it is a constant or parameter
-/// expression, which instances may each copy).
-fn reads_variable(dag: &ExprDag, num_variables: usize) -> Vec<bool> {
+/// Whether each node is no instance's own: a constant or parameter
+/// expression, or a cheap value many operations use
+/// ([`MapRules::copy_ops`]). Every instance reading it copies it.
+fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -> Vec<bool> {
+    let expensive = rules.copy_ops + 1;
     let mut reads = vec![false; dag.len()];
+    let mut ops = vec![0usize; dag.len()];
+    let mut shared = vec![false; dag.len()];
     for id in dag.ids() {
-        reads[id.index()] = match dag.op(id) {
-            Op::Input(k) => (k as usize) < num_variables,
-            _ => dag.args(id).iter().any(|a| reads[a.index()]),
+        let i = id.index();
+        let args = dag.args(id);
+        (reads[i], ops[i]) = match dag.op(id) {
+            Op::Input(k) => ((k as usize) < num_variables, 0),
+            Op::Const(_) => (false, 0),
+            Op::Call(_) => (args.iter().any(|a| reads[a.index()]), expensive),
+            _ => (
+                args.iter().any(|a| reads[a.index()]),
+                args.iter().fold(1, |n, a| (n + ops[a.index()]).min(expensive)),
+            ),
         };
+        let cheap_and_common = uses[i] as usize >= rules.copy_uses && ops[i] <= rules.copy_ops;
+        shared[i] = !reads[i] || cheap_and_common;
     }
-    reads
+    shared
 }
 
 /// The terms grouped into instances: terms reaching a common operation
-/// (one that reads a variable) or call site are one instance. Each list in
+/// (one not `shared`) or call site are one instance. Each list in
 /// term order; instances in the order of their first term.
-fn instances(dag: &ExprDag, terms: &[Term], num_variables: usize) -> Vec<Vec<usize>> {
+fn instances(dag: &ExprDag, terms: &[Term], shared: &[bool]) -> Vec<Vec<usize>> {
     const NONE: u32 = u32::MAX;
-    let variable = reads_variable(dag, num_variables);
     let mut owner = vec![NONE; dag.len()];
     let mut site_owner = vec![NONE; dag.sites().len()];
     let mut sets = UnionFind::new(terms.len());
@@ -205,7 +233,7 @@ fn instances(dag: &ExprDag, terms: &[Term], num_variables: usize) -> Vec<Vec<usi
     for (t, term) in terms.iter().enumerate() {
         stack.push(term.node);
         while let Some(id) = stack.pop() {
-            if dag.op(id).is_leaf() || !variable[id.index()] {
+            if dag.op(id).is_leaf() || shared[id.index()] {
                 continue;
             }
             if owner[id.index()] != NONE {
