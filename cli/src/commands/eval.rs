@@ -211,6 +211,12 @@ impl At<'_> {
         kernel.eval(&[self.x, self.p, extra].concat())
     }
 
+    /// The function as maps, where the plan builds its Jacobian and
+    /// Hessian so ([`dstar::factor::plan::maps`]).
+    fn maps(&self) -> Result<Option<dstar::frontend::map::Decomposition>, Failure> {
+        Ok(dstar::factor::plan::maps(&self.function.program().kernel().map_err(Failure::internal)?))
+    }
+
     fn values(&self) -> Result<Vec<f64>, Failure> {
         if self.interp {
             let f = self.function.program().kernel().map_err(Failure::internal)?;
@@ -224,11 +230,20 @@ impl At<'_> {
 
     fn jacobian(&self) -> Result<(Vec<f64>, Matrix), Failure> {
         let dense: Vec<Matrix> = if self.interp {
-            let options = self.function.options();
             let program = self.function.program();
-            let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
-            let out = self.interpret(jacobian.kernel(), &[]);
-            let layout = jacobian.layout();
+            let (out, layout) = match self.maps()? {
+                // The plan builds this Jacobian as maps: interpret the same maps.
+                Some(maps) => {
+                    let (kernel, pattern) = dstar::factor::mapped_jacobian(&maps);
+                    let blocks = vec![dstar::Block::Values(program.outputs.len()), dstar::Block::Sparse(pattern)];
+                    (kernel.eval(&[self.x, self.p].concat()), dstar::Layout::new(blocks))
+                }
+                None => {
+                    let options = self.function.options();
+                    let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
+                    (self.interpret(jacobian.kernel(), &[]), jacobian.layout())
+                }
+            };
             layout.blocks().iter().zip(layout.split(&out)).map(|(b, v)| b.to_dense(v)).collect()
         } else {
             let kernel = self.function.compile(dstar::Request::Jacobian).map_err(Failure::internal)?;
@@ -312,13 +327,20 @@ impl At<'_> {
             None
         };
         let lagrangian = match weights {
-            Some(w) if self.interp => {
-                let hessian = dstar::factor::lagrangian_hessian(
-                    self.function.program().kernel().map_err(Failure::internal)?,
-                );
-                let values = self.interpret(&hessian.lower_kernel(), w);
-                Some(Symmetric { pattern: hessian.lower_pattern().clone(), values })
-            }
+            Some(w) if self.interp => Some(match self.maps()? {
+                // The plan builds this Hessian as maps: interpret the same maps.
+                Some(maps) => {
+                    let (kernel, pattern) = dstar::factor::mapped_hessian(&maps);
+                    Symmetric { pattern, values: kernel.eval(&[self.x, self.p, w].concat()) }
+                }
+                None => {
+                    let hessian = dstar::factor::lagrangian_hessian(
+                        self.function.program().kernel().map_err(Failure::internal)?,
+                    );
+                    let values = self.interpret(&hessian.lower_kernel(), w);
+                    Symmetric { pattern: hessian.lower_pattern().clone(), values }
+                }
+            }),
             Some(w) => {
                 let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
                 let mut values = vec![0.0; kernel.out_len()];
