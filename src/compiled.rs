@@ -38,9 +38,10 @@ pub struct Compiled {
     method: Option<&'static str>,
 }
 
-/// The code behind a [`Compiled`]: one kernel, or maps.
+/// The code behind a [`Compiled`]: one kernel, or maps
+/// ([`frontend::map`]) run as loops.
 #[derive(Debug)]
-pub(crate) enum Native {
+pub enum Native {
     /// One straight-line kernel.
     Jit(JitKernel),
     /// Each map's body in a loop over its instances, and the rest.
@@ -48,21 +49,27 @@ pub(crate) enum Native {
 }
 
 impl Native {
-    fn part_lengths(&self) -> &[usize] {
+    /// The lengths of the input parts.
+    pub fn part_lengths(&self) -> &[usize] {
         match self {
             Native::Jit(k) => k.part_lengths(),
             Native::Mapped(k) => k.part_lengths(),
         }
     }
 
-    fn num_outputs(&self) -> usize {
+    /// The length of the output.
+    pub fn num_outputs(&self) -> usize {
         match self {
             Native::Jit(k) => k.num_outputs(),
             Native::Mapped(k) => k.num_outputs(),
         }
     }
 
-    fn eval_parts(&self, parts: &[&[f64]], out: &mut [f64]) -> Result<(), backend::KernelError> {
+    /// Computes the output from the input parts.
+    ///
+    /// # Errors
+    /// As [`JitKernel::eval_parts`].
+    pub fn eval_parts(&self, parts: &[&[f64]], out: &mut [f64]) -> Result<(), backend::KernelError> {
         match self {
             Native::Jit(k) => k.eval_parts(parts, out),
             Native::Mapped(k) => k.eval_parts(parts, out),

@@ -34,7 +34,7 @@ pub use factor;
 pub use frontend;
 
 pub use backend::{check_point, emit_c, emit_c_header, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
-pub use compiled::Compiled;
+pub use compiled::{Compiled, Native};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use dot::derivative_graph_dot;
 pub use error::Error;

@@ -129,18 +129,11 @@ pub fn serve(path: &str, kinds: &str) {
     for kind in kinds.split(',').map(Kind::parse) {
         let name = kind.name();
         let start = Instant::now();
-        let (kernel, positions): (dstar::Kernel, Vec<(usize, usize)>) = match kind {
-            Kind::Values => (f.clone(), Vec::new()),
-            Kind::Jacobian => {
-                let jacobian = dstar::differentiate(&program, &options).expect("valid").jacobian;
-                let positions = jacobian.pattern().positions().collect();
-                (jacobian.into_kernel(), positions)
-            }
-            Kind::Hessian => {
-                let hessian = dstar::factor::lagrangian_hessian(f.clone());
-                (hessian.lower_kernel(), hessian.lower_pattern().positions().collect())
-            }
-            Kind::Gradient => (dstar::factor::gradient(f.clone()), (0..n).map(|c| (0, c)).collect()),
+        let maps = if kind == Kind::Values { None } else { dstar::factor::plan::maps(&f) };
+        let built = match &maps {
+            // Where the plan builds the request as maps, as `Function::compile` does.
+            Some(maps) => built_as_maps(kind, maps, n),
+            None => built_whole(kind, &program, &f, &options),
         };
         if kind != Kind::Values {
             phase(format!("{name} symbolic"), start);
@@ -148,11 +141,24 @@ pub fn serve(path: &str, kinds: &str) {
         let lengths = [n, q, if kind == Kind::Hessian { m } else { 0 }, 0];
         let before = executable_bytes();
         let start = Instant::now();
-        let jit = compiler.compile_parts(&kernel, &lengths).expect("compiles");
+        let (jit, ops, positions) = match built {
+            Built::Whole(kernel, positions) => (
+                dstar::Native::Jit(compiler.compile_parts(&kernel, &lengths).expect("compiles")),
+                kernel.count_ops(),
+                positions,
+            ),
+            Built::Mapped(kernel, positions) => (
+                dstar::Native::Mapped(compiler.compile_mapped(&kernel, &lengths).expect("compiles")),
+                kernel.count_ops(),
+                positions,
+            ),
+        };
         phase(format!("{name} JIT"), start);
         let nnz = if kind == Kind::Values { m } else { positions.len() };
         let code_bytes = executable_bytes().saturating_sub(before);
-        reports.push(json!({"kind": name, "ops": kernel.count_ops(), "code_bytes": code_bytes, "nnz": nnz}));
+        reports.push(
+            json!({"kind": name, "ops": ops, "code_bytes": code_bytes, "nnz": nnz, "maps": maps.is_some()}),
+        );
         kernels.push((kind, jit, positions));
     }
     let report = json!({
@@ -193,6 +199,48 @@ pub fn serve(path: &str, kinds: &str) {
             other => panic!("no request {other}"),
         }
         std::io::stdout().flush().expect("the parent reads");
+    }
+}
+
+/// A kernel built for a request, with the positions of its entries.
+enum Built {
+    Whole(dstar::Kernel, Vec<(usize, usize)>),
+    Mapped(dstar::frontend::map::MapKernel, Vec<(usize, usize)>),
+}
+
+/// The kernel of `kind` built whole (D*, edge pushing, one reverse sweep).
+fn built_whole(kind: Kind, program: &dstar::Program, f: &dstar::Kernel, options: &dstar::Options) -> Built {
+    let n = program.inputs.len();
+    match kind {
+        Kind::Values => Built::Whole(f.clone(), Vec::new()),
+        Kind::Jacobian => {
+            let jacobian = dstar::differentiate(program, options).expect("valid").jacobian;
+            let positions = jacobian.pattern().positions().collect();
+            Built::Whole(jacobian.into_kernel(), positions)
+        }
+        Kind::Hessian => {
+            let hessian = dstar::factor::lagrangian_hessian(f.clone());
+            Built::Whole(hessian.lower_kernel(), hessian.lower_pattern().positions().collect())
+        }
+        Kind::Gradient => Built::Whole(dstar::factor::gradient(f.clone()), (0..n).map(|c| (0, c)).collect()),
+    }
+}
+
+/// The kernel of `kind` (not `Values`) built as maps.
+fn built_as_maps(kind: Kind, maps: &dstar::frontend::map::Decomposition, n: usize) -> Built {
+    match kind {
+        Kind::Jacobian => {
+            let (kernel, pattern) = dstar::factor::mapped_jacobian(maps);
+            Built::Mapped(kernel, pattern.positions().collect())
+        }
+        Kind::Hessian => {
+            let (kernel, pattern) = dstar::factor::mapped_hessian(maps);
+            Built::Mapped(kernel, pattern.positions().collect())
+        }
+        Kind::Gradient => {
+            Built::Mapped(dstar::factor::mapped_gradient(maps), (0..n).map(|c| (0, c)).collect())
+        }
+        Kind::Values => unreachable!("values are never built as maps"),
     }
 }
 

@@ -3,6 +3,7 @@
 use super::progress::Progress;
 use super::{load, params, point, values, Failure, PipelineArgs, Values};
 use clap::Args;
+use dstar::Native;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -66,7 +67,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let lengths = [x.len(), p.len()];
     let codegen = |e: dstar::backend::CodegenError| Failure::internal(dstar::Error::from(e));
     let kernel = match &jacobian {
-        Symbolic::Whole(kernel) => Native::Whole(compiler.compile_parts(kernel, &lengths).map_err(codegen)?),
+        Symbolic::Whole(kernel) => Native::Jit(compiler.compile_parts(kernel, &lengths).map_err(codegen)?),
         Symbolic::Mapped(kernel) => {
             Native::Mapped(compiler.compile_mapped(kernel, &lengths).map_err(codegen)?)
         }
@@ -78,7 +79,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         function.eval(std::hint::black_box(args_of), &mut out).expect("lengths checked")
     });
     let mut out = vec![0.0; kernel.num_outputs()];
-    let jacobian_ns = dstar::timing::median_ns(|| kernel.eval(std::hint::black_box(&[&x, &p]), &mut out));
+    let jacobian_ns = dstar::timing::median_ns(|| {
+        kernel.eval_parts(std::hint::black_box(&[&x, &p]), &mut out).expect("lengths checked")
+    });
     let hessian = if args.hessian {
         progress.stage("building and timing the Hessian");
         let start = Instant::now();
@@ -125,27 +128,4 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
 enum Symbolic {
     Whole(dstar::frontend::Kernel),
     Mapped(dstar::frontend::map::MapKernel),
-}
-
-/// The Jacobian's compiled kernel.
-enum Native {
-    Whole(dstar::JitKernel),
-    Mapped(dstar::backend::MappedKernel),
-}
-
-impl Native {
-    fn num_outputs(&self) -> usize {
-        match self {
-            Native::Whole(k) => k.num_outputs(),
-            Native::Mapped(k) => k.num_outputs(),
-        }
-    }
-
-    fn eval(&self, parts: &[&[f64]], out: &mut [f64]) {
-        match self {
-            Native::Whole(k) => k.eval_parts(parts, out),
-            Native::Mapped(k) => k.eval_parts(parts, out),
-        }
-        .expect("lengths checked")
-    }
 }

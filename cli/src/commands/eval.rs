@@ -235,12 +235,14 @@ impl At<'_> {
                 // The plan builds this Jacobian as maps: interpret the same maps.
                 Some(maps) => {
                     let (kernel, pattern) = dstar::factor::mapped_jacobian(&maps);
-                    let blocks = vec![dstar::Block::Values(program.outputs.len()), dstar::Block::Sparse(pattern)];
+                    let blocks =
+                        vec![dstar::Block::Values(program.outputs.len()), dstar::Block::Sparse(pattern)];
                     (kernel.eval(&[self.x, self.p].concat()), dstar::Layout::new(blocks))
                 }
                 None => {
                     let options = self.function.options();
-                    let jacobian = dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
+                    let jacobian =
+                        dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
                     (self.interpret(jacobian.kernel(), &[]), jacobian.layout())
                 }
             };

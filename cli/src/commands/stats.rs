@@ -64,7 +64,25 @@ struct Stats<'a> {
     call_sites: usize,
     /// Ops with every call written out.
     inlined_ops: u64,
+    /// The maps the plan builds compiled Jacobians and Hessians from.
+    maps: Option<MapStats>,
     hessian: Option<HessianStats>,
+}
+
+/// The maps of a program (`factor::plan::maps`): how many, their
+/// instances, and the ops they cover (calls written out).
+struct MapStats {
+    instances: Vec<usize>,
+    mapped_ops: u64,
+    written_out_ops: u64,
+}
+
+impl MapStats {
+    fn find(function: &Kernel) -> Option<MapStats> {
+        let d = dstar::factor::plan::maps(function)?;
+        let instances = d.maps.iter().map(|m| m.instances).collect();
+        Some(MapStats { instances, mapped_ops: d.mapped_ops(), written_out_ops: d.written_out_ops() })
+    }
 }
 
 /// The Lagrangian Hessian: the ops of one call, how it was built, the
@@ -109,6 +127,7 @@ impl<'a> Stats<'a> {
             functions,
             call_sites,
             inlined_ops,
+            maps: MapStats::find(function),
             hessian: None,
         }
     }
@@ -147,6 +166,13 @@ fn print_json(s: &Stats) {
         "inlined_ops": s.inlined_ops,
     });
     stats["jacobian_work"] = ledger_json(jacobian.ledger());
+    if let Some(maps) = &s.maps {
+        stats["maps"] = json!({
+            "instances": maps.instances,
+            "mapped_ops": maps.mapped_ops,
+            "written_out_ops": maps.written_out_ops,
+        });
+    }
     if let Some(h) = &s.hessian {
         stats["hessian_ops"] = json!(h.ops);
         stats["hessian_method"] = json!(h.method.name());
@@ -203,6 +229,15 @@ fn print_text(file: &Path, s: &Stats) {
     println!("reverse-mode ops     {}   {m} adjoint sweeps", baseline(s.reverse));
     println!("gradient ops         {:>10}   function and one reverse sweep", s.gradient_ops);
     print_ledger("jacobian", jacobian.ledger());
+    if let Some(maps) = &s.maps {
+        let instances: usize = maps.instances.iter().sum();
+        let maps_counted = super::counted(maps.instances.len(), "map");
+        println!("maps                 {maps_counted:>10}   over {instances} instances: compiled J, gradient and H use them");
+        println!(
+            "  covering           {:>10}   of {} ops written out (copies of shared values included)",
+            maps.mapped_ops, maps.written_out_ops
+        );
+    }
     if let Some(h) = &s.hessian {
         println!("hessian ops          {:>10}   one Lagrangian Hessian call, by {}", h.ops, h.method);
         println!("  lower triangle     {:>10}   nonzeros, built in {:.2} ms", h.nnz, h.ms);
