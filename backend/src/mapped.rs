@@ -7,7 +7,7 @@
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
 use crate::kernel::{JitKernel, Rows};
-use frontend::map::{Columns, MapKernel};
+use frontend::map::{Column, Columns, MapKernel};
 use frontend::Stop;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -27,8 +27,47 @@ pub struct MappedKernel {
 struct CompiledPiece {
     body: JitKernel,
     instances: usize,
-    gather: Columns,
-    places: Columns,
+    gather: Walk,
+    places: Walk,
+}
+
+/// A [`Columns`] table walked instance by instance: affine columns by
+/// adding their step, the others read from their table.
+#[derive(Debug)]
+struct Walk {
+    /// Each column's entry at instance 0 (0 for tabled columns).
+    start: Vec<i64>,
+    /// Each column's step per instance (0 for tabled columns).
+    step: Vec<i64>,
+    /// The tabled columns: position and entries.
+    tables: Vec<(usize, Vec<u32>)>,
+}
+
+impl Walk {
+    fn new(columns: &Columns) -> Walk {
+        let width = columns.columns.len();
+        let (mut start, mut step, mut tables) = (vec![0; width], vec![0; width], Vec::new());
+        for (j, column) in columns.columns.iter().enumerate() {
+            match column {
+                Column::Affine { base, step: s } => (start[j], step[j]) = (i64::from(*base), *s),
+                Column::Table(t) => tables.push((j, t.clone())),
+            }
+        }
+        Walk { start, step, tables }
+    }
+
+    /// Moves `at` (instance `i - 1`'s entries, or `start` for `i = 0`) to instance `i`'s.
+    #[inline]
+    fn to(&self, at: &mut [i64], i: usize) {
+        if i > 0 {
+            for (a, s) in at.iter_mut().zip(&self.step) {
+                *a += s;
+            }
+        }
+        for (j, table) in &self.tables {
+            at[*j] = i64::from(table[i]);
+        }
+    }
 }
 
 thread_local! {
@@ -63,8 +102,8 @@ impl JitCompiler {
                 Ok(CompiledPiece {
                     body,
                     instances: piece.instances,
-                    gather: piece.gather.clone(),
-                    places: piece.places.clone(),
+                    gather: Walk::new(&piece.gather),
+                    places: Walk::new(&piece.places),
                 })
             })
             .collect::<Result<_, CodegenError>>()?;
@@ -177,16 +216,18 @@ impl MappedKernel {
 impl CompiledPiece {
     /// Every instance: gather, run the body, add its outputs in place.
     fn run(&self, input: &[f64], body_in: &mut Vec<f64>, body_out: &mut Vec<f64>, out: &mut [f64]) {
-        let (width, results) = (self.body.num_inputs(), self.body.num_outputs());
-        body_in.resize(width, 0.0);
-        body_out.resize(results, 0.0);
+        body_in.resize(self.body.num_inputs(), 0.0);
+        body_out.resize(self.body.num_outputs(), 0.0);
+        let (mut from, mut to) = (self.gather.start.clone(), self.places.start.clone());
         for i in 0..self.instances {
-            for (j, value) in body_in.iter_mut().enumerate() {
-                *value = input[self.gather.get(i, j)];
+            self.gather.to(&mut from, i);
+            self.places.to(&mut to, i);
+            for (value, &k) in body_in.iter_mut().zip(&from) {
+                *value = input[k as usize];
             }
             self.body.eval(body_in, body_out).expect("the body's own lengths");
-            for (j, &value) in body_out.iter().enumerate() {
-                out[self.places.get(i, j)] += value;
+            for (&value, &k) in body_out.iter().zip(&to) {
+                out[k as usize] += value;
             }
         }
     }
