@@ -1,12 +1,18 @@
-//! Derivatives of maps are maps ([`frontend::map`]): the Jacobian or the
-//! Lagrangian Hessian of a [`Decomposition`] as a [`MapKernel`], each map's
-//! body differentiated once and its entries placed per instance, the rest
-//! differentiated as any kernel. Built in O(instances × entries per
-//! instance) plus the rest's own cost; the sparsity pattern comes from the
-//! body's pattern and the leaves, never from the written-out program.
+//! Derivatives of maps are maps ([`frontend::map`]): the Jacobian, the
+//! gradient or the Lagrangian Hessian of a [`Decomposition`] as a
+//! [`MapKernel`], each map's body differentiated once and its entries placed
+//! per instance, the rest differentiated as any kernel.
+//!
+//! Placing works a column at a time: an entry whose row and column are the
+//! same for every instance (a shared input, a summed output) is placed
+//! once, whatever the number of instances; the others once per instance,
+//! kept as `base + step·i` where they are affine, a table otherwise. So
+//! the cost is the body's entries plus, per instance, only the entries that
+//! move; the sparsity pattern comes from the body's pattern and the
+//! instances' inputs, never from the written-out program.
 
 use crate::{gradient, jacobian, lagrangian_hessian};
-use frontend::map::{Columns, Decomposition, MapKernel, Piece};
+use frontend::map::{Column, Columns, Decomposition, Map, MapKernel, Piece};
 use frontend::SparsityPattern;
 
 /// The Jacobian of `d`'s kernel as maps: output the values, then the
@@ -15,39 +21,31 @@ pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
     let m = d.rest.num_outputs();
     let rest = jacobian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| jacobian(map.body.clone())).collect();
+    let tables: Vec<_> = d.maps.iter().map(Tables::of).collect();
+    let locals: Vec<Vec<(usize, usize)>> = bodies.iter().map(|b| b.pattern().positions().collect()).collect();
     let mut entries = Entries::new(m);
     entries.extend(rest.pattern().positions());
-    for (map, body) in d.maps.iter().zip(&bodies) {
-        let (t, width) = (map.body.num_outputs(), map.body.num_inputs());
-        for i in 0..map.instances {
-            let (targets, leaves) = (&map.targets[i * t..][..t], &map.leaves[i * width..][..width]);
-            entries
-                .extend(body.pattern().positions().map(|(r, c)| (targets[r] as usize, leaves[c] as usize)));
-        }
+    for ((map, t), local) in d.maps.iter().zip(&tables).zip(&locals) {
+        entries.place(map.instances, local, &t.targets, &t.leaves, same);
     }
     let pattern = entries.pattern(d.rest.num_variables());
-    let place = |row: usize, col: usize| index(m + pattern.find(row, col).expect("an entry of the pattern"));
+    let place =
+        |(row, col): (usize, usize)| index(m + pattern.find(row, col).expect("an entry of the pattern"));
     let mut rest_places: Vec<u32> = (0..m).map(index).collect();
-    rest_places.extend(rest.pattern().positions().map(|(r, c)| place(r, c)));
+    rest_places.extend(rest.pattern().positions().map(place));
     let pieces = d
         .maps
         .iter()
         .zip(&bodies)
-        .map(|(map, body)| {
-            let (t, width) = (map.body.num_outputs(), map.body.num_inputs());
-            let mut places = Vec::with_capacity(map.instances * (t + body.nnz()));
-            for i in 0..map.instances {
-                let (targets, leaves) = (&map.targets[i * t..][..t], &map.leaves[i * width..][..width]);
-                places.extend_from_slice(targets);
-                places.extend(
-                    body.pattern().positions().map(|(r, c)| place(targets[r] as usize, leaves[c] as usize)),
-                );
-            }
+        .zip(tables.iter().zip(&locals))
+        .map(|((map, body), (t, local))| {
+            let mut places = t.targets.columns.clone();
+            places.extend(placed(map.instances, local, &t.targets, &t.leaves, same, &place));
             Piece {
                 body: body.kernel().clone(),
                 instances: map.instances,
-                gather: Columns::new(&map.leaves, width),
-                places: Columns::new(&places, t + body.nnz()),
+                gather: t.leaves.clone(),
+                places: Columns { columns: places },
             }
         })
         .collect();
@@ -57,7 +55,7 @@ pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
 
 /// The values and the gradient of the sum of the outputs of `d`'s kernel
 /// as maps, as [`crate::gradient`] lays them: each body's gradient (of the
-/// sum of its results) added at its leaves, a shared leaf's entries summed
+/// sum of its results) added at its inputs, a shared input's entries summed
 /// over the instances.
 pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
     let (m, n) = (d.rest.num_outputs(), d.rest.num_variables());
@@ -65,20 +63,15 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
         .maps
         .iter()
         .map(|map| {
-            let (t, width, variables) =
-                (map.body.num_outputs(), map.body.num_inputs(), map.body.num_variables());
-            let mut places = Vec::with_capacity(map.instances * (t + variables));
-            for i in 0..map.instances {
-                places.extend_from_slice(&map.targets[i * t..][..t]);
-                places.extend(
-                    map.leaves[i * width..][..variables].iter().map(|&leaf| index(m + leaf as usize)),
-                );
-            }
+            let t = Tables::of(map);
+            let mut places = t.targets.columns.clone();
+            let variables = &t.leaves.columns[..map.body.num_variables()];
+            places.extend(variables.iter().map(|c| shifted(c, m)));
             Piece {
                 body: gradient(map.body.clone()),
                 instances: map.instances,
-                gather: Columns::new(&map.leaves, width),
-                places: Columns::new(&places, t + variables),
+                gather: t.leaves,
+                places: Columns { columns: places },
             }
         })
         .collect();
@@ -92,20 +85,16 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
 /// lays them. Each instance's body is weighted by the weights of the
 /// outputs its results are added into.
 pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
-    let rest_kernel = &d.rest;
-    let (n, q) = (rest_kernel.num_variables(), rest_kernel.num_inputs() - rest_kernel.num_variables());
+    let (n, q) = (d.rest.num_variables(), d.rest.num_inputs() - d.rest.num_variables());
     let rest = lagrangian_hessian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| lagrangian_hessian(map.body.clone())).collect();
-    let lower = |a: usize, b: usize| (a.max(b), a.min(b));
+    let tables: Vec<_> = d.maps.iter().map(Tables::of).collect();
+    let locals: Vec<Vec<(usize, usize)>> =
+        bodies.iter().map(|b| b.lower_pattern().positions().collect()).collect();
     let mut entries = Entries::new(n);
     entries.extend(rest.lower_pattern().positions());
-    for (map, body) in d.maps.iter().zip(&bodies) {
-        let width = map.body.num_inputs();
-        for i in 0..map.instances {
-            let leaves = &map.leaves[i * width..][..width];
-            let local = body.lower_pattern().positions();
-            entries.extend(local.map(|(r, c)| lower(leaves[r] as usize, leaves[c] as usize)));
-        }
+    for ((map, t), local) in d.maps.iter().zip(&tables).zip(&locals) {
+        entries.place(map.instances, local, &t.leaves, &t.leaves, lower);
     }
     let pattern = entries.pattern(n);
     let place = |(row, col): (usize, usize)| index(pattern.find(row, col).expect("an entry of the pattern"));
@@ -114,27 +103,77 @@ pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
         .maps
         .iter()
         .zip(&bodies)
-        .map(|(map, body)| {
-            let (t, width) = (map.body.num_outputs(), map.body.num_inputs());
-            let mut gather = Vec::with_capacity(map.instances * (width + t));
-            let mut places = Vec::with_capacity(map.instances * body.lower_pattern().nnz());
-            for i in 0..map.instances {
-                let (targets, leaves) = (&map.targets[i * t..][..t], &map.leaves[i * width..][..width]);
-                gather.extend_from_slice(leaves);
-                gather.extend(targets.iter().map(|&o| index(n + q + o as usize)));
-                let local = body.lower_pattern().positions();
-                places.extend(local.map(|(r, c)| place(lower(leaves[r] as usize, leaves[c] as usize))));
-            }
+        .zip(tables.iter().zip(&locals))
+        .map(|((map, body), (t, local))| {
+            // The body's inputs, then its weights: the weights of its targets.
+            let mut gather = t.leaves.columns.clone();
+            gather.extend(t.targets.columns.iter().map(|c| shifted(c, n + q)));
+            let places = placed(map.instances, local, &t.leaves, &t.leaves, lower, &place);
             Piece {
                 body: body.lower_kernel(),
                 instances: map.instances,
-                gather: Columns::new(&gather, width + t),
-                places: Columns::new(&places, body.lower_pattern().nnz()),
+                gather: Columns { columns: gather },
+                places: Columns { columns: places },
             }
         })
         .collect();
     let num_outputs = pattern.nnz();
     (MapKernel { rest: rest.lower_kernel(), rest_places, pieces, num_outputs }, pattern)
+}
+
+/// A map's leaves and targets as columns.
+struct Tables {
+    leaves: Columns,
+    targets: Columns,
+}
+
+impl Tables {
+    fn of(map: &Map) -> Tables {
+        Tables {
+            leaves: Columns::new(&map.leaves, map.body.num_inputs()),
+            targets: Columns::new(&map.targets, map.body.num_outputs()),
+        }
+    }
+}
+
+/// A position as it is: (row, column).
+fn same(row: usize, col: usize) -> (usize, usize) {
+    (row, col)
+}
+
+/// A position of a symmetric matrix in its lower triangle.
+fn lower(a: usize, b: usize) -> (usize, usize) {
+    (a.max(b), a.min(b))
+}
+
+/// `column` with `by` added to every entry.
+fn shifted(column: &Column, by: usize) -> Column {
+    match column {
+        Column::Affine { base, step } => Column::Affine { base: index(*base as usize + by), step: *step },
+        Column::Table(t) => Column::Table(t.iter().map(|&v| index(v as usize + by)).collect()),
+    }
+}
+
+/// Where each local entry `(r, c)` of each instance lands: `place` of
+/// `order(row(i, r), col(i, c))`, one column per entry; an entry whose row
+/// and column are the same for every instance is placed once.
+fn placed(
+    instances: usize,
+    local: &[(usize, usize)],
+    rows: &Columns,
+    cols: &Columns,
+    order: fn(usize, usize) -> (usize, usize),
+    place: &dyn Fn((usize, usize)) -> u32,
+) -> Vec<Column> {
+    local
+        .iter()
+        .map(|&(r, c)| match (rows.columns[r].constant(), cols.columns[c].constant()) {
+            (Some(row), Some(col)) => {
+                Column::Affine { base: place(order(row as usize, col as usize)), step: 0 }
+            }
+            _ => Column::of((0..instances).map(|i| place(order(rows.get(i, r), cols.get(i, c)))).collect()),
+        })
+        .collect()
 }
 
 /// An index of an output or input, as the tables keep it.
@@ -155,6 +194,24 @@ impl Entries {
     fn extend(&mut self, positions: impl Iterator<Item = (usize, usize)>) {
         for (row, col) in positions {
             self.rows[row].push(index(col));
+        }
+    }
+
+    /// The positions of a map's local entries, as [`placed`] puts them:
+    /// an entry the same for every instance once.
+    fn place(
+        &mut self,
+        instances: usize,
+        local: &[(usize, usize)],
+        rows: &Columns,
+        cols: &Columns,
+        order: fn(usize, usize) -> (usize, usize),
+    ) {
+        for &(r, c) in local {
+            match (rows.columns[r].constant(), cols.columns[c].constant()) {
+                (Some(row), Some(col)) => self.extend(std::iter::once(order(row as usize, col as usize))),
+                _ => self.extend((0..instances).map(|i| order(rows.get(i, r), cols.get(i, c)))),
+            }
         }
     }
 

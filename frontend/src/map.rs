@@ -526,6 +526,27 @@ pub enum Column {
     Table(Vec<u32>),
 }
 
+impl Column {
+    /// The column of `values` (one per instance): affine if they are.
+    pub fn of(values: Vec<u32>) -> Column {
+        let at = |i: usize| i64::from(values[i]);
+        let step = if values.len() > 1 { at(1) - at(0) } else { 0 };
+        if (0..values.len()).all(|i| at(i) == at(0) + step * i as i64) {
+            Column::Affine { base: values.first().copied().unwrap_or(0), step }
+        } else {
+            Column::Table(values)
+        }
+    }
+
+    /// The same value for every instance: a shared input, a summed output.
+    pub fn constant(&self) -> Option<u32> {
+        match self {
+            Column::Affine { base, step: 0 } => Some(*base),
+            _ => None,
+        }
+    }
+}
+
 /// A table of `instances` rows of `width` indices, kept a column at a time,
 /// affine columns as two numbers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -538,17 +559,8 @@ impl Columns {
     /// The table whose row `i` is `rows[i * width..(i + 1) * width]`.
     pub fn new(rows: &[u32], width: usize) -> Columns {
         let instances = rows.len().checked_div(width).unwrap_or(0);
-        let columns = (0..width)
-            .map(|j| {
-                let at = |i: usize| i64::from(rows[i * width + j]);
-                let step = if instances > 1 { at(1) - at(0) } else { 0 };
-                if (0..instances).all(|i| at(i) == at(0) + step * i as i64) {
-                    Column::Affine { base: rows[j], step }
-                } else {
-                    Column::Table((0..instances).map(|i| rows[i * width + j]).collect())
-                }
-            })
-            .collect();
+        let columns =
+            (0..width).map(|j| Column::of((0..instances).map(|i| rows[i * width + j]).collect())).collect();
         Columns { columns }
     }
 
