@@ -7,13 +7,15 @@ use crate::request::Request;
 use crate::Error;
 use eliminate::{scarcity_remainder, Remainder};
 use factor::higher::Budget;
+use frontend::map::Decomposition;
 use frontend::{Kernel, Program, Stop};
 use std::sync::OnceLock;
 
 /// A function to compile kernels of: a [`Program`] (inputs, parameters,
 /// outputs) and the [`Options`] of its kernels. What compiling needs more
-/// than once (the remainder graph `J·v` kernels of every width share) is
-/// kept; a `Function` may be shared by threads.
+/// than once (the remainder graph `J·v` kernels of every width share, the
+/// maps derivatives are built from) is kept; a `Function` may be shared by
+/// threads.
 ///
 /// ```
 /// use dstar::{Args, Function, Options, Request};
@@ -33,12 +35,15 @@ pub struct Function {
     options: Options,
     /// The scarcity remainder of `J·v` kernels, searched for once.
     remainder: OnceLock<Remainder>,
+    /// The maps the Jacobian, gradient and Hessian are built from, if the
+    /// plan finds any ([`factor::plan::maps`]), searched for once.
+    maps: OnceLock<Option<Decomposition>>,
 }
 
 impl Function {
     /// The function of `program`, nothing compiled yet.
     pub fn new(program: Program, options: Options) -> Function {
-        Function { program, options, remainder: OnceLock::new() }
+        Function { program, options, remainder: OnceLock::new(), maps: OnceLock::new() }
     }
 
     /// Parses a problem file (or fails with its line and column).
@@ -136,18 +141,18 @@ impl Function {
         if !matches!(request, Request::Jacobian | Request::Gradient | Request::Hessian) {
             return Ok(None);
         }
-        let Some(decomposition) = factor::plan::maps(f) else { return Ok(None) };
+        let Some(decomposition) = self.maps.get_or_init(|| factor::plan::maps(f)) else { return Ok(None) };
         options.check_stop()?;
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
         let (kernel, pattern) = match request {
             Request::Jacobian => {
-                let (kernel, pattern) = factor::mapped_jacobian(&decomposition);
+                let (kernel, pattern) = factor::mapped_jacobian(decomposition);
                 (kernel, Some(pattern))
             }
-            Request::Gradient => (factor::mapped_gradient(&decomposition), None),
+            Request::Gradient => (factor::mapped_gradient(decomposition), None),
             _ => {
-                let (kernel, pattern) = factor::mapped_hessian(&decomposition);
+                let (kernel, pattern) = factor::mapped_hessian(decomposition);
                 (kernel, Some(pattern))
             }
         };
