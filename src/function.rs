@@ -134,11 +134,11 @@ impl Function {
         Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name())))
     }
 
-    /// The Jacobian, the gradient or the Lagrangian Hessian as maps ([`factor::mapped`]),
+    /// The values, the Jacobian, the gradient or the Lagrangian Hessian as maps ([`factor::mapped`]),
     /// where the plan finds maps that pay ([`factor::plan::maps`]); `None`
     /// for the other requests and for kernels without.
     fn mapped(&self, f: &Kernel, request: Request, options: &Options) -> Result<Option<Compiled>, Error> {
-        if !matches!(request, Request::Jacobian | Request::Gradient | Request::Hessian) {
+        if !matches!(request, Request::Values | Request::Jacobian | Request::Gradient | Request::Hessian) {
             return Ok(None);
         }
         let Some(decomposition) = self.maps.get_or_init(|| factor::plan::maps(f)) else { return Ok(None) };
@@ -150,6 +150,7 @@ impl Function {
                 let (kernel, pattern) = factor::mapped_jacobian(decomposition);
                 (kernel, Some(pattern))
             }
+            Request::Values => (factor::mapped_values(decomposition), None),
             Request::Gradient => (factor::mapped_gradient(decomposition), None),
             _ => {
                 let (kernel, pattern) = factor::mapped_hessian(decomposition);
@@ -159,7 +160,7 @@ impl Function {
         options.check_stop()?;
         let layout = request.layout(n, m, pattern);
         let jit = options.compiler()?.compile_mapped(&kernel, &blocks.lengths())?;
-        let method = (request != Request::Gradient).then_some("maps");
+        let method = matches!(request, Request::Jacobian | Request::Hessian).then_some("maps");
         Ok(Some(Compiled::new(jit, request, blocks, layout, kernel.count_ops(), method)))
     }
 

@@ -66,9 +66,13 @@ fn assert_close(what: &str, got: &[f64], want: &[f64]) {
     }
 }
 
-/// The values of `d` at `x`: the rest's, plus each map's results added in.
+/// The values of `d` at `x`: zero plus the rest's, plus each map's results
+/// added in (independently of `MapKernel`).
 fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
-    let mut out = d.rest.eval(x);
+    let mut out = vec![0.0; d.rest.num_outputs()];
+    for (o, v) in d.rest.eval(x).into_iter().enumerate() {
+        out[o] += v;
+    }
     for map in &d.maps {
         let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
         for i in 0..map.instances {
@@ -103,6 +107,9 @@ fn check(name: &str, program: &Program, rng: &mut Rng) -> bool {
 
     let whole = kernel.eval(&x);
     assert_close(&format!("{name}: values"), &values(&d, &x), &whole);
+    let mapped = dstar::factor::mapped_values(&d);
+    assert!(same_bits(&mapped.eval(&x), &values(&d, &x)), "{name}: mapped values");
+    assert_compiled_same(&format!("{name}: values"), &mapped, &[n, q], &x);
 
     let (mapped, pattern) = dstar::factor::mapped_jacobian(&d);
     let jacobian = dstar::factor::jacobian(kernel.clone());

@@ -15,6 +15,21 @@ use crate::{gradient, jacobian, lagrangian_hessian};
 use frontend::map::{Column, Columns, Decomposition, Map, MapKernel, Piece};
 use frontend::SparsityPattern;
 
+/// The values of `d`'s kernel as maps: the rest's, each map's results
+/// added into their outputs.
+pub fn mapped_values(d: &Decomposition) -> MapKernel {
+    let m = d.rest.num_outputs();
+    let pieces = d
+        .maps
+        .iter()
+        .map(|map| {
+            let t = Tables::of(map);
+            Piece { body: map.body.clone(), instances: map.instances, gather: t.leaves, places: t.targets }
+        })
+        .collect();
+    MapKernel { rest: d.rest.clone(), rest_places: (0..m).map(index).collect(), pieces, num_outputs: m }
+}
+
 /// The Jacobian of `d`'s kernel as maps: output the values, then the
 /// nonzeros of the pattern (CSR), as [`crate::Jacobian::kernel`] lays them.
 pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {

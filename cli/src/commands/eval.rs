@@ -219,6 +219,10 @@ impl At<'_> {
 
     fn values(&self) -> Result<Vec<f64>, Failure> {
         if self.interp {
+            // Where the plan computes the values as maps: interpret the same maps.
+            if let Some(maps) = self.maps()? {
+                return Ok(dstar::factor::mapped_values(&maps).eval(&[self.x, self.p].concat()));
+            }
             let f = self.function.program().kernel().map_err(Failure::internal)?;
             return Ok(self.interpret(&f, &[]));
         }
