@@ -364,24 +364,38 @@ pub const MAP_MIN_COVER_PERCENT: u64 = 50;
 
 /// A value read by at least [`MAP_MIN_INSTANCES`] operations and costing
 /// at most this many is copied into every instance reading it
-/// ([`MapRules::copy_uses`]).
+/// ([`MapRules::copy_uses`]): gmm's `exp(q)`, read by every data point.
 pub const MAP_COPY_OPS: usize = 16;
 
+/// Where the first search leaves much of a kernel unmapped, a second one
+/// copies every value costing at most this many operations into each
+/// instance reading it, however few read it: neighbours sharing a point's
+/// values (collocation's dynamics at a node, read by the intervals on both
+/// sides) become instances of their own, each computing those values again.
+pub const MAP_COPY_SHARED_OPS: usize = 64;
+
+/// The first search is kept when its maps cover at least this fraction
+/// (in percent) of the operations; below it, the second search is tried
+/// and the one leaving fewer operations outside maps is kept.
+pub const MAP_GOOD_COVER_PERCENT: u64 = 90;
+
 /// The search for maps visits at most this many nodes per node of the DAG,
-/// plus [`MAP_COPY_OPS`] per argument (each use of a copied value copies
-/// at most that many operations): linear in the DAG.
+/// plus the copy limit per argument (each use of a copied value copies at
+/// most that many operations): linear in the DAG.
 pub const MAP_WORK_PER_NODE: usize = 8;
 
-/// The rules [`frontend::map::decompose`] searches `kernel` with.
-pub fn map_rules(kernel: &Kernel) -> MapRules {
+/// The rules [`frontend::map::decompose`] searches `kernel` with: values
+/// read by at least `copy_uses` operations and costing at most `copy_ops`
+/// are copied into the instances reading them.
+pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize) -> MapRules {
     let dag = kernel.dag();
     let edges: usize = dag.ids().map(|id| dag.args(id).len()).sum();
     MapRules {
         split_terms: MAP_SPLIT_TERMS,
         min_instances: MAP_MIN_INSTANCES,
-        copy_uses: MAP_MIN_INSTANCES,
-        copy_ops: MAP_COPY_OPS,
-        work: MAP_WORK_PER_NODE * dag.len() + MAP_COPY_OPS * edges + 10_000,
+        copy_uses,
+        copy_ops,
+        work: MAP_WORK_PER_NODE * dag.len() + copy_ops * edges + 10_000,
     }
 }
 
@@ -391,7 +405,24 @@ pub fn maps(kernel: &Kernel) -> Option<Decomposition> {
     if frontend::map::written_out(kernel) < MAP_MIN_OPS {
         return None;
     }
-    let decomposition = frontend::map::decompose(kernel, &map_rules(kernel))?;
-    let (mapped, all) = (decomposition.mapped_ops(), decomposition.written_out_ops());
-    (mapped * 100 >= MAP_MIN_COVER_PERCENT * all).then_some(decomposition)
+    let unmapped = |d: &Decomposition| d.written_out_ops() - d.mapped_ops();
+    let covers = |d: &Decomposition, percent: u64| d.mapped_ops() * 100 >= percent * d.written_out_ops();
+    let first = frontend::map::decompose(kernel, &map_rules(kernel, MAP_MIN_INSTANCES, MAP_COPY_OPS));
+    let best = match first {
+        Some(d) if covers(&d, MAP_GOOD_COVER_PERCENT) => d,
+        first => {
+            let second = frontend::map::decompose(kernel, &map_rules(kernel, 2, MAP_COPY_SHARED_OPS));
+            match (first, second) {
+                (Some(a), Some(b)) => {
+                    if unmapped(&b) < unmapped(&a) {
+                        b
+                    } else {
+                        a
+                    }
+                }
+                (a, b) => a.or(b)?,
+            }
+        }
+    };
+    covers(&best, MAP_MIN_COVER_PERCENT).then_some(best)
 }

@@ -197,25 +197,44 @@ fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option
 
 /// Whether each node is no instance's own: a constant or parameter
 /// expression, or a cheap value many operations use
-/// ([`MapRules::copy_ops`]). Every instance reading it copies it.
+/// ([`MapRules::copy_ops`]). Every instance reading it copies it (a call's
+/// result copies the call: its cost is the function's written out, its
+/// uses all its results' uses).
 fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -> Vec<bool> {
     let expensive = rules.copy_ops + 1;
     let mut reads = vec![false; dag.len()];
     let mut ops = vec![0usize; dag.len()];
     let mut shared = vec![false; dag.len()];
+    let mut site_uses = vec![0u32; dag.sites().len()];
+    for id in dag.ids() {
+        if let Op::Call(c) = dag.op(id) {
+            site_uses[c.site as usize] += uses[id.index()];
+        }
+    }
+    let mut function_ops: FxHashMap<FunctionId, usize> = FxHashMap::default();
     for id in dag.ids() {
         let i = id.index();
         let args = dag.args(id);
+        let (own, used) = match dag.op(id) {
+            Op::Call(c) => {
+                let function = dag.site(c.site).called();
+                let ops = *function_ops.entry(FunctionId::of(&function)).or_insert_with(|| {
+                    let body = function.body();
+                    usize::try_from(crate::call::inlined_ops(body.dag(), body.roots())).unwrap_or(usize::MAX)
+                });
+                (ops, site_uses[c.site as usize])
+            }
+            _ => (1, uses[i]),
+        };
         (reads[i], ops[i]) = match dag.op(id) {
             Op::Input(k) => ((k as usize) < num_variables, 0),
             Op::Const(_) => (false, 0),
-            Op::Call(_) => (args.iter().any(|a| reads[a.index()]), expensive),
             _ => (
                 args.iter().any(|a| reads[a.index()]),
-                args.iter().fold(1, |n, a| (n + ops[a.index()]).min(expensive)),
+                args.iter().fold(own.min(expensive), |n, a| (n + ops[a.index()]).min(expensive)),
             ),
         };
-        let cheap_and_common = uses[i] as usize >= rules.copy_uses && ops[i] <= rules.copy_ops;
+        let cheap_and_common = used as usize >= rules.copy_uses && ops[i] <= rules.copy_ops;
         shared[i] = !reads[i] || cheap_and_common;
     }
     shared

@@ -37,6 +37,10 @@ pub enum Zoo {
     /// The same step over `n` intervals, each interval's state an input:
     /// `2n` defects and a cost.
     MultipleShooting,
+    /// Trapezoidal collocation over `n` intervals: the dynamics evaluated
+    /// once per node and read by the intervals on both sides of it, `2n`
+    /// defects and a cost.
+    Collocation,
     /// One input through `n` links of a scalar chain.
     Chain,
     /// `Σ term(x_i, x_{i+1})` over `n` inputs, one output.
@@ -80,10 +84,11 @@ impl Form {
 
 impl Zoo {
     /// Every family.
-    pub const ALL: [Zoo; 12] = [
+    pub const ALL: [Zoo; 13] = [
         Zoo::SingleShooting { controls: 1 },
         Zoo::SingleShooting { controls: 3 },
         Zoo::MultipleShooting,
+        Zoo::Collocation,
         Zoo::Chain,
         Zoo::WideSum,
         Zoo::Tree,
@@ -101,6 +106,7 @@ impl Zoo {
             Zoo::SingleShooting { controls: 1 } => "shooting1",
             Zoo::SingleShooting { .. } => "shooting3",
             Zoo::MultipleShooting => "multiple_shooting",
+            Zoo::Collocation => "collocation",
             Zoo::Chain => "chain",
             Zoo::WideSum => "wide_sum",
             Zoo::Tree => "tree",
@@ -124,6 +130,7 @@ impl Zoo {
         let text = match self {
             Zoo::SingleShooting { controls } => single_shooting(n, controls),
             Zoo::MultipleShooting => multiple_shooting(n),
+            Zoo::Collocation => collocation(n),
             Zoo::Chain => chain(n),
             Zoo::WideSum => wide_sum(n),
             Zoo::Tree => tree(n),
@@ -253,6 +260,28 @@ fn multiple_shooting(n: usize) -> String {
         t.line(format!("out db{k} = nb{k} - {b1}"));
     }
     t.finish(&format!("multiple shooting over {n} intervals"))
+}
+
+fn collocation(n: usize) -> String {
+    let mut t = Text::default();
+    t.functions.push_str(
+        "function dynamics(a, b, u) -> (da, db)\n  da = b\n  db = u - sin(a) - 0.1*b*cos(a)\nend\n",
+    );
+    let states: Vec<(String, String)> =
+        (0..=n).map(|k| (t.input(format!("a{k}")), t.input(format!("b{k}")))).collect();
+    let us: Vec<String> = (0..=n).map(|k| t.input(format!("u{k}"))).collect();
+    let cost = t.sum("cost", us.iter().map(|u| format!("{u}*{u}")).collect());
+    t.line(format!("out cost = {cost}"));
+    for (k, ((a, b), u)) in states.iter().zip(&us).enumerate() {
+        t.line(format!("fa{k}, fb{k} = dynamics({a}, {b}, {u})"));
+    }
+    for k in 0..n {
+        let ((a, b), (a1, b1)) = (&states[k], &states[k + 1]);
+        let h = 0.5 / n as f64;
+        t.line(format!("out da{k} = {a1} - {a} - {h}*(fa{k} + fa{})", k + 1));
+        t.line(format!("out db{k} = {b1} - {b} - {h}*(fb{k} + fb{})", k + 1));
+    }
+    t.finish(&format!("trapezoidal collocation over {n} intervals"))
 }
 
 fn chain(n: usize) -> String {
