@@ -7,7 +7,6 @@ use crate::request::Request;
 use crate::Error;
 use eliminate::{scarcity_remainder, Remainder};
 use factor::higher::Budget;
-use frontend::map::Decomposition;
 use frontend::{Kernel, Program, Stop};
 use std::sync::OnceLock;
 
@@ -35,15 +34,15 @@ pub struct Function {
     options: Options,
     /// The scarcity remainder of `J·v` kernels, searched for once.
     remainder: OnceLock<Remainder>,
-    /// The maps the Jacobian, gradient and Hessian are built from, if the
-    /// plan finds any ([`factor::plan::maps`]), searched for once.
-    maps: OnceLock<Option<Decomposition>>,
+    /// The maps the values, Jacobian, gradient and Hessian are built from,
+    /// if the plan finds any ([`factor::plan::maps`]), searched for once.
+    maps: factor::Maps,
 }
 
 impl Function {
     /// The function of `program`, nothing compiled yet.
     pub fn new(program: Program, options: Options) -> Function {
-        Function { program, options, remainder: OnceLock::new(), maps: OnceLock::new() }
+        Function { program, options, remainder: OnceLock::new(), maps: factor::Maps::default() }
     }
 
     /// Parses a problem file (or fails with its line and column).
@@ -141,22 +140,20 @@ impl Function {
         if !matches!(request, Request::Values | Request::Jacobian | Request::Gradient | Request::Hessian) {
             return Ok(None);
         }
-        let Some(decomposition) = self.maps.get_or_init(|| factor::plan::maps(f)) else { return Ok(None) };
+        if self.maps.found(f).is_none() {
+            return Ok(None);
+        }
         options.check_stop()?;
         let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
         let blocks = request.blocks(n, q, m);
-        let (kernel, pattern) = match request {
-            Request::Jacobian => {
-                let (kernel, pattern) = factor::mapped_jacobian(decomposition);
-                (kernel, Some(pattern))
-            }
-            Request::Values => (factor::mapped_values(decomposition), None),
-            Request::Gradient => (factor::mapped_gradient(decomposition), None),
-            _ => {
-                let (kernel, pattern) = factor::mapped_hessian(decomposition);
-                (kernel, Some(pattern))
-            }
+        let with_pattern = |(kernel, pattern)| (kernel, Some(pattern));
+        let built = match request {
+            Request::Jacobian => self.maps.jacobian(f).map(with_pattern),
+            Request::Values => self.maps.values(f).map(|kernel| (kernel, None)),
+            Request::Gradient => self.maps.gradient(f).map(|kernel| (kernel, None)),
+            _ => self.maps.hessian(f).map(with_pattern),
         };
+        let Some((kernel, pattern)) = built else { return Ok(None) };
         options.check_stop()?;
         let layout = request.layout(n, m, pattern);
         let jit = options.compiler()?.compile_mapped(&kernel, &blocks.lengths())?;

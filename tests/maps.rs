@@ -17,8 +17,17 @@ use dstar::JitCompiler;
 use testkit::zoo::{Form, Zoo};
 use testkit::{close, gen_py, same_bits, Rng, Tol};
 
-const RULES: MapRules =
-    MapRules { split_terms: 4, min_instances: 2, copy_uses: 16, copy_ops: 16, work: 1 << 24 };
+const RULES: MapRules = MapRules {
+    split_terms: 4,
+    min_instances: 2,
+    copy_uses: 16,
+    copy_ops: 16,
+    compute_common: false,
+    work: 1 << 24,
+};
+
+/// The plan's first search: values 16 operations read computed once.
+const COMPUTING: MapRules = MapRules { compute_common: true, ..RULES };
 
 /// The plan's second search: every value of at most 64 operations copied
 /// into each instance reading it.
@@ -77,6 +86,11 @@ fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
     for (o, v) in d.rest.eval(x).into_iter().enumerate() {
         out[o] += v;
     }
+    // Leaves past the input read the computed values.
+    let mut x = x.to_vec();
+    if let Some(computed) = &d.computed {
+        x.extend(computed.eval(&x));
+    }
     for map in &d.maps {
         let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
         for i in 0..map.instances {
@@ -115,7 +129,12 @@ fn check(name: &str, program: &Program, rules: &MapRules, rng: &mut Rng) -> bool
     assert!(same_bits(&mapped.eval(&x), &values(&d, &x)), "{name}: mapped values");
     assert_compiled_same(&format!("{name}: values"), &mapped, &[n, q], &x);
 
-    let (mapped, pattern) = dstar::factor::mapped_jacobian(&d);
+    // With computed values, maps that copy them where a Jacobian's rows differ per instance.
+    let copied = || decompose(&kernel, &MapRules { compute_common: false, ..*rules }).expect("the same maps");
+    let (mapped, pattern) = match dstar::factor::mapped_jacobian(&d) {
+        Some(built) => built,
+        None => dstar::factor::mapped_jacobian(&copied()).expect("no computed values"),
+    };
     let jacobian = dstar::factor::jacobian(kernel.clone());
     assert_eq!(&pattern, jacobian.pattern(), "{name}: the Jacobian's pattern");
     assert_close(&format!("{name}: Jacobian"), &mapped.eval(&x), &jacobian.kernel().eval(&x));
@@ -126,7 +145,10 @@ fn check(name: &str, program: &Program, rules: &MapRules, rng: &mut Rng) -> bool
     assert_close(&format!("{name}: gradient"), &mapped.eval(&x), &gradient.eval(&x));
     assert_compiled_same(&format!("{name}: gradient"), &mapped, &[n, q], &x);
 
-    let (mapped, pattern) = dstar::factor::mapped_hessian(&d);
+    let (mapped, pattern) = match d.computed {
+        Some(_) => dstar::factor::mapped_hessian(&copied()),
+        None => dstar::factor::mapped_hessian(&d),
+    };
     let hessian = dstar::factor::lagrangian_hessian(kernel);
     assert_eq!(&pattern, hessian.lower_pattern(), "{name}: the Hessian's pattern");
     let mut input = x.clone();
@@ -143,6 +165,7 @@ fn maps_compute_what_the_program_computes() {
         let mut without = Vec::new();
         for (name, program) in programs(n) {
             check(&format!("{name}, copying"), &program, &COPYING, &mut rng);
+            check(&format!("{name}, computing"), &program, &COMPUTING, &mut rng);
             if !check(&name, &program, &RULES, &mut rng) {
                 without.push(name);
             }
@@ -167,7 +190,7 @@ fn repeated_intervals_become_one_map_in_both_forms() {
     let d = decompose(&program.kernel().unwrap(), &rules).expect("maps");
     let instances: Vec<usize> = d.maps.iter().map(|m| m.instances).collect();
     assert_eq!(instances[..2], [40, 40]);
-    let (kernel, _) = dstar::factor::mapped_jacobian(&d);
+    let (kernel, _) = dstar::factor::mapped_jacobian(&d).expect("no computed values");
     let tables: usize = kernel.pieces.iter().map(|p| p.gather.table_len() + p.places.table_len()).sum();
     assert_eq!(tables, 0, "every column affine");
     // Written out: the RK4 step of every interval but the first (which
@@ -227,4 +250,34 @@ fn neighbours_sharing_a_node_become_maps_by_copying() {
         let d = dstar::factor::plan::maps(&program.kernel().unwrap()).expect("the plan maps collocation");
         assert!(d.mapped_ops() * 100 >= 99 * d.written_out_ops(), "{form:?}");
     }
+}
+
+#[test]
+fn a_value_many_instances_read_is_computed_once() {
+    // `exp(a)`, read by every instance: summed into one output, its adjoint
+    // is summed over the instances and chained through `exp` once; in rows
+    // of their own, the Jacobian copies it instead (the gradient still
+    // sums), and so does the Hessian.
+    let inputs: Vec<String> = (0..20).map(|i| format!("x{i}")).collect();
+    let header = format!("in a, {}\n", inputs.join(", "));
+    let terms: Vec<String> = (0..20).map(|i| format!("sin(x{i}) * exp(a) * x{i}")).collect();
+    let summed = format!("{header}out {}\n", terms.join(" + "));
+    let rows = format!("{header}{}", terms.iter().map(|t| format!("out {t}\n")).collect::<String>());
+    for (name, source, summed) in [("summed", summed, true), ("rows", rows, false)] {
+        let program = parse_program(&source).unwrap();
+        let d = decompose(&program.kernel().unwrap(), &COMPUTING).expect("maps");
+        assert_eq!(d.computed.as_ref().map(Kernel::num_outputs), Some(1), "{name}");
+        assert_eq!(dstar::factor::mapped_jacobian(&d).is_some(), summed, "{name}");
+        assert!(check(name, &program, &COMPUTING, &mut Rng::new(11)), "{name}");
+    }
+}
+
+#[test]
+fn a_mixture_model_computes_its_shared_values_once() {
+    // gen.py's gmm: every point's term reads exp(q) of all the factors'
+    // diagonals and the sums of q: computed once, the adjoints summed.
+    let program = parse_program(&gen_py("gmm", 17, &[])).unwrap();
+    let d = decompose(&program.kernel().unwrap(), &COMPUTING).expect("maps");
+    assert_eq!(d.computed.as_ref().map(Kernel::num_outputs), Some(55), "50 exp(q) and 5 sums");
+    assert!(check("gmm 17", &program, &COMPUTING, &mut Rng::new(13)));
 }

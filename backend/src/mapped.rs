@@ -1,8 +1,9 @@
 //! Compiled map kernels ([`frontend::map::MapKernel`]): each body compiled
 //! once and run in a loop over its instances (code size independent of
 //! their number), its inputs gathered and its outputs added at the
-//! positions of the map's tables, in the interpreter's order, so the
-//! result equals [`MapKernel::eval`] bit for bit.
+//! positions of the map's tables, in the interpreter's order (the values
+//! computed before the maps, the rest, the maps, the chain after them), so
+//! the result equals [`MapKernel::eval`] bit for bit.
 
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
@@ -15,9 +16,12 @@ use std::cell::RefCell;
 /// A compiled [`MapKernel`], callable from many threads at once.
 #[derive(Debug)]
 pub struct MappedKernel {
+    pre: Option<Box<JitKernel>>,
     rest: JitKernel,
     rest_places: Vec<u32>,
     pieces: Vec<CompiledPiece>,
+    scratch: usize,
+    post: Option<Box<(JitKernel, Vec<u32>)>>,
     part_lengths: Vec<usize>,
     num_outputs: usize,
 }
@@ -71,9 +75,11 @@ impl Walk {
 }
 
 thread_local! {
-    /// Per-thread buffers: the input in one array, the rest's output, a
-    /// body's input and output.
-    static BUFFERS: RefCell<[Vec<f64>; 4]> = const { RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
+    /// Per-thread buffers: the input in one array (and the computed values
+    /// after it), a kernel's output, a body's input and output, the output
+    /// with its scratch slots.
+    static BUFFERS: RefCell<[Vec<f64>; 5]> =
+        const { RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
 }
 
 impl JitCompiler {
@@ -87,6 +93,8 @@ impl JitCompiler {
         kernel: &MapKernel,
         lengths: &[usize],
     ) -> Result<MappedKernel, CodegenError> {
+        let pre =
+            kernel.pre.as_ref().map(|pre| self.compile_parts(pre, lengths).map(Box::new)).transpose()?;
         let rest = self.compile_parts(&kernel.rest, lengths)?;
         let pieces = kernel
             .pieces
@@ -107,10 +115,21 @@ impl JitCompiler {
                 })
             })
             .collect::<Result<_, CodegenError>>()?;
+        let post = kernel
+            .post
+            .as_ref()
+            .map(|post| {
+                let compiled = self.compile_parts(&post.kernel, &[post.kernel.num_inputs()])?;
+                Ok::<_, CodegenError>(Box::new((compiled, post.places.clone())))
+            })
+            .transpose()?;
         Ok(MappedKernel {
+            pre,
             rest,
             rest_places: kernel.rest_places.clone(),
             pieces,
+            scratch: kernel.scratch,
+            post,
             part_lengths: lengths.to_vec(),
             num_outputs: kernel.num_outputs,
         })
@@ -128,9 +147,10 @@ impl MappedKernel {
         &self.part_lengths
     }
 
-    /// Compiled bodies and the rest: how many kernels one call runs.
+    /// Compiled bodies, the rest and the steps before and after the maps:
+    /// how many kernels one call runs.
     pub fn num_kernels(&self) -> usize {
-        1 + self.pieces.len()
+        1 + self.pieces.len() + usize::from(self.pre.is_some()) + usize::from(self.post.is_some())
     }
 
     /// Computes the output into `out` from the input parts.
@@ -152,19 +172,44 @@ impl MappedKernel {
             return Err(KernelError::OutputLength { expected: self.num_outputs, found: out.len() });
         }
         BUFFERS.with(|buffers| {
-            let [input, rest_out, body_in, body_out] = &mut *buffers.borrow_mut();
+            let [input, kernel_out, body_in, body_out, full] = &mut *buffers.borrow_mut();
             input.clear();
             for part in parts {
                 input.extend_from_slice(part);
             }
-            out.fill(0.0);
-            rest_out.resize(self.rest.num_outputs(), 0.0);
-            self.rest.eval_parts(parts, rest_out).expect("checked lengths");
-            for (&value, &at) in rest_out.iter().zip(&self.rest_places) {
-                out[at as usize] += value;
+            if let Some(pre) = &self.pre {
+                kernel_out.resize(pre.num_outputs(), 0.0);
+                pre.eval_parts(parts, kernel_out).expect("checked lengths");
+                input.extend_from_slice(kernel_out);
+            }
+            // Pieces add into the output and, past it, the scratch slots.
+            let with_scratch = if self.scratch == 0 {
+                out.fill(0.0);
+                &mut *out
+            } else {
+                full.clear();
+                full.resize(self.num_outputs + self.scratch, 0.0);
+                &mut full[..]
+            };
+            kernel_out.resize(self.rest.num_outputs(), 0.0);
+            self.rest.eval_parts(parts, kernel_out).expect("checked lengths");
+            for (&value, &at) in kernel_out.iter().zip(&self.rest_places) {
+                with_scratch[at as usize] += value;
             }
             for piece in &self.pieces {
-                piece.run(input, body_in, body_out, out);
+                piece.run(input, body_in, body_out, with_scratch);
+            }
+            if let Some(post_and_places) = &self.post {
+                let (post, places) = &**post_and_places;
+                input.extend_from_slice(&with_scratch[self.num_outputs..]);
+                kernel_out.resize(post.num_outputs(), 0.0);
+                post.eval(input, kernel_out).expect("the chain's own lengths");
+                for (&value, &at) in kernel_out.iter().zip(places) {
+                    with_scratch[at as usize] += value;
+                }
+            }
+            if self.scratch > 0 {
+                out.copy_from_slice(&full[..self.num_outputs]);
             }
         });
         Ok(())

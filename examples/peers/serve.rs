@@ -129,12 +129,14 @@ pub fn serve(path: &str, kinds: &str) {
     for kind in kinds.split(',').map(Kind::parse) {
         let name = kind.name();
         let start = Instant::now();
-        let maps = if kind == Kind::Values { None } else { dstar::factor::plan::maps(&f) };
-        let built = match &maps {
-            // Where the plan builds the request as maps, as `Function::compile` does.
-            Some(maps) => built_as_maps(kind, maps, n),
+        // Where the plan builds the request as maps, as `Function::compile`
+        // does (a search of its own per request: its time is set-up).
+        let maps = dstar::factor::Maps::default();
+        let built = match built_as_maps(kind, &maps, &f, n) {
+            Some(built) => built,
             None => built_whole(kind, &program, &f, &options),
         };
+        let mapped = matches!(built, Built::Mapped(..));
         if kind != Kind::Values {
             phase(format!("{name} symbolic"), start);
         }
@@ -156,9 +158,7 @@ pub fn serve(path: &str, kinds: &str) {
         phase(format!("{name} JIT"), start);
         let nnz = if kind == Kind::Values { m } else { positions.len() };
         let code_bytes = executable_bytes().saturating_sub(before);
-        reports.push(
-            json!({"kind": name, "ops": ops, "code_bytes": code_bytes, "nnz": nnz, "maps": maps.is_some()}),
-        );
+        reports.push(json!({"kind": name, "ops": ops, "code_bytes": code_bytes, "nnz": nnz, "maps": mapped}));
         kernels.push((kind, jit, positions));
     }
     let report = json!({
@@ -205,7 +205,7 @@ pub fn serve(path: &str, kinds: &str) {
 /// A kernel built for a request, with the positions of its entries.
 enum Built {
     Whole(dstar::Kernel, Vec<(usize, usize)>),
-    Mapped(dstar::frontend::map::MapKernel, Vec<(usize, usize)>),
+    Mapped(Box<dstar::frontend::map::MapKernel>, Vec<(usize, usize)>),
 }
 
 /// The kernel of `kind` built whole (D*, edge pushing, one reverse sweep).
@@ -226,21 +226,18 @@ fn built_whole(kind: Kind, program: &dstar::Program, f: &dstar::Kernel, options:
     }
 }
 
-/// The kernel of `kind` (not `Values`) built as maps.
-fn built_as_maps(kind: Kind, maps: &dstar::frontend::map::Decomposition, n: usize) -> Built {
+/// The kernel of `kind` (not `Values`) built as maps, if the plan finds any.
+fn built_as_maps(kind: Kind, maps: &dstar::factor::Maps, f: &dstar::Kernel, n: usize) -> Option<Built> {
+    let sparse = |(kernel, pattern): (dstar::frontend::map::MapKernel, dstar::SparsityPattern)| {
+        Built::Mapped(Box::new(kernel), pattern.positions().collect())
+    };
     match kind {
-        Kind::Jacobian => {
-            let (kernel, pattern) = dstar::factor::mapped_jacobian(maps);
-            Built::Mapped(kernel, pattern.positions().collect())
-        }
-        Kind::Hessian => {
-            let (kernel, pattern) = dstar::factor::mapped_hessian(maps);
-            Built::Mapped(kernel, pattern.positions().collect())
-        }
+        Kind::Jacobian => maps.jacobian(f).map(sparse),
+        Kind::Hessian => maps.hessian(f).map(sparse),
         Kind::Gradient => {
-            Built::Mapped(dstar::factor::mapped_gradient(maps), (0..n).map(|c| (0, c)).collect())
+            maps.gradient(f).map(|kernel| Built::Mapped(Box::new(kernel), (0..n).map(|c| (0, c)).collect()))
         }
-        Kind::Values => unreachable!("values are never built as maps"),
+        Kind::Values => None,
     }
 }
 

@@ -10,10 +10,19 @@
 //! the cost is the body's entries plus, per instance, only the entries that
 //! move; the sparsity pattern comes from the body's pattern and the
 //! instances' inputs, never from the written-out program.
+//!
+//! A value computed once and read by many instances
+//! ([`Decomposition::computed`]) is an input of the bodies: their
+//! derivatives with respect to it are added into one slot per value
+//! (per row, for a Jacobian), summed over the instances, and chained
+//! through the value once, at the end: the transpose of a broadcast is a
+//! sum.
 
 use crate::{gradient, jacobian, lagrangian_hessian};
-use frontend::map::{Column, Columns, Decomposition, Map, MapKernel, Piece};
-use frontend::SparsityPattern;
+use frontend::map::{Column, Columns, Decomposition, Map, MapKernel, Piece, Post};
+use frontend::{ExprDag, Kernel, Node, NodeId, Op, SparsityPattern};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The values of `d`'s kernel as maps: the rest's, each map's results
 /// added into their outputs.
@@ -27,35 +36,86 @@ pub fn mapped_values(d: &Decomposition) -> MapKernel {
             Piece { body: map.body.clone(), instances: map.instances, gather: t.leaves, places: t.targets }
         })
         .collect();
-    MapKernel { rest: d.rest.clone(), rest_places: (0..m).map(index).collect(), pieces, num_outputs: m }
+    MapKernel {
+        pre: d.computed.clone(),
+        rest: d.rest.clone(),
+        rest_places: (0..m).map(index).collect(),
+        pieces,
+        scratch: 0,
+        post: None,
+        num_outputs: m,
+    }
 }
 
 /// The Jacobian of `d`'s kernel as maps: output the values, then the
 /// nonzeros of the pattern (CSR), as [`crate::Jacobian::kernel`] lays them.
-pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
+/// `None` if an instance's result that a computed value reaches goes into
+/// an output that differs between instances (its adjoint is then no sum):
+/// build it from maps that copy such values instead.
+pub fn mapped_jacobian(d: &Decomposition) -> Option<(MapKernel, SparsityPattern)> {
     let m = d.rest.num_outputs();
+    let inputs = d.rest.num_inputs();
     let rest = jacobian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| jacobian(map.body.clone())).collect();
     let tables: Vec<_> = d.maps.iter().map(Tables::of).collect();
     let locals: Vec<Vec<(usize, usize)>> = bodies.iter().map(|b| b.pattern().positions().collect()).collect();
+    // Entries in a computed value's column: a slot per (row, value).
+    let mut slots: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let mut slot_columns: Vec<BTreeMap<usize, Column>> = Vec::new();
+    for ((map, t), local) in d.maps.iter().zip(&tables).zip(&locals) {
+        let mut columns = BTreeMap::new();
+        for (e, &(r, c)) in local.iter().enumerate() {
+            if !t.is_computed(c, inputs) {
+                continue;
+            }
+            let row = t.targets.columns[r].constant()?;
+            let mut slot = |i: usize| {
+                let value = index(t.leaves.get(i, c) - inputs);
+                let next = index(slots.len());
+                *slots.entry((row, value)).or_insert(next)
+            };
+            let column = match t.leaves.columns[c].constant() {
+                Some(_) => Column::Affine { base: slot(0), step: 0 },
+                None => Column::of((0..map.instances).map(slot).collect()),
+            };
+            columns.insert(e, column);
+        }
+        slot_columns.push(columns);
+    }
+    let post = (!slots.is_empty()).then(|| chain_rows(d, &slots));
     let mut entries = Entries::new(m);
     entries.extend(rest.pattern().positions());
     for ((map, t), local) in d.maps.iter().zip(&tables).zip(&locals) {
-        entries.place(map.instances, local, &t.targets, &t.leaves, same);
+        let real: Vec<_> = local.iter().copied().filter(|&(_, c)| !t.is_computed(c, inputs)).collect();
+        entries.place(map.instances, &real, &t.targets, &t.leaves, same);
+    }
+    if let Some((_, rows, post)) = &post {
+        entries.extend(post.pattern().positions().map(|(r, c)| (rows[r] as usize, c)));
     }
     let pattern = entries.pattern(d.rest.num_variables());
     let place =
         |(row, col): (usize, usize)| index(m + pattern.find(row, col).expect("an entry of the pattern"));
+    let num_outputs = m + pattern.nnz();
     let mut rest_places: Vec<u32> = (0..m).map(index).collect();
     rest_places.extend(rest.pattern().positions().map(place));
     let pieces = d
         .maps
         .iter()
         .zip(&bodies)
-        .zip(tables.iter().zip(&locals))
-        .map(|((map, body), (t, local))| {
+        .zip(tables.iter().zip(&locals).zip(&slot_columns))
+        .map(|((map, body), ((t, local), slotted))| {
             let mut places = t.targets.columns.clone();
-            places.extend(placed(map.instances, local, &t.targets, &t.leaves, same, &place));
+            let placed = placed(map.instances, local, &t.targets, &t.leaves, same, &|(row, col)| {
+                if col >= inputs {
+                    0 // a computed value's column: in a slot, below
+                } else {
+                    place((row, col))
+                }
+            });
+            places.extend(placed.into_iter().enumerate().map(|(e, column)| match slotted.get(&e) {
+                Some(slot) => shifted(slot, num_outputs),
+                None => column,
+            }));
             Piece {
                 body: body.kernel().clone(),
                 instances: map.instances,
@@ -64,16 +124,75 @@ pub fn mapped_jacobian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
             }
         })
         .collect();
-    let num_outputs = m + pattern.nnz();
-    (MapKernel { rest: rest.into_kernel(), rest_places, pieces, num_outputs }, pattern)
+    let kernel = MapKernel {
+        pre: d.computed.clone(),
+        rest: rest.into_kernel(),
+        rest_places,
+        pieces,
+        scratch: slots.len(),
+        post: post.map(|(kernel, rows, jacobian)| {
+            let places = jacobian.pattern().positions().map(|(r, c)| place((rows[r] as usize, c))).collect();
+            Post { kernel, places }
+        }),
+        num_outputs,
+    };
+    Some((kernel, pattern))
+}
+
+/// The chain through the computed values of the Jacobian's slots: a kernel
+/// over the input, the computed values and the slots whose output `r` is
+/// `Σ slot(row r, value c) · c(x)` for each row with slots, differentiated;
+/// returns the kernel of its entries alone, the rows, and its Jacobian.
+fn chain_rows(d: &Decomposition, slots: &BTreeMap<(u32, u32), u32>) -> (Kernel, Vec<u32>, crate::Jacobian) {
+    let mut by_row: Vec<(u32, u32, u32)> =
+        slots.iter().map(|(&(row, value), &slot)| (row, value, slot)).collect();
+    by_row.sort_unstable();
+    let mut rows: Vec<u32> = by_row.iter().map(|&(row, _, _)| row).collect();
+    rows.dedup();
+    let sums = weighted_sums(d, slots.len(), &by_row, &rows);
+    let jacobian = jacobian(sums);
+    let k = jacobian.kernel();
+    let entries = Kernel::new(k.dag().clone(), k.roots()[rows.len()..].to_vec(), k.num_inputs())
+        .expect("the same inputs")
+        .with_variables(k.num_variables());
+    (entries, rows, jacobian)
+}
+
+/// Over the input, `computed`'s values (unread) and `slots` weights: for
+/// each row of `rows`, `Σ weight(slot) · value` over its `(row, value,
+/// slot)` in `by_row` (sorted by row), each value recomputed from the input.
+fn weighted_sums(d: &Decomposition, slots: usize, by_row: &[(u32, u32, u32)], rows: &[u32]) -> Kernel {
+    let computed = d.computed.as_ref().expect("slots come from computed values");
+    let inputs = d.rest.num_inputs();
+    let mut dag = ExprDag::new();
+    let values = dag.import(computed.dag(), computed.roots(), None);
+    let weight = |dag: &mut ExprDag, slot: u32| dag.input(inputs + values.len() + slot as usize);
+    let mut sums: Vec<NodeId> = Vec::with_capacity(rows.len());
+    let mut last = None;
+    for &(row, value, slot) in by_row {
+        let w = weight(&mut dag, slot);
+        let term = dag.intern(Node::new(Op::Mul, &[w, values[value as usize]]));
+        if last == Some(row) {
+            let sum = sums.pop().expect("a sum for the row");
+            sums.push(dag.intern(Node::new(Op::Add, &[sum, term])));
+        } else {
+            sums.push(term);
+            last = Some(row);
+        }
+    }
+    debug_assert_eq!(sums.len(), rows.len());
+    // Every input is an input of the kernel, read or not.
+    let num_inputs = inputs + values.len() + slots;
+    Kernel::new(dag, sums, num_inputs).expect("inputs in range").with_variables(d.rest.num_variables())
 }
 
 /// The values and the gradient of the sum of the outputs of `d`'s kernel
 /// as maps, as [`crate::gradient`] lays them: each body's gradient (of the
 /// sum of its results) added at its inputs, a shared input's entries summed
-/// over the instances.
+/// over the instances, a computed value's into its slot and chained
+/// through the value once.
 pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
-    let (m, n) = (d.rest.num_outputs(), d.rest.num_variables());
+    let (m, n, inputs) = (d.rest.num_outputs(), d.rest.num_variables(), d.rest.num_inputs());
     let pieces = d
         .maps
         .iter()
@@ -81,7 +200,14 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
             let t = Tables::of(map);
             let mut places = t.targets.columns.clone();
             let variables = &t.leaves.columns[..map.body.num_variables()];
-            places.extend(variables.iter().map(|c| shifted(c, m)));
+            places.extend(variables.iter().enumerate().map(|(j, c)| {
+                // A computed value `k - inputs` has its slot at `m + n + (k - inputs)`.
+                if t.is_computed(j, inputs) {
+                    moved(c, inputs, m + n)
+                } else {
+                    shifted(c, m)
+                }
+            }));
             Piece {
                 body: gradient(map.body.clone()),
                 instances: map.instances,
@@ -90,8 +216,25 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
             }
         })
         .collect();
-    let rest_places = (0..m + n).map(index).collect();
-    MapKernel { rest: gradient(d.rest.clone()), rest_places, pieces, num_outputs: m + n }
+    let post = d.computed.as_ref().map(|computed| {
+        let values = computed.num_outputs();
+        let by_row: Vec<(u32, u32, u32)> = (0..values).map(|c| (0, index(c), index(c))).collect();
+        let sum = weighted_sums(d, values, &by_row, &[0]);
+        let g = gradient(sum);
+        let kernel = Kernel::new(g.dag().clone(), g.roots()[1..].to_vec(), g.num_inputs())
+            .expect("the same inputs")
+            .with_variables(n);
+        Post { kernel, places: (m..m + n).map(index).collect() }
+    });
+    MapKernel {
+        pre: d.computed.clone(),
+        rest: gradient(d.rest.clone()),
+        rest_places: (0..m + n).map(index).collect(),
+        pieces,
+        scratch: d.computed.as_ref().map_or(0, Kernel::num_outputs),
+        post,
+        num_outputs: m + n,
+    }
 }
 
 /// The lower triangle of the Lagrangian Hessian of `d`'s kernel as maps:
@@ -99,7 +242,11 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
 /// nonzeros of the lower triangle (CSR), as [`crate::Hessian::lower_kernel`]
 /// lays them. Each instance's body is weighted by the weights of the
 /// outputs its results are added into.
+///
+/// Panics if `d` has computed values: the Hessian is built from maps that
+/// copy them ([`crate::plan::copied_maps`]).
 pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
+    assert!(d.computed.is_none(), "the Hessian's maps copy computed values");
     let (n, q) = (d.rest.num_variables(), d.rest.num_inputs() - d.rest.num_variables());
     let rest = lagrangian_hessian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| lagrangian_hessian(map.body.clone())).collect();
@@ -133,7 +280,16 @@ pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
         })
         .collect();
     let num_outputs = pattern.nnz();
-    (MapKernel { rest: rest.lower_kernel(), rest_places, pieces, num_outputs }, pattern)
+    let kernel = MapKernel {
+        pre: None,
+        rest: rest.lower_kernel(),
+        rest_places,
+        pieces,
+        scratch: 0,
+        post: None,
+        num_outputs,
+    };
+    (kernel, pattern)
 }
 
 /// A map's leaves and targets as columns.
@@ -149,6 +305,12 @@ impl Tables {
             targets: Columns::new(&map.targets, map.body.num_outputs()),
         }
     }
+
+    /// Whether body input `j` reads a computed value (numbered from the
+    /// kernel's `inputs` on).
+    fn is_computed(&self, j: usize, inputs: usize) -> bool {
+        self.leaves.get(0, j) >= inputs
+    }
 }
 
 /// A position as it is: (row, column).
@@ -159,6 +321,15 @@ fn same(row: usize, col: usize) -> (usize, usize) {
 /// A position of a symmetric matrix in its lower triangle.
 fn lower(a: usize, b: usize) -> (usize, usize) {
     (a.max(b), a.min(b))
+}
+
+/// `column` with `from` taken from every entry and `to` added.
+fn moved(column: &Column, from: usize, to: usize) -> Column {
+    let at = |v: u32| index(v as usize - from + to);
+    match column {
+        Column::Affine { base, step } => Column::Affine { base: at(*base), step: *step },
+        Column::Table(t) => Column::Table(t.iter().map(|&v| at(v)).collect()),
+    }
 }
 
 /// `column` with `by` added to every entry.
@@ -240,5 +411,48 @@ impl Entries {
         let positions =
             self.rows.iter().enumerate().flat_map(|(r, cols)| cols.iter().map(move |&c| (r, c as usize)));
         SparsityPattern::new(rows, num_cols, positions)
+    }
+}
+
+/// A kernel's maps ([`crate::plan::maps`]), searched for on first use and
+/// kept: with common values computed once (values, Jacobians, gradients),
+/// and with them copied ([`crate::plan::copied_maps`]: Lagrangian
+/// Hessians, and Jacobians whose rows a computed value reaches differ per
+/// instance). Every request's kernel as maps is built here.
+#[derive(Debug, Default)]
+pub struct Maps {
+    computed: OnceLock<Option<Decomposition>>,
+    copied: OnceLock<Option<Decomposition>>,
+}
+
+impl Maps {
+    /// The maps of `f` (always the same kernel), if the plan finds any.
+    pub fn found(&self, f: &Kernel) -> Option<&Decomposition> {
+        self.computed.get_or_init(|| crate::plan::maps(f)).as_ref()
+    }
+
+    fn copied(&self, f: &Kernel) -> Option<&Decomposition> {
+        self.copied.get_or_init(|| crate::plan::copied_maps(f)).as_ref()
+    }
+
+    /// The values as maps ([`mapped_values`]).
+    pub fn values(&self, f: &Kernel) -> Option<MapKernel> {
+        self.found(f).map(mapped_values)
+    }
+
+    /// The Jacobian as maps ([`mapped_jacobian`]).
+    pub fn jacobian(&self, f: &Kernel) -> Option<(MapKernel, SparsityPattern)> {
+        mapped_jacobian(self.found(f)?).or_else(|| mapped_jacobian(self.copied(f)?))
+    }
+
+    /// The gradient as maps ([`mapped_gradient`]).
+    pub fn gradient(&self, f: &Kernel) -> Option<MapKernel> {
+        self.found(f).map(mapped_gradient)
+    }
+
+    /// The Lagrangian Hessian as maps ([`mapped_hessian`]).
+    pub fn hessian(&self, f: &Kernel) -> Option<(MapKernel, SparsityPattern)> {
+        self.found(f)?;
+        self.copied(f).map(mapped_hessian)
     }
 }

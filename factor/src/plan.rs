@@ -386,8 +386,9 @@ pub const MAP_WORK_PER_NODE: usize = 8;
 
 /// The rules [`frontend::map::decompose`] searches `kernel` with: values
 /// read by at least `copy_uses` operations and costing at most `copy_ops`
-/// are copied into the instances reading them.
-pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize) -> MapRules {
+/// are copied into the instances reading them, or computed once where
+/// `compute_common`.
+pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize, compute_common: bool) -> MapRules {
     let dag = kernel.dag();
     let edges: usize = dag.ids().map(|id| dag.args(id).len()).sum();
     MapRules {
@@ -395,23 +396,41 @@ pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize) -> MapRules
         min_instances: MAP_MIN_INSTANCES,
         copy_uses,
         copy_ops,
+        compute_common,
         work: MAP_WORK_PER_NODE * dag.len() + copy_ops * edges + 10_000,
     }
 }
 
 /// `kernel` as maps, if it is large enough and maps cover enough of it
-/// (see the constants above); `None` to differentiate it whole.
+/// (see the constants above); `None` to differentiate it whole. Values
+/// many instances read are computed once and read as arguments
+/// ([`MapRules::compute_common`]): for values, Jacobians and gradients.
 pub fn maps(kernel: &Kernel) -> Option<Decomposition> {
+    search(kernel, true)
+}
+
+/// The same maps with every value the instances share copied into each
+/// (no [`Decomposition::computed`]): for Lagrangian Hessians, and for
+/// Jacobians whose rows a computed value reaches differ per instance.
+pub fn copied_maps(kernel: &Kernel) -> Option<Decomposition> {
+    search(kernel, false)
+}
+
+/// The first search (common values computed once where `compute_common`,
+/// else copied), and where it leaves much unmapped the second (values
+/// neighbours share copied), as [`maps`] says.
+fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
     if frontend::map::written_out(kernel) < MAP_MIN_OPS {
         return None;
     }
     let unmapped = |d: &Decomposition| d.written_out_ops() - d.mapped_ops();
     let covers = |d: &Decomposition, percent: u64| d.mapped_ops() * 100 >= percent * d.written_out_ops();
-    let first = frontend::map::decompose(kernel, &map_rules(kernel, MAP_MIN_INSTANCES, MAP_COPY_OPS));
+    let rules = map_rules(kernel, MAP_MIN_INSTANCES, MAP_COPY_OPS, compute_common);
+    let first = frontend::map::decompose(kernel, &rules);
     let best = match first {
         Some(d) if covers(&d, MAP_GOOD_COVER_PERCENT) => d,
         first => {
-            let second = frontend::map::decompose(kernel, &map_rules(kernel, 2, MAP_COPY_SHARED_OPS));
+            let second = frontend::map::decompose(kernel, &map_rules(kernel, 2, MAP_COPY_SHARED_OPS, false));
             match (first, second) {
                 (Some(a), Some(b)) => {
                     if unmapped(&b) < unmapped(&a) {

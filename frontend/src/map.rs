@@ -54,6 +54,10 @@ pub struct MapRules {
     pub copy_uses: usize,
     /// See `copy_uses`.
     pub copy_ops: usize,
+    /// Whether such a common value (one `copy_uses` operations read) is
+    /// computed once, before the maps, and read by each instance as an
+    /// argument (its adjoint summed over them), rather than copied.
+    pub compute_common: bool,
     /// Work the search may do, in nodes visited: past it, no map.
     pub work: usize,
 }
@@ -67,8 +71,9 @@ pub struct Map {
     /// How many instances.
     pub instances: usize,
     /// Row `i` (of `body.num_inputs()`): the kernel input each input of
-    /// the body reads for instance `i` (variables, then parameters, in the
-    /// kernel's numbering).
+    /// the body reads for instance `i`: variables, then computed values
+    /// (numbered from the kernel's `num_inputs()` on: value `k -
+    /// num_inputs()` of [`Decomposition::computed`]), then parameters.
     pub leaves: Vec<u32>,
     /// Row `i` (of `body.num_outputs()`): the output each result of
     /// instance `i` is added into.
@@ -83,14 +88,17 @@ pub struct Decomposition {
     pub rest: Kernel,
     /// The maps, in the order of their first instance.
     pub maps: Vec<Map>,
+    /// The values computed once and read by instances as arguments (over
+    /// the kernel's inputs; see [`MapRules::compute_common`]).
+    pub computed: Option<Kernel>,
 }
 
 impl Decomposition {
     /// Operations one evaluation computes with every call written out
-    /// ([`crate::call::inlined_ops`]): the rest's, and each map's body once
-    /// per instance.
+    /// ([`crate::call::inlined_ops`]): the rest's, the computed values',
+    /// and each map's body once per instance.
     pub fn written_out_ops(&self) -> u64 {
-        written_out(&self.rest) + self.mapped_ops()
+        written_out(&self.rest) + self.computed.as_ref().map_or(0, written_out) + self.mapped_ops()
     }
 
     /// Operations the maps compute, with every call written out.
@@ -109,13 +117,13 @@ pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
     let dag = kernel.dag();
     let uses = dag.use_counts(kernel.roots());
     let terms = terms(kernel, &uses, rules);
-    let shared = shared(dag, &uses, kernel.num_variables(), rules);
-    let instances = instances(dag, &terms, &shared);
-    let shapes = Shapes::of(kernel, &terms, &instances, rules)?;
+    let share = shared(dag, &uses, kernel.num_variables(), rules);
+    let instances = instances(dag, &terms, &share);
+    let shapes = Shapes::of(kernel, &terms, &instances, &share, rules)?;
     let mut mapped = vec![false; terms.len()];
     let mut maps = Vec::new();
     for group in shapes.groups(rules.min_instances) {
-        maps.push(shapes.map(dag, &terms, &instances, &group, kernel.num_variables()));
+        maps.push(shapes.map(dag, &terms, &instances, &group));
         for &c in &group {
             for &t in &instances[c] {
                 mapped[t] = true;
@@ -126,7 +134,26 @@ pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
         return None;
     }
     let rest = rest(kernel, &terms, &mapped);
-    Some(Decomposition { rest, maps })
+    let computed = (!shapes.computed.is_empty()).then(|| {
+        let mut computed = ExprDag::new();
+        let roots = computed.import(dag, &shapes.computed, None);
+        Kernel::new(computed, roots, kernel.num_inputs())
+            .expect("the kernel's inputs")
+            .with_variables(kernel.num_variables())
+    });
+    Some(Decomposition { rest, maps, computed })
+}
+
+/// How a node is held by the instances reading it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Share {
+    /// By the instance whose term reaches it first; a second instance
+    /// reaching it joins that one.
+    Owned,
+    /// Copied into every instance reading it.
+    Copied,
+    /// Computed once, before the maps, and read as an argument.
+    Computed,
 }
 
 /// A term of an output: `coefficient * node`.
@@ -195,16 +222,16 @@ fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option
     Some(parts)
 }
 
-/// Whether each node is no instance's own: a constant or parameter
-/// expression, or a cheap value many operations use
-/// ([`MapRules::copy_ops`]). Every instance reading it copies it (a call's
-/// result copies the call: its cost is the function's written out, its
-/// uses all its results' uses).
-fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -> Vec<bool> {
+/// How each node is held: a constant or parameter expression is copied
+/// into every instance reading it; so is a cheap value many operations use
+/// ([`MapRules::copy_ops`]; a call's result copies the call: its cost is
+/// the function's written out, its uses all its results' uses), or it is
+/// computed once ([`MapRules::compute_common`]); the rest is owned.
+fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -> Vec<Share> {
     let expensive = rules.copy_ops + 1;
     let mut reads = vec![false; dag.len()];
     let mut ops = vec![0usize; dag.len()];
-    let mut shared = vec![false; dag.len()];
+    let mut shared = vec![Share::Owned; dag.len()];
     let mut site_uses = vec![0u32; dag.sites().len()];
     for id in dag.ids() {
         if let Op::Call(c) = dag.op(id) {
@@ -235,7 +262,13 @@ fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -
             ),
         };
         let cheap_and_common = used as usize >= rules.copy_uses && ops[i] <= rules.copy_ops;
-        shared[i] = !reads[i] || cheap_and_common;
+        shared[i] = match (reads[i], cheap_and_common) {
+            _ if dag.op(id).is_leaf() => Share::Copied,
+            (false, _) => Share::Copied,
+            (true, true) if rules.compute_common => Share::Computed,
+            (true, true) => Share::Copied,
+            (true, false) => Share::Owned,
+        };
     }
     shared
 }
@@ -243,7 +276,7 @@ fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -
 /// The terms grouped into instances: terms reaching a common operation
 /// (one not `shared`) or call site are one instance. Each list in
 /// term order; instances in the order of their first term.
-fn instances(dag: &ExprDag, terms: &[Term], shared: &[bool]) -> Vec<Vec<usize>> {
+fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>> {
     const NONE: u32 = u32::MAX;
     let mut owner = vec![NONE; dag.len()];
     let mut site_owner = vec![NONE; dag.sites().len()];
@@ -252,7 +285,7 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[bool]) -> Vec<Vec<usize>> 
     for (t, term) in terms.iter().enumerate() {
         stack.push(term.node);
         while let Some(id) = stack.pop() {
-            if dag.op(id).is_leaf() || shared[id.index()] {
+            if dag.op(id).is_leaf() || shared[id.index()] != Share::Owned {
                 continue;
             }
             if owner[id.index()] != NONE {
@@ -326,17 +359,31 @@ struct Shapes {
     shape_of: Vec<usize>,
     distinct: Vec<Shape>,
     /// Per instance: the kernel inputs its placeholders stand for,
-    /// variables then parameters.
+    /// variables, then computed values (numbered from the kernel's
+    /// `num_inputs()`), then parameters.
     leaves: Vec<Vec<u32>>,
-    /// Per instance: the number of variable placeholders.
+    /// Per instance: the number of variable and computed placeholders.
     variables: Vec<usize>,
-    /// Per instance: its nodes in post-order (as the shape numbers them).
+    /// Per instance: its nodes in post-order (as the shape numbers them),
+    /// computed values as leaves.
     nodes: Vec<Vec<NodeId>>,
+    /// The computed values instances read, in the order first read.
+    computed: Vec<NodeId>,
+    /// By node: its index in `computed`.
+    computed_index: FxHashMap<NodeId, u32>,
+    /// The kernel's `num_inputs()`: where computed values' numbers start.
+    num_inputs: u32,
 }
 
 impl Shapes {
     /// The shapes of `instances`; `None` past `rules.work` nodes visited.
-    fn of(kernel: &Kernel, terms: &[Term], instances: &[Vec<usize>], rules: &MapRules) -> Option<Shapes> {
+    fn of(
+        kernel: &Kernel,
+        terms: &[Term],
+        instances: &[Vec<usize>],
+        share: &[Share],
+        rules: &MapRules,
+    ) -> Option<Shapes> {
         let dag = kernel.dag();
         let num_variables = kernel.num_variables();
         let mut local = vec![u32::MAX; dag.len()];
@@ -347,6 +394,9 @@ impl Shapes {
             leaves: Vec::with_capacity(instances.len()),
             variables: Vec::with_capacity(instances.len()),
             nodes: Vec::with_capacity(instances.len()),
+            computed: Vec::new(),
+            computed_index: FxHashMap::default(),
+            num_inputs: u32::try_from(kernel.num_inputs()).expect("fewer than 2^32 inputs"),
         };
         let mut index: FxHashMap<Shape, usize> = FxHashMap::default();
         let mut work = 0usize;
@@ -354,6 +404,7 @@ impl Shapes {
         for (i, members) in instances.iter().enumerate() {
             let mut shape = Shape::default();
             let (mut vars, mut params, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
+            let mut computed = Vec::new();
             let mut sites: FxHashMap<u32, u32> = FxHashMap::default();
             for &t in members {
                 stack.push((terms[t].node, false));
@@ -361,7 +412,8 @@ impl Shapes {
                     if stamp[id.index()] == i as u32 {
                         continue;
                     }
-                    if !expanded {
+                    let is_computed = share[id.index()] == Share::Computed;
+                    if !expanded && !is_computed {
                         stack.push((id, true));
                         let args = dag.args(id);
                         stack.extend(
@@ -377,6 +429,15 @@ impl Shapes {
                     local[id.index()] = nodes.len() as u32;
                     nodes.push(id);
                     let op = match dag.op(id) {
+                        _ if is_computed => {
+                            let next = shapes.computed.len() as u32;
+                            let c = *shapes.computed_index.entry(id).or_insert(next);
+                            if c == next {
+                                shapes.computed.push(id);
+                            }
+                            computed.push(shapes.num_inputs + c);
+                            Op::Input(COMPUTED_PLACEHOLDER + computed.len() as u32 - 1)
+                        }
                         Op::Input(k) if (k as usize) < num_variables => {
                             vars.push(k);
                             Op::Input(vars.len() as u32 - 1)
@@ -395,7 +456,9 @@ impl Shapes {
                         op => op,
                     };
                     shape.ops.push(op);
-                    shape.args.extend(dag.args(id).iter().map(|a| local[a.index()]));
+                    if !is_computed {
+                        shape.args.extend(dag.args(id).iter().map(|a| local[a.index()]));
+                    }
                 }
                 shape.terms.push((local[terms[t].node.index()], terms[t].coefficient.to_bits()));
             }
@@ -405,7 +468,8 @@ impl Shapes {
                 shapes.distinct.push(Shape::default());
             }
             shapes.shape_of.push(s);
-            shapes.variables.push(vars.len());
+            shapes.variables.push(vars.len() + computed.len());
+            vars.extend(computed);
             vars.extend(params);
             shapes.leaves.push(vars);
             shapes.nodes.push(nodes);
@@ -424,25 +488,21 @@ impl Shapes {
 
     /// The map of the instances `group` (one shape): the body rebuilt from
     /// its first instance, the leaves and targets of each.
-    fn map(
-        &self,
-        dag: &ExprDag,
-        terms: &[Term],
-        instances: &[Vec<usize>],
-        group: &[usize],
-        num_variables: usize,
-    ) -> Map {
+    fn map(&self, dag: &ExprDag, terms: &[Term], instances: &[Vec<usize>], group: &[usize]) -> Map {
         let first = group[0];
         let variables = self.variables[first];
         let mut body = ExprDag::new();
         let mut rebuilt: FxHashMap<NodeId, NodeId> = FxHashMap::default();
+        let position =
+            |k: u32| self.leaves[first].iter().position(|&l| l == k).expect("a placeholder per leaf");
         for &id in &self.nodes[first] {
+            if let Some(&c) = self.computed_index.get(&id) {
+                rebuilt.insert(id, body.input(position(self.num_inputs + c)));
+                continue;
+            }
             let args: Vec<NodeId> = dag.args(id).iter().map(|a| rebuilt[a]).collect();
             let new = match dag.op(id) {
-                Op::Input(k) => {
-                    let at = self.leaves[first].iter().position(|&l| l == k).expect("a placeholder per leaf");
-                    body.input(at)
-                }
+                Op::Input(k) => body.input(position(k)),
                 Op::Call(c) => {
                     let site = dag.site(c.site);
                     let function: &Arc<FunctionDef> = &site.function;
@@ -460,7 +520,6 @@ impl Shapes {
         let body = Kernel::new(body, roots, num_inputs)
             .expect("the body reads its placeholders")
             .with_variables(variables);
-        debug_assert!(self.leaves[first][..variables].iter().all(|&k| (k as usize) < num_variables));
         let leaves = group.iter().flat_map(|&i| self.leaves[i].iter().copied()).collect();
         let targets = group.iter().flat_map(|&i| instances[i].iter().map(|&t| terms[t].output)).collect();
         Map { body, instances: group.len(), leaves, targets }
@@ -483,6 +542,9 @@ fn scaled(dag: &mut ExprDag, coefficient: f64, node: NodeId) -> NodeId {
 /// Parameters' placeholders are numbered from here in shapes, apart from
 /// the variables'.
 const PARAM_PLACEHOLDER: u32 = 1 << 31;
+
+/// Computed values' placeholders are numbered from here in shapes.
+const COMPUTED_PLACEHOLDER: u32 = 1 << 30;
 
 /// The kernel with the terms `mapped` taken out of its outputs: an output
 /// none of whose terms is mapped keeps its root; the others are the sum of
@@ -612,26 +674,53 @@ pub struct Piece {
     pub places: Columns,
 }
 
-/// A kernel computed as `rest` plus maps: its output is zero, plus `rest`'s
-/// outputs at `rest_places`, plus each piece's outputs at its places, in
-/// that order (a derivative of a [`Decomposition`]).
+/// A kernel computed as `rest` plus maps (a derivative of a
+/// [`Decomposition`]), in this order:
+/// 1. `pre` computes values appended to the input (what pieces gather past
+///    the input: shared computed arguments);
+/// 2. the output and `scratch` slots after it start at zero;
+/// 3. `rest`'s outputs (over the input alone) are added at `rest_places`;
+/// 4. each piece's outputs are added at its places (in the output or the
+///    scratch slots: adjoints of computed values, summed over instances);
+/// 5. `post` reads the input, the computed values and the scratch slots,
+///    and its outputs are added at its places (chaining the summed
+///    adjoints through the computed values).
 #[derive(Clone, Debug)]
 pub struct MapKernel {
-    /// Over the kernel's whole input.
+    /// Values computed once, over the kernel's input.
+    pub pre: Option<Kernel>,
+    /// Over the kernel's input.
     pub rest: Kernel,
     /// Where each output of `rest` is added.
     pub rest_places: Vec<u32>,
     /// The maps.
     pub pieces: Vec<Piece>,
+    /// Slots after the output that pieces add into and `post` reads.
+    pub scratch: usize,
+    /// Over the input, `pre`'s values and the scratch slots.
+    pub post: Option<Post>,
     /// Length of the output.
     pub num_outputs: usize,
+}
+
+/// The last step of a [`MapKernel`]: a kernel and where its outputs are added.
+#[derive(Clone, Debug)]
+pub struct Post {
+    /// Input: the kernel's input, the computed values, the scratch slots.
+    pub kernel: Kernel,
+    /// Where each output is added in the kernel's output.
+    pub places: Vec<u32>,
 }
 
 impl MapKernel {
     /// The output at `input` by the interpreter: what compiled map kernels
     /// are checked against, bit for bit.
     pub fn eval(&self, input: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0; self.num_outputs];
+        let mut extended = input.to_vec();
+        if let Some(pre) = &self.pre {
+            extended.extend(pre.eval(input));
+        }
+        let mut out = vec![0.0; self.num_outputs + self.scratch];
         for (value, &at) in self.rest.eval(input).into_iter().zip(&self.rest_places) {
             out[at as usize] += value;
         }
@@ -639,18 +728,30 @@ impl MapKernel {
             let mut gathered = vec![0.0; piece.body.num_inputs()];
             for i in 0..piece.instances {
                 for (j, g) in gathered.iter_mut().enumerate() {
-                    *g = input[piece.gather.get(i, j)];
+                    *g = extended[piece.gather.get(i, j)];
                 }
                 for (j, value) in piece.body.eval(&gathered).into_iter().enumerate() {
                     out[piece.places.get(i, j)] += value;
                 }
             }
         }
+        if let Some(post) = &self.post {
+            extended.extend_from_slice(&out[self.num_outputs..]);
+            for (value, &at) in post.kernel.eval(&extended).into_iter().zip(&post.places) {
+                out[at as usize] += value;
+            }
+        }
+        out.truncate(self.num_outputs);
         out
     }
 
-    /// Operations per evaluation: the rest's, each body's once per instance.
+    /// Operations per evaluation: the rest's, `pre`'s and `post`'s, each
+    /// body's once per instance.
     pub fn count_ops(&self) -> usize {
-        self.rest.count_ops() + self.pieces.iter().map(|p| p.instances * p.body.count_ops()).sum::<usize>()
+        let once = |k: &Option<Kernel>| k.as_ref().map_or(0, Kernel::count_ops);
+        self.rest.count_ops()
+            + once(&self.pre)
+            + self.post.as_ref().map_or(0, |p| p.kernel.count_ops())
+            + self.pieces.iter().map(|p| p.instances * p.body.count_ops()).sum::<usize>()
     }
 }

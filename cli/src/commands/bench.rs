@@ -35,12 +35,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let program = load(&args.file)?;
     progress.stage("factoring the Jacobian");
     let kernel = program.kernel().map_err(Failure::internal)?;
-    let maps = dstar::factor::plan::maps(&kernel);
-    let (jacobian, nnz) = match &maps {
-        Some(maps) => {
-            let (kernel, pattern) = dstar::factor::mapped_jacobian(maps);
-            (Symbolic::Mapped(kernel), pattern.nnz())
-        }
+    let maps = dstar::factor::Maps::default();
+    let (jacobian, nnz) = match maps.jacobian(&kernel) {
+        Some((kernel, pattern)) => (Symbolic::Mapped(Box::new(kernel)), pattern.nnz()),
         None => {
             let jacobian =
                 dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
@@ -112,7 +109,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     } else {
         println!("{}:", args.file.display());
         println!("function call        {function_ns:>10.1} ns (median)");
-        let how = if maps.is_some() { ", as maps" } else { "" };
+        let how = if matches!(jacobian, Symbolic::Mapped(_)) { ", as maps" } else { "" };
         println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {nnz} nonzeros{how}");
         println!("compile              {compile_ms:>10.2} ms");
         println!("symbolic             {symbolic_ms:>10.2} ms");
@@ -127,5 +124,5 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
 /// The Jacobian's kernel before compiling: whole, or as maps.
 enum Symbolic {
     Whole(dstar::frontend::Kernel),
-    Mapped(dstar::frontend::map::MapKernel),
+    Mapped(Box<dstar::frontend::map::MapKernel>),
 }

@@ -65,7 +65,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let p = params(args.params.as_deref(), &program, &args.file)?;
     progress.stage("differentiating and compiling");
     let function = dstar::Function::new(program.clone(), args.pipeline.options());
-    let at = At { function: &function, x: &x, p: &p, interp: args.interp };
+    let at = At { function: &function, x: &x, p: &p, interp: args.interp, maps: Default::default() };
     let (values, jacobian) = if args.jacobian {
         let (v, j) = at.jacobian()?;
         (v, Some(j))
@@ -202,6 +202,9 @@ struct At<'a> {
     x: &'a [f64],
     p: &'a [f64],
     interp: bool,
+    /// The maps the plan builds kernels from, for the interpreter to
+    /// interpret the same.
+    maps: dstar::factor::Maps,
 }
 
 impl At<'_> {
@@ -211,17 +214,16 @@ impl At<'_> {
         kernel.eval(&[self.x, self.p, extra].concat())
     }
 
-    /// The function as maps, where the plan builds its Jacobian and
-    /// Hessian so ([`dstar::factor::plan::maps`]).
-    fn maps(&self) -> Result<Option<dstar::frontend::map::Decomposition>, Failure> {
-        Ok(dstar::factor::plan::maps(&self.function.program().kernel().map_err(Failure::internal)?))
+    /// The function's kernel.
+    fn kernel(&self) -> Result<dstar::Kernel, Failure> {
+        self.function.program().kernel().map_err(Failure::internal)
     }
 
     fn values(&self) -> Result<Vec<f64>, Failure> {
         if self.interp {
             // Where the plan computes the values as maps: interpret the same maps.
-            if let Some(maps) = self.maps()? {
-                return Ok(dstar::factor::mapped_values(&maps).eval(&[self.x, self.p].concat()));
+            if let Some(kernel) = self.maps.values(&self.kernel()?) {
+                return Ok(kernel.eval(&[self.x, self.p].concat()));
             }
             let f = self.function.program().kernel().map_err(Failure::internal)?;
             return Ok(self.interpret(&f, &[]));
@@ -235,10 +237,9 @@ impl At<'_> {
     fn jacobian(&self) -> Result<(Vec<f64>, Matrix), Failure> {
         let dense: Vec<Matrix> = if self.interp {
             let program = self.function.program();
-            let (out, layout) = match self.maps()? {
+            let (out, layout) = match self.maps.jacobian(&self.kernel()?) {
                 // The plan builds this Jacobian as maps: interpret the same maps.
-                Some(maps) => {
-                    let (kernel, pattern) = dstar::factor::mapped_jacobian(&maps);
+                Some((kernel, pattern)) => {
                     let blocks =
                         vec![dstar::Block::Values(program.outputs.len()), dstar::Block::Sparse(pattern)];
                     (kernel.eval(&[self.x, self.p].concat()), dstar::Layout::new(blocks))
@@ -333,10 +334,9 @@ impl At<'_> {
             None
         };
         let lagrangian = match weights {
-            Some(w) if self.interp => Some(match self.maps()? {
+            Some(w) if self.interp => Some(match self.maps.hessian(&self.kernel()?) {
                 // The plan builds this Hessian as maps: interpret the same maps.
-                Some(maps) => {
-                    let (kernel, pattern) = dstar::factor::mapped_hessian(&maps);
+                Some((kernel, pattern)) => {
                     Symmetric { pattern, values: kernel.eval(&[self.x, self.p, w].concat()) }
                 }
                 None => {
