@@ -358,8 +358,12 @@ impl ParseError {
     /// ```
     ///
     /// A long line is shown as a window around the span, and control
-    /// characters escaped ([`excerpt`]).
+    /// characters escaped ([`excerpt`]). An error in binary input (a
+    /// binary `.nl` file) is the message alone, at its byte offset.
     pub fn render(&self, source: &str) -> String {
+        if self.span.is_binary() {
+            return format!("{self}\n");
+        }
         let line_no = self.span.start.line as usize;
         let text = crate::source::source_lines(source).nth(line_no.saturating_sub(1)).unwrap_or("");
         let gutter = " ".repeat(line_no.to_string().len());

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
 
-/// Reads the AMPL ``.nl`` file at ``path`` (names from the ``.row`` and
+/// Reads the AMPL ``.nl`` file at ``path``, text or binary (names from the ``.row`` and
 /// ``.col`` files beside it, when there are some) into ``(function, data)``:
 /// a :class:`Function` whose output 1 is the objective (0 for a model
 /// without one) and whose other outputs are the constraints' bodies, and a
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// (initial duals, AMPL's signs), ``sense`` (``"min"``, ``"max"``, or
 /// ``None`` without an objective), ``var_names``, ``constraint_names`` and
 /// ``objective_name`` (as the files give them). Raises :class:`ParseError`
-/// at the line at fault, ``ValueError`` for complementarity constraints,
+/// at the line (binary: the byte) at fault, ``ValueError`` for complementarity constraints,
 /// ``OSError`` for a file that cannot be read.
 #[guard::guarded]
 #[pyfunction]
@@ -53,9 +53,9 @@ fn parse_file(py: Python<'_>, path: &Path) -> PyResult<NlModel> {
             _ => PyOSError::new_err(message),
         }
     })?;
-    let text =
-        dstar::frontend::decode(&bytes).map_err(|e| to_py(py, e.into(), &String::from_utf8_lossy(&bytes)))?;
-    dstar::frontend::parse_nl(text, &NlNames::beside(path)).map_err(|e| to_py(py, e.into(), text))
+    // Text or binary: the reader decodes the text itself.
+    dstar::frontend::parse_nl(&bytes, &NlNames::beside(path))
+        .map_err(|e| to_py(py, e.into(), &String::from_utf8_lossy(&bytes)))
 }
 
 /// What a solver needs beside the function, as [`read_nl`] documents it.

@@ -114,41 +114,52 @@ impl Failure {
 /// `.row` and `.col` files beside it when there are some, else a problem
 /// file; a parse error is rendered against its source.
 fn load(path: &Path) -> Result<dstar::frontend::Program, Failure> {
-    let source = read_text(path)?;
-    let parsed = if is_nl(path, &source) {
-        dstar::frontend::parse_nl(&source, &dstar::frontend::NlNames::beside(path)).map(|model| model.program)
-    } else {
-        dstar::frontend::parse_program(&source)
-    };
-    parsed.map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
+    let bytes = read_bytes(path)?;
+    if is_nl(path, &bytes) {
+        // Text or binary: the reader decodes the text itself.
+        let parsed = dstar::frontend::parse_nl(&bytes, &dstar::frontend::NlNames::beside(path));
+        let shown = String::from_utf8_lossy(&bytes);
+        return parsed
+            .map(|model| model.program)
+            .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&shown))));
+    }
+    let source = decoded(path, &bytes)?;
+    dstar::frontend::parse_program(&source)
+        .map_err(|e| Failure::input(format!("error in {}: {}", path.display(), e.render(&source))))
 }
 
-/// Whether `path` is an AMPL `.nl` file: by its extension, or by its
-/// first line (`g3 1 1 0`), which no problem file starts with.
-fn is_nl(path: &Path, source: &str) -> bool {
+/// Whether `path` is an AMPL `.nl` file, text or binary: by its
+/// extension, or by its first line (`g3 1 1 0`, `b3 1 1 0`), which no
+/// problem file starts with.
+fn is_nl(path: &Path, bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.iter().position(|&b| b == b'\n').unwrap_or(bytes.len())];
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("nl"))
-        || dstar::frontend::nl::looks_like_nl(source)
+        || std::str::from_utf8(head).is_ok_and(dstar::frontend::nl::looks_like_nl)
 }
 
 /// The problem-format text of `path`: the file's own, or for an `.nl` file
 /// its program printed in the problem format.
 fn read_source(path: &Path) -> Result<String, Failure> {
-    let source = read_text(path)?;
-    if is_nl(path, &source) {
+    let bytes = read_bytes(path)?;
+    if is_nl(path, &bytes) {
         return Ok(dstar::frontend::print_program(&load(path)?));
     }
-    Ok(source)
+    decoded(path, &bytes)
 }
 
-/// The text of `path`; bytes that are not UTF-8 are an error at their line
-/// and column, shown on the line with the bad bytes replaced.
-fn read_text(path: &Path) -> Result<String, Failure> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))?;
-    match dstar::frontend::decode(&bytes) {
+/// The bytes of `path`.
+fn read_bytes(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::input(format!("error: cannot read {}: {e}\n", path.display())))
+}
+
+/// `bytes`, the contents of `path`, as text; bytes that are not UTF-8 are
+/// an error at their line and column, shown on the line with the bad
+/// bytes replaced.
+fn decoded(path: &Path, bytes: &[u8]) -> Result<String, Failure> {
+    match dstar::frontend::decode(bytes) {
         Ok(text) => Ok(text.to_string()),
         Err(e) => {
-            let shown = String::from_utf8_lossy(&bytes);
+            let shown = String::from_utf8_lossy(bytes);
             Err(Failure::input(format!("error in {}: {}", path.display(), e.render(&shown))))
         }
     }

@@ -2,15 +2,20 @@
 //! where another was expected (which are [`ParseErrorKind`](crate::ParseErrorKind)s of their own).
 
 /// An error particular to the `.nl` format; it is a
-/// [`ParseErrorKind::Nl`](crate::ParseErrorKind::Nl), with the line it is on.
+/// [`ParseErrorKind::Nl`](crate::ParseErrorKind::Nl), with the line it is
+/// on (the byte offset in a binary file).
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NlError {
-    /// The binary variant of the format (header `b`).
-    #[error("binary .nl files (header 'b') are not read; write the text format (header 'g': Pyomo's default, AMPL's 'write g<stub>')")]
-    Binary,
-    /// The first line does not start with `g` (or `b`).
-    #[error("not an .nl file: the first line must start with 'g' (text format)")]
+    /// A binary file whose numbers are not IEEE reals in either byte order
+    /// (the header's `arith` count is not 0, 1 or 2).
+    #[error("binary .nl file of arithmetic kind {arith}: only IEEE numbers (1: little-endian, 2: big-endian) are read")]
+    Arithmetic {
+        /// The header's `arith` count.
+        arith: u64,
+    },
+    /// The first line does not start with `g` or `b`.
+    #[error("not an .nl file: the first line must start with 'g' (text format) or 'b' (binary)")]
     NotNl,
     /// The file ends inside the header or a segment.
     #[error("the file ends where {expected} was expected")]
@@ -19,9 +24,9 @@ pub enum NlError {
         expected: &'static str,
     },
     /// A line that starts no segment.
-    #[error("expected a segment (a line starting with one of F S V C L O d x r b k J G), found '{found}'")]
+    #[error("expected a segment (a line starting with one of F S V C L O d x r b k J G), found {found}")]
     UnknownSegment {
-        /// The line's first characters.
+        /// The line's first characters, quoted (in binary, the key byte).
         found: String,
     },
     /// An operation code of the format that dstar has no operation for.

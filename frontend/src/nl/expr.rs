@@ -1,11 +1,11 @@
 //! One expression of a `C`, `O` or `V` segment: a prefix (Polish) listing
-//! of nodes, one a line (`o<code>` operations, `n<value>` constants,
-//! `v<index>` variables), read with an explicit stack so that nesting depth
+//! of nodes (`o<code>` operations, `n<value>` constants, `v<index>`
+//! variables; one a line in text), read with an explicit stack so that nesting depth
 //! costs no call stack, into nodes of the DAG.
 
 use super::error::NlError;
-use super::lines::{Line, Lines};
 use super::opcode::{opcode, Kind};
+use super::tokens::Tokens;
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{ParseError, ParseErrorKind};
 use crate::op::{Cmp, Op};
@@ -43,25 +43,37 @@ struct Frame {
     args: Vec<Item>,
 }
 
-/// Reads the expression starting on the next line into `dag`.
+/// Reads the next expression into `dag`.
 pub(super) fn read_expr(
-    lines: &mut Lines<'_>,
+    tokens: &mut impl Tokens,
     dag: &mut ExprDag,
     scope: &Scope,
 ) -> Result<NodeId, ParseError> {
     let mut stack: Vec<Frame> = Vec::new();
     loop {
-        let line = lines.expect("an expression node (a line starting with o, n or v)")?;
-        let mut item = match line.text.as_bytes()[0] {
+        let key = tokens.node()?;
+        let mut item = match key {
             b'o' => {
-                stack.push(operation(&line, lines)?);
+                stack.push(operation(tokens)?);
                 continue;
             }
-            b'n' | b'l' | b's' => Item::Value(dag.constant(line.real_of(&line.text[1..])?)),
-            b'v' => Item::Value(variable(&line, scope, dag)?),
-            b'h' => return Err(line.error(NlError::Unsupported { what: "strings (h)" })),
-            b'f' => return Err(line.error(NlError::Unsupported { what: "calls of imported functions (f)" })),
-            _ => return Err(line.error(expected("an expression node (o, n or v)", &line))),
+            b'n' | b'l' | b's' => Item::Value(dag.constant(tokens.constant(key)?)),
+            b'v' => {
+                let index = tokens.int("a variable index")?;
+                Item::Value(scope.node(index, dag).map_err(|kind| tokens.item_error(kind))?)
+            }
+            b'h' => return Err(tokens.item_error(NlError::Unsupported { what: "strings (h)" }.into())),
+            b'f' => {
+                let what = "calls of imported functions (f)";
+                return Err(tokens.item_error(NlError::Unsupported { what }.into()));
+            }
+            _ => {
+                let kind = ParseErrorKind::Expected {
+                    expected: "an expression node (o, n or v)",
+                    found: tokens.shown_item(),
+                };
+                return Err(tokens.item_error(kind));
+            }
         };
         // Hand the finished item up until an operation still needs operands.
         loop {
@@ -78,39 +90,33 @@ pub(super) fn read_expr(
     }
 }
 
-/// The frame of an `o<code>` line (and its count line for a list).
-fn operation(line: &Line<'_>, lines: &mut Lines<'_>) -> Result<Frame, ParseError> {
-    let digits = &line.text[1..];
-    let code = line.int_of(digits, "an o-code")?;
-    let (name, kind) = opcode(code).ok_or_else(|| line.error(NlError::UnknownOpcode { code }))?;
+/// The frame of an `o<code>` node (and its operand count for a list).
+fn operation(tokens: &mut impl Tokens) -> Result<Frame, ParseError> {
+    let code = tokens.int("an o-code")?;
+    let (name, kind) =
+        opcode(code).ok_or_else(|| tokens.item_error(NlError::UnknownOpcode { code }.into()))?;
     let code = code as u32; // below 83: opcode() knows it
     if kind == Kind::Unsupported {
-        return Err(line.error(NlError::UnsupportedOpcode { code, name }));
+        return Err(tokens.item_error(NlError::UnsupportedOpcode { code, name }.into()));
     }
     let need = match kind.arity() {
         Some(n) => n,
         None => {
-            let count_line = lines.expect("the number of operands")?;
-            let n = count_line.fields(0).int("the number of operands")?;
-            // Each operand takes a line at least: a larger count is a lie.
-            if n == 0 || n > lines.remaining() as u64 {
+            tokens.item("the number of operands")?;
+            let n = tokens.int("the number of operands")?;
+            // Each operand takes a line (in binary, 5 bytes) at least: a larger count is a lie.
+            if n == 0 || n > tokens.remaining() as u64 {
                 let kind = if n == 0 {
                     NlError::NoOperands { code, name }
                 } else {
                     NlError::Truncated { expected: "an operand" }
                 };
-                return Err(count_line.error(kind));
+                return Err(tokens.token_error(kind.into()));
             }
             n as usize
         }
     };
     Ok(Frame { kind, need, args: Vec::with_capacity(need.min(64)) })
-}
-
-/// The node of a `v<index>` line.
-fn variable(line: &Line<'_>, scope: &Scope, dag: &mut ExprDag) -> Result<NodeId, ParseError> {
-    let index = line.int_of(&line.text[1..], "a variable index")?;
-    scope.node(index, dag).map_err(|kind| line.error(kind))
 }
 
 impl Scope {
@@ -128,11 +134,6 @@ impl Scope {
         }
         Ok(self.defined[i - self.n_vars].ok_or(NlError::UsedBeforeDefined { index: i })?)
     }
-}
-
-/// "expected `what`, found 'text'".
-fn expected(what: &'static str, line: &Line<'_>) -> ParseErrorKind {
-    ParseErrorKind::Expected { expected: what, found: format!("'{}'", crate::shown::Shown(line.text)) }
 }
 
 /// The operation of `kind` applied to its operands.

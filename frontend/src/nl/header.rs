@@ -1,13 +1,30 @@
-//! The ten header lines of a text `.nl` file: `g` and the options, then the
-//! counts (variables, constraints, objectives, ..., common expressions).
+//! The ten header lines of an `.nl` file, text in either variant: `g`
+//! (text) or `b` (binary) and the options, then the counts (variables,
+//! constraints, objectives, ..., common expressions).
 
 use super::error::NlError;
 use super::lines::Lines;
 use crate::error::ParseError;
 
-/// The counts of the header that the reader uses.
+/// Which variant of the format a file is in: the first line's letter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `g`: text, an item a line.
+    Text,
+    /// `b`: binary, integers of 4 bytes and reals of 8 in the byte order
+    /// the header's `arith` count gives (1: little-endian IEEE, 2:
+    /// big-endian IEEE, 0: unstated, this machine's, as the ASL reads it).
+    Binary {
+        /// Whether the numbers are big-endian.
+        big_endian: bool,
+    },
+}
+
+/// The counts of the header that the reader uses, and the format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Text or binary.
+    pub format: Format,
     /// Variables (`n_var`).
     pub vars: usize,
     /// Algebraic constraints (`n_con`).
@@ -38,17 +55,16 @@ const LINES: [(&str, usize); 9] = [
     ("the counts of common expressions", 5),
 ];
 
-/// Reads the header. A count is refused when the file is too small to
-/// describe that many things, so no count can make the reader allocate
-/// more than the file's size.
-pub(super) fn read_header(lines: &mut Lines<'_>) -> Result<Header, ParseError> {
-    let bytes = lines.remaining();
+/// Reads the header of a file of `bytes` bytes. A count is refused when
+/// the file is too small to describe that many things, so no count can
+/// make the reader allocate more than the file's size.
+pub(super) fn read_header(lines: &mut Lines<'_>, bytes: usize) -> Result<Header, ParseError> {
     let first = lines.expect("the header line 'g...'")?;
-    match first.text.as_bytes().first() {
-        Some(b'g') => {}
-        Some(b'b') => return Err(first.error(NlError::Binary)),
+    let binary = match first.text.as_bytes().first() {
+        Some(b'g') => false,
+        Some(b'b') => true,
         _ => return Err(first.error(NlError::NotNl)),
-    }
+    };
     let mut counts = Vec::with_capacity(LINES.len());
     for (what, required) in LINES {
         let line = lines.expect(what)?;
@@ -77,7 +93,15 @@ pub(super) fn read_header(lines: &mut Lines<'_>) -> Result<Header, ParseError> {
         .ok()
         .filter(|&n| n <= bytes)
         .ok_or_else(|| too_large("common expressions"))?;
+    let format = match (binary, count(4, 2)) {
+        (false, _) => Format::Text,
+        (true, 0) => Format::Binary { big_endian: cfg!(target_endian = "big") },
+        (true, 1) => Format::Binary { big_endian: false },
+        (true, 2) => Format::Binary { big_endian: true },
+        (true, arith) => return Err(counts[4].0.error(NlError::Arithmetic { arith })),
+    };
     Ok(Header {
+        format,
         vars: checked(0, 0, "variables")?,
         constraints: checked(0, 1, "constraints")?,
         objectives: checked(0, 2, "objectives")?,

@@ -1,8 +1,10 @@
 //! The `.nl` text as numbered lines: each holds one item (a header line, a
 //! segment's first line, one expression node, one `index value` pair),
-//! written before an optional `#` comment.
+//! written before an optional `#` comment; and those lines as the
+//! [`Tokens`] of the segments.
 
 use super::error::NlError;
+use super::tokens::Tokens;
 use crate::error::{ParseError, ParseErrorKind};
 use crate::span::{Pos, Span};
 
@@ -80,25 +82,6 @@ impl<'a> Fields<'a> {
     pub fn int(&mut self, expected: &'static str) -> Result<u64, ParseError> {
         let field = self.next(expected)?;
         self.line.int_of(field, expected)
-    }
-
-    /// The next field as an index below `count` of `what`.
-    pub fn index(&mut self, what: &'static str, count: usize) -> Result<usize, ParseError> {
-        let field = self.next(what)?;
-        let index = self.line.int_of(field, what)?;
-        match usize::try_from(index) {
-            Ok(i) if i < count => Ok(i),
-            _ => Err(ParseError {
-                kind: NlError::OutOfRange { what, index, count }.into(),
-                span: self.line.span_of(field),
-            }),
-        }
-    }
-
-    /// The next field as a real number.
-    pub fn real(&mut self, expected: &'static str) -> Result<f64, ParseError> {
-        let field = self.next(expected)?;
-        self.line.real_of(field)
     }
 }
 
@@ -188,6 +171,112 @@ impl<'a> Lines<'a> {
         let offset = u32::try_from(self.pos).unwrap_or(u32::MAX);
         let end = Pos { offset, line: self.no.max(1), column };
         ParseError { kind: kind.into(), span: Span { start: end, end } }
+    }
+}
+
+/// The segments of a text file as [`Tokens`]: an item a line, its fields
+/// blank-separated, a key letter glued to the first (`o54`, `J0 2`).
+#[derive(Debug)]
+pub(super) struct LineTokens<'a> {
+    lines: Lines<'a>,
+    /// The item's line and its fields not read yet.
+    fields: Option<Fields<'a>>,
+    /// The span of the last token read.
+    last: Span,
+}
+
+impl<'a> LineTokens<'a> {
+    /// The tokens of the lines after the header.
+    pub fn new(lines: Lines<'a>) -> LineTokens<'a> {
+        LineTokens { lines, fields: None, last: Span::default() }
+    }
+
+    /// Makes `line` the item, its fields after the first `skip` bytes;
+    /// returns its first byte.
+    fn start(&mut self, line: Line<'a>, skip: usize) -> u8 {
+        self.last = line.span();
+        self.fields = Some(line.fields(skip));
+        line.text.as_bytes().first().copied().unwrap_or(b' ')
+    }
+
+    /// The next field of the item, or an error saying `expected` is missing.
+    fn field(&mut self, expected: &'static str) -> Result<(&'a str, Line<'a>), ParseError> {
+        let Some(fields) = self.fields.as_mut() else {
+            return Err(self.lines.end_error(expected));
+        };
+        let field = fields.next(expected)?;
+        self.last = fields.line.span_of(field);
+        Ok((field, fields.line))
+    }
+}
+
+impl Tokens for LineTokens<'_> {
+    fn segment(&mut self) -> Result<Option<u8>, ParseError> {
+        while let Some(line) = self.lines.next_line() {
+            if !line.text.is_empty() {
+                return Ok(Some(self.start(line, 1)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn node(&mut self) -> Result<u8, ParseError> {
+        let line = self.lines.expect("an expression node (a line starting with o, n or v)")?;
+        Ok(self.start(line, 1))
+    }
+
+    fn item(&mut self, expected: &'static str) -> Result<(), ParseError> {
+        let line = self.lines.expect(expected)?;
+        self.start(line, 0);
+        Ok(())
+    }
+
+    fn int(&mut self, expected: &'static str) -> Result<u64, ParseError> {
+        let (field, line) = self.field(expected)?;
+        line.int_of(field, expected)
+    }
+
+    fn signed(&mut self, expected: &'static str) -> Result<i64, ParseError> {
+        let (field, _) = self.field(expected)?;
+        field.parse().map_err(|_| {
+            let found = format!("'{}'", crate::shown::Shown(field));
+            self.token_error(ParseErrorKind::Expected { expected, found })
+        })
+    }
+
+    fn real(&mut self, expected: &'static str) -> Result<f64, ParseError> {
+        let (field, line) = self.field(expected)?;
+        line.real_of(field)
+    }
+
+    fn constant(&mut self, _key: u8) -> Result<f64, ParseError> {
+        self.real("a number")
+    }
+
+    fn bound_type(&mut self) -> Result<u64, ParseError> {
+        self.int("a bound type")
+    }
+
+    fn skip_name(&mut self) -> Result<(), ParseError> {
+        Ok(())
+    }
+
+    fn token_error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError { kind, span: self.last }
+    }
+
+    fn item_error(&self, kind: ParseErrorKind) -> ParseError {
+        let span = self.fields.as_ref().map_or(self.last, |f| f.line.span());
+        ParseError { kind, span }
+    }
+
+    fn shown_item(&self) -> String {
+        let text = self.fields.as_ref().map_or("", |f| f.line.text);
+        format!("'{}'", crate::shown::Shown(text))
+    }
+
+    fn remaining(&self) -> usize {
+        self.lines.remaining()
     }
 }
 

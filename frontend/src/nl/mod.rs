@@ -1,6 +1,7 @@
-//! Reads AMPL `.nl` files (the text format, header `g`), as Pyomo, AMPL
-//! and JuMP write them for a solver, into a [`Program`] and the solver data
-//! beside it ([`NlModel`]). The format is D. M. Gay's "Writing .nl Files"
+//! Reads AMPL `.nl` files, text (header `g`) or binary (header `b`), as
+//! Pyomo, AMPL and JuMP write them for a solver, into a [`Program`] and the
+//! solver data beside it ([`NlModel`]). One segment parser reads both, from
+//! [`Tokens`](tokens::Tokens) of either variant. The format is D. M. Gay's "Writing .nl Files"
 //! (Sandia report SAND2005-7907P); the repository's `docs/nl.md` says what
 //! is read and how it maps.
 //!
@@ -14,6 +15,7 @@
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 
+mod binary;
 mod error;
 mod expr;
 mod header;
@@ -21,14 +23,17 @@ mod lines;
 mod names;
 mod opcode;
 mod segments;
+mod tokens;
 
 pub use error::NlError;
-pub use header::Header;
+pub use header::{Format, Header};
 pub use names::NlNames;
 
 use crate::error::ParseError;
 use crate::program::{Output, Program};
-use lines::Lines;
+use binary::BinaryTokens;
+use lines::{LineTokens, Lines};
+use tokens::Tokens;
 
 /// A bound on a variable (`b` segment) or a range of a constraint's body
 /// (`r` segment), by the format's type codes 0 to 5.
@@ -161,24 +166,45 @@ impl NlModel {
     }
 }
 
-/// Reads a text `.nl` file, naming variables and constraints from `names`
-/// (the `.col` and `.row` files, when there are some).
+/// Reads an `.nl` file, text or binary (the bytes of a text file are
+/// UTF-8), naming variables and constraints from `names` (the `.col` and
+/// `.row` files, when there are some).
 ///
 /// # Errors
-/// A [`ParseError`] at the line at fault: a malformed or truncated file,
-/// an index out of range, a binary (`b`) file, or a construct dstar does
-/// not compute (imported functions, logical constraints, o-codes without
-/// an operation of dstar's, such as `o74` (alldiff)).
-pub fn parse_nl(text: &str, names: &NlNames) -> Result<NlModel, ParseError> {
-    let mut lines = Lines::new(text);
-    let header = header::read_header(&mut lines)?;
+/// A [`ParseError`] at the line at fault (at the byte, in the segments of
+/// a binary file): a malformed or truncated file, an index out of range,
+/// or a construct dstar does not compute (imported functions, logical
+/// constraints, o-codes without an operation of dstar's, such as `o74`
+/// (alldiff)).
+pub fn parse_nl(source: &(impl AsRef<[u8]> + ?Sized), names: &NlNames) -> Result<NlModel, ParseError> {
+    let bytes = source.as_ref();
+    if bytes.first() == Some(&b'b') {
+        let head = binary::header_bytes(bytes);
+        let mut lines = Lines::new(crate::source::decode(head)?);
+        let header = read_header(&mut lines, bytes.len())?;
+        let big_endian = matches!(header.format, Format::Binary { big_endian: true });
+        return read_model(BinaryTokens::new(bytes, head.len(), big_endian), header, names);
+    }
+    let mut lines = Lines::new(crate::source::decode(bytes)?);
+    let header = read_header(&mut lines, bytes.len())?;
+    read_model(LineTokens::new(lines), header, names)
+}
+
+/// The header, checked for variables and outputs.
+fn read_header(lines: &mut Lines<'_>, bytes: usize) -> Result<Header, ParseError> {
+    let header = header::read_header(lines, bytes)?;
     if header.vars == 0 {
         return Err(lines.end_error_kind(NlError::NoVariables));
     }
     if header.objectives + header.constraints == 0 {
         return Err(lines.end_error_kind(NlError::NoOutputs));
     }
-    let mut s = segments::read_segments(&mut lines, &header)?;
+    Ok(header)
+}
+
+/// The model whose segments `tokens` hold.
+fn read_model(mut tokens: impl Tokens, header: Header, names: &NlNames) -> Result<NlModel, ParseError> {
+    let mut s = segments::read_segments(&mut tokens, &header)?;
     let var_names = names.vars(header.vars);
     let (constraint_names, objective_name) = names.rows(header.constraints, header.objectives);
     let mut outputs = Vec::with_capacity(header.constraints + 1);

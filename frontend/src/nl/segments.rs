@@ -1,12 +1,12 @@
-//! The segments after the header, each a line starting with a letter and
-//! the lines it announces: `V`, `C`, `O` expressions, `J`, `G` linear
-//! parts, `x` and `d` initial values, `r` and `b` bounds, `k` column
-//! counts, `S` suffixes (skipped); `F` and `L` are refused.
+//! The segments after the header, each a key letter and the items it
+//! announces: `V`, `C`, `O` expressions, `J`, `G` linear parts, `x` and
+//! `d` initial values, `r` and `b` bounds, `k` column counts, `S` suffixes
+//! (skipped); `F` and `L` are refused. Read from [`Tokens`], text or binary.
 
 use super::error::NlError;
 use super::expr::{balanced, read_expr, Scope};
 use super::header::Header;
-use super::lines::{Line, Lines};
+use super::tokens::Tokens;
 use super::{Bound, Sense};
 use crate::dag::{ExprDag, NodeId};
 use crate::error::{ParseError, ParseErrorKind};
@@ -57,7 +57,7 @@ impl Body {
 }
 
 /// Reads the segments up to the end of the file.
-pub(super) fn read_segments(lines: &mut Lines<'_>, header: &Header) -> Result<Segments, ParseError> {
+pub(super) fn read_segments(tokens: &mut impl Tokens, header: &Header) -> Result<Segments, ParseError> {
     let mut dag = ExprDag::new();
     dag.reserve(header.vars);
     for k in 0..header.vars {
@@ -74,85 +74,89 @@ pub(super) fn read_segments(lines: &mut Lines<'_>, header: &Header) -> Result<Se
         var_bounds: vec![Bound::Free; header.vars],
         constraint_bounds: vec![Bound::Free; header.constraints],
     };
-    while let Some(line) = lines.next_line() {
-        if !line.text.is_empty() {
-            s.read_segment(&line, lines)?;
-        }
+    while let Some(key) = tokens.segment()? {
+        s.read_segment(key, tokens)?;
     }
     Ok(s)
 }
 
 impl Segments {
-    /// Reads the segment whose first line is `line`.
-    fn read_segment(&mut self, line: &Line<'_>, lines: &mut Lines<'_>) -> Result<(), ParseError> {
+    /// Reads the segment whose key letter is `key`.
+    fn read_segment(&mut self, key: u8, tokens: &mut impl Tokens) -> Result<(), ParseError> {
         let (n_vars, n_cons, n_objs) = (self.scope.n_vars, self.constraints.len(), self.objectives.len());
-        let mut fields = line.fields(1);
-        match line.text.as_bytes()[0] {
-            b'F' => Err(line.error(NlError::Unsupported { what: "imported functions (F segments)" })),
-            b'L' => Err(line.error(NlError::Unsupported { what: "logical constraints (L segments)" })),
-            b'S' => skip_suffix(line, lines),
-            b'V' => self.read_defined(line, lines),
+        match key {
+            b'F' => {
+                Err(tokens
+                    .item_error(NlError::Unsupported { what: "imported functions (F segments)" }.into()))
+            }
+            b'L' => {
+                Err(tokens
+                    .item_error(NlError::Unsupported { what: "logical constraints (L segments)" }.into()))
+            }
+            b'S' => skip_suffix(tokens),
+            b'V' => self.read_defined(tokens),
             b'C' => {
-                let i = fields.index("constraint", n_cons)?;
-                once(line, 'C', "constraint", i, self.constraints[i].nonlinear)?;
-                self.constraints[i].nonlinear = Some(read_expr(lines, &mut self.dag, &self.scope)?);
+                let i = tokens.index("constraint", n_cons)?;
+                once(tokens, 'C', "constraint", i, self.constraints[i].nonlinear)?;
+                self.constraints[i].nonlinear = Some(read_expr(tokens, &mut self.dag, &self.scope)?);
                 Ok(())
             }
             b'O' => {
-                let i = fields.index("objective", n_objs)?;
-                self.senses[i] = match fields.int("the objective's sense (0 or 1)")? {
+                let i = tokens.index("objective", n_objs)?;
+                let expected = "the objective's sense (0 or 1)";
+                self.senses[i] = match tokens.int(expected)? {
                     0 => Sense::Minimize,
                     1 => Sense::Maximize,
-                    _ => return Err(line.error(expected("the objective's sense (0 or 1)", line))),
+                    n => {
+                        let found = n.to_string();
+                        return Err(tokens.token_error(ParseErrorKind::Expected { expected, found }));
+                    }
                 };
-                once(line, 'O', "objective", i, self.objectives[i].nonlinear)?;
-                self.objectives[i].nonlinear = Some(read_expr(lines, &mut self.dag, &self.scope)?);
+                once(tokens, 'O', "objective", i, self.objectives[i].nonlinear)?;
+                self.objectives[i].nonlinear = Some(read_expr(tokens, &mut self.dag, &self.scope)?);
                 Ok(())
             }
             b'J' | b'G' => {
-                let (what, count) =
-                    if line.text.starts_with('J') { ("constraint", n_cons) } else { ("objective", n_objs) };
-                let i = fields.index(what, count)?;
-                let k = fields.int("the number of terms")?;
-                let sum = linear_terms(lines, &mut self.dag, &self.scope, k)?;
-                let body =
-                    if what == "constraint" { &mut self.constraints[i] } else { &mut self.objectives[i] };
-                let letter = if what == "constraint" { 'J' } else { 'G' };
-                once(line, letter, what, i, body.linear)?;
+                let (what, letter, count) =
+                    if key == b'J' { ("constraint", 'J', n_cons) } else { ("objective", 'G', n_objs) };
+                let i = tokens.index(what, count)?;
+                let k = tokens.int("the number of terms")?;
+                let body = if key == b'J' { self.constraints[i] } else { self.objectives[i] };
+                once(tokens, letter, what, i, body.linear)?;
+                let sum = linear_terms(tokens, &mut self.dag, &self.scope, k)?;
+                let body = if key == b'J' { &mut self.constraints[i] } else { &mut self.objectives[i] };
                 body.linear = sum;
                 Ok(())
             }
-            b'x' => pairs(lines, fields.int("the number of values")?, "variable", &mut self.primal),
-            b'd' => pairs(lines, fields.int("the number of values")?, "constraint", &mut self.duals),
-            b'r' => bounds(lines, &mut self.constraint_bounds, Some(n_vars)),
-            b'b' => bounds(lines, &mut self.var_bounds, None),
+            b'x' => pairs(tokens, "variable", &mut self.primal),
+            b'd' => pairs(tokens, "constraint", &mut self.duals),
+            b'r' => bounds(tokens, &mut self.constraint_bounds, Some(n_vars)),
+            b'b' => bounds(tokens, &mut self.var_bounds, None),
             b'k' => {
-                let m = fields.int("the number of column counts")?;
+                let m = tokens.int("the number of column counts")?;
                 for _ in 0..m {
-                    lines.expect("a Jacobian column count")?.fields(0).int("a Jacobian column count")?;
+                    tokens.item("a Jacobian column count")?;
+                    tokens.int("a Jacobian column count")?;
                 }
                 Ok(())
             }
-            _ => {
-                let found: String = line.text.chars().take(12).collect();
-                Err(line.error(NlError::UnknownSegment { found }))
-            }
+            _ => Err(tokens.item_error(NlError::UnknownSegment { found: tokens.shown_item() }.into())),
         }
     }
 
     /// A `V` segment: `V i k t`, `k` linear terms, then the expression.
-    fn read_defined(&mut self, line: &Line<'_>, lines: &mut Lines<'_>) -> Result<(), ParseError> {
+    fn read_defined(&mut self, tokens: &mut impl Tokens) -> Result<(), ParseError> {
         let n_vars = self.scope.n_vars;
-        let mut fields = line.fields(1);
-        let i = fields.index("defined variable", n_vars + self.scope.defined.len())?;
+        let i = tokens.index("defined variable", n_vars + self.scope.defined.len())?;
         let j = i.checked_sub(n_vars).ok_or_else(|| {
             let expected = "a defined variable's index (the number of variables or more)";
-            line.error(ParseErrorKind::Expected { expected, found: format!("variable {i}") })
+            tokens.token_error(ParseErrorKind::Expected { expected, found: format!("variable {i}") })
         })?;
-        let k = fields.int("the number of linear terms")?;
-        once(line, 'V', "defined variable", i, self.scope.defined[j])?;
-        let linear = linear_terms(lines, &mut self.dag, &self.scope, k)?;
-        let nonlinear = read_expr(lines, &mut self.dag, &self.scope)?;
+        let k = tokens.int("the number of linear terms")?;
+        tokens.int("the defined variable's use")?;
+        once(tokens, 'V', "defined variable", i, self.scope.defined[j])?;
+        let linear = linear_terms(tokens, &mut self.dag, &self.scope, k)?;
+        let nonlinear = read_expr(tokens, &mut self.dag, &self.scope)?;
         self.scope.defined[j] = Some(Body { nonlinear: Some(nonlinear), linear }.node(&mut self.dag));
         Ok(())
     }
@@ -160,42 +164,34 @@ impl Segments {
 
 /// An error if a segment for `what` `i` was read already (`seen`).
 fn once(
-    line: &Line<'_>,
+    tokens: &impl Tokens,
     segment: char,
     what: &'static str,
     index: usize,
     seen: Option<NodeId>,
 ) -> Result<(), ParseError> {
     match seen {
-        Some(_) => Err(line.error(NlError::Duplicate { segment, what, index })),
+        Some(_) => Err(tokens.item_error(NlError::Duplicate { segment, what, index }.into())),
         None => Ok(()),
     }
 }
 
-/// "expected `what`, found 'text'".
-fn expected(what: &'static str, line: &Line<'_>) -> ParseErrorKind {
-    ParseErrorKind::Expected { expected: what, found: format!("'{}'", crate::shown::Shown(line.text)) }
-}
-
-/// `k` lines `index coefficient` (variables, or defined variables read
+/// `k` items `index coefficient` (variables, or defined variables read
 /// already), summed as a balanced tree; zero coefficients, which writers
 /// emit to declare a variable's place in the sparsity pattern, add nothing
 /// and are left out. `None` for no nonzero term.
 fn linear_terms(
-    lines: &mut Lines<'_>,
+    tokens: &mut impl Tokens,
     dag: &mut ExprDag,
     scope: &Scope,
     k: u64,
 ) -> Result<Option<NodeId>, ParseError> {
-    let mut terms = Vec::with_capacity((k as usize).min(lines.remaining()).min(1 << 20));
+    let mut terms = Vec::with_capacity((k as usize).min(tokens.remaining()).min(1 << 20));
     for _ in 0..k {
-        let line = lines.expect("a linear term 'index coefficient'")?;
-        let mut fields = line.fields(0);
-        let index_field = fields.next("a variable index")?;
-        let coefficient = fields.real("a coefficient")?;
-        let index = line.int_of(index_field, "a variable index")?;
-        let x =
-            scope.node(index, dag).map_err(|kind| ParseError { kind, span: line.span_of(index_field) })?;
+        tokens.item("a linear term 'index coefficient'")?;
+        let index = tokens.int("a variable index")?;
+        let x = scope.node(index, dag).map_err(|kind| tokens.token_error(kind))?;
+        let coefficient = tokens.real("a coefficient")?;
         if coefficient != 0.0 {
             let c = dag.constant(coefficient);
             terms.push(dag.apply(Op::Mul, &[c, x]));
@@ -204,64 +200,70 @@ fn linear_terms(
     Ok((!terms.is_empty()).then(|| balanced(dag, Op::Add, terms)))
 }
 
-/// `m` lines `index value` into `values`.
-fn pairs(lines: &mut Lines<'_>, m: u64, what: &'static str, values: &mut [f64]) -> Result<(), ParseError> {
+/// A count `m`, then `m` items `index value` into `values`.
+fn pairs(tokens: &mut impl Tokens, what: &'static str, values: &mut [f64]) -> Result<(), ParseError> {
+    let m = tokens.int("the number of values")?;
     for _ in 0..m {
-        let line = lines.expect("a line 'index value'")?;
-        let mut fields = line.fields(0);
-        let i = fields.index(what, values.len())?;
-        values[i] = fields.real("a value")?;
+        tokens.item("a line 'index value'")?;
+        let i = tokens.index(what, values.len())?;
+        values[i] = tokens.real("a value")?;
     }
     Ok(())
 }
 
-/// One bound line per entry of `bounds`: `0 l u`, `1 u`, `2 l`, `3`, `4 c`,
+/// One bound item per entry of `bounds`: `0 l u`, `1 u`, `2 l`, `3`, `4 c`,
 /// and for constraints (`complements` is the number of variables) `5 k i`,
 /// complementarity with variable `i`, counted from 1.
-fn bounds(lines: &mut Lines<'_>, bounds: &mut [Bound], complements: Option<usize>) -> Result<(), ParseError> {
+fn bounds(
+    tokens: &mut impl Tokens,
+    bounds: &mut [Bound],
+    complements: Option<usize>,
+) -> Result<(), ParseError> {
     let allowed = if complements.is_some() { "0 1 2 3 4 5" } else { "0 1 2 3 4" };
     for bound in bounds.iter_mut() {
-        let line = lines.expect("a bound line")?;
-        let mut fields = line.fields(0);
-        let code_field = fields.next("a bound type")?;
-        let code = line.int_of(code_field, "a bound type")?;
+        tokens.item("a bound line")?;
+        let code = tokens.bound_type()?;
         *bound = match code {
-            0 => Bound::Range { lower: fields.real("a lower bound")?, upper: fields.real("an upper bound")? },
-            1 => Bound::Upper(fields.real("an upper bound")?),
-            2 => Bound::Lower(fields.real("a lower bound")?),
+            0 => Bound::Range { lower: tokens.real("a lower bound")?, upper: tokens.real("an upper bound")? },
+            1 => Bound::Upper(tokens.real("an upper bound")?),
+            2 => Bound::Lower(tokens.real("a lower bound")?),
             3 => Bound::Free,
-            4 => Bound::Equal(fields.real("a value")?),
+            4 => Bound::Equal(tokens.real("a value")?),
             5 if complements.is_some() => {
-                let flags = fields.int("complementarity flags")?;
+                let flags = tokens.signed("complementarity flags")?;
                 let flags = u32::try_from(flags).unwrap_or(u32::MAX);
                 let n_vars = complements.unwrap_or(0);
-                let var = fields.index("complemented variable (from 1)", n_vars + 1)?;
+                let var = tokens.index("complemented variable (from 1)", n_vars + 1)?;
                 if var == 0 {
                     let kind = NlError::OutOfRange {
                         what: "complemented variable (from 1)",
                         index: 0,
                         count: n_vars,
                     };
-                    return Err(line.error(kind));
+                    return Err(tokens.token_error(kind.into()));
                 }
                 Bound::Complement { flags, var: var - 1 }
             }
-            _ => {
-                let kind = NlError::BadBoundType { code, allowed };
-                return Err(ParseError { kind: kind.into(), span: line.span_of(code_field) });
-            }
+            _ => return Err(tokens.token_error(NlError::BadBoundType { code, allowed }.into())),
         };
     }
     Ok(())
 }
 
-/// An `S` segment (a suffix: `S kind n name` and `n` lines), skipped.
-fn skip_suffix(line: &Line<'_>, lines: &mut Lines<'_>) -> Result<(), ParseError> {
-    let mut fields = line.fields(1);
-    fields.int("the suffix's kind")?;
-    let n = fields.int("the number of suffix values")?;
+/// An `S` segment, skipped: `S kind n name` and `n` items `index value`,
+/// the values real if `kind & 4`, else integers.
+fn skip_suffix(tokens: &mut impl Tokens) -> Result<(), ParseError> {
+    let kind = tokens.int("the suffix's kind")?;
+    let n = tokens.int("the number of suffix values")?;
+    tokens.skip_name()?;
     for _ in 0..n {
-        lines.expect("a suffix value 'index value'")?;
+        tokens.item("a suffix value 'index value'")?;
+        tokens.int("a suffix value's index")?;
+        if kind & 4 != 0 {
+            tokens.real("a suffix value")?;
+        } else {
+            tokens.signed("a suffix value")?;
+        }
     }
     Ok(())
 }
