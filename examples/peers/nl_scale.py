@@ -10,10 +10,15 @@ per interval: 5 (N+1) variables), objective the control effort. Prints
 Pyomo's write time, then dstar's read + symbolic Jacobian (`stats`) and
 read + compiled Jacobian and Lagrangian Hessian + timing runs (`bench
 --hessian`, whose own set-up figures follow), each as a ratio to the
-write.
+write. Where Debian's gjh-asl-json is installed, also the ASL's whole run
+on the file (`gjh_asl_json`: read the .nl, set up and evaluate the
+gradient, Jacobian and Lagrangian Hessian once, write them all as JSON) as
+a ratio to dstar's `bench --hessian` run: two whole processes, not their
+derivative evaluations alone.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -70,6 +75,13 @@ def main():
     setup = {k: v for k, v in timings.items() if k.endswith("_ms") and "call" not in k}
     print(f"dstar bench --hessian (read, compile J and H, time them): {bench:.2f} s = {bench / write:.2f}x the write")
     print("  its set-up, ms:", json.dumps(setup))
+    gjh = shutil.which("gjh_asl_json")
+    if gjh is not None:
+        asl = timed([gjh, "/tmp/nl_scale.nl"])
+        print(
+            f"ASL (gjh_asl_json: read, evaluate g, J, H once, write JSON): {asl:.2f} s"
+            f" = {asl / bench:.2f}x dstar bench --hessian (whole processes, JSON included)"
+        )
 
 
 if __name__ == "__main__":
