@@ -1,7 +1,7 @@
 //! Reads AMPL `.nl` files, text (header `g`) or binary (header `b`), as
 //! Pyomo, AMPL and JuMP write them for a solver, into a [`Program`] and the
 //! solver data beside it ([`NlModel`]). One segment parser reads both, from
-//! [`Tokens`](tokens::Tokens) of either variant. The format is D. M. Gay's "Writing .nl Files"
+//! tokens (`nl/tokens.rs`) of either variant. The format is D. M. Gay's "Writing .nl Files"
 //! (Sandia report SAND2005-7907P); the repository's `docs/nl.md` says what
 //! is read and how it maps.
 //!
