@@ -93,11 +93,22 @@ fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
     }
     for map in &d.maps {
         let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
+        // A result every instance adds into the same output: summed over
+        // the instances, then added.
+        let summed: Vec<bool> =
+            (0..t).map(|r| (0..map.instances).all(|i| map.targets[i * t + r] == map.targets[r])).collect();
+        let mut sums = vec![0.0; t];
         for i in 0..map.instances {
             let leaves: Vec<f64> = map.leaves[i * width..][..width].iter().map(|&k| x[k as usize]).collect();
             for (r, v) in map.body.eval(&leaves).into_iter().enumerate() {
-                out[map.targets[i * t + r] as usize] += v;
+                match summed[r] {
+                    true => sums[r] += v,
+                    false => out[map.targets[i * t + r] as usize] += v,
+                }
             }
+        }
+        for r in (0..t).filter(|&r| summed[r]) {
+            out[map.targets[r] as usize] += sums[r];
         }
     }
     out

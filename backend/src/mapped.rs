@@ -35,41 +35,40 @@ struct CompiledPiece {
     places: Walk,
 }
 
-/// A [`Columns`] table walked instance by instance: affine columns by
-/// adding their step, the others read from their table.
+/// A [`Columns`] table walked instance by instance: columns the same for
+/// every instance (shared arguments, summed results) apart, affine columns
+/// by their step, the others read from their table.
 #[derive(Debug)]
 struct Walk {
-    /// Each column's entry at instance 0 (0 for tabled columns).
-    start: Vec<i64>,
-    /// Each column's step per instance (0 for tabled columns).
-    step: Vec<i64>,
-    /// The tabled columns: position and entries.
+    /// Columns the same for every instance: position and entry.
+    fixed: Vec<(usize, usize)>,
+    /// Affine columns that move: position, entry at instance 0, step.
+    strided: Vec<(usize, i64, i64)>,
+    /// Tabled columns: position and entries.
     tables: Vec<(usize, Vec<u32>)>,
 }
 
 impl Walk {
     fn new(columns: &Columns) -> Walk {
-        let width = columns.columns.len();
-        let (mut start, mut step, mut tables) = (vec![0; width], vec![0; width], Vec::new());
+        let mut walk = Walk { fixed: Vec::new(), strided: Vec::new(), tables: Vec::new() };
         for (j, column) in columns.columns.iter().enumerate() {
             match column {
-                Column::Affine { base, step: s } => (start[j], step[j]) = (i64::from(*base), *s),
-                Column::Table(t) => tables.push((j, t.clone())),
+                Column::Affine { base, step: 0 } => walk.fixed.push((j, *base as usize)),
+                Column::Affine { base, step } => walk.strided.push((j, i64::from(*base), *step)),
+                Column::Table(t) => walk.tables.push((j, t.clone())),
             }
         }
-        Walk { start, step, tables }
+        walk
     }
 
-    /// Moves `at` (instance `i - 1`'s entries, or `start` for `i = 0`) to instance `i`'s.
+    /// Calls `each(j, entry)` for every column that moves, at instance `i`.
     #[inline]
-    fn to(&self, at: &mut [i64], i: usize) {
-        if i > 0 {
-            for (a, s) in at.iter_mut().zip(&self.step) {
-                *a += s;
-            }
+    fn moving(&self, i: usize, mut each: impl FnMut(usize, usize)) {
+        for &(j, base, step) in &self.strided {
+            each(j, (base + step * i as i64) as usize);
         }
         for (j, table) in &self.tables {
-            at[*j] = i64::from(table[i]);
+            each(*j, table[i] as usize);
         }
     }
 }
@@ -197,7 +196,7 @@ impl MappedKernel {
                 with_scratch[at as usize] += value;
             }
             for piece in &self.pieces {
-                piece.run(input, body_in, body_out, with_scratch);
+                piece.run(input, body_in, body_out, kernel_out, with_scratch);
             }
             if let Some(post_and_places) = &self.post {
                 let (post, places) = &**post_and_places;
@@ -259,21 +258,35 @@ impl MappedKernel {
 }
 
 impl CompiledPiece {
-    /// Every instance: gather, run the body, add its outputs in place.
-    fn run(&self, input: &[f64], body_in: &mut Vec<f64>, body_out: &mut Vec<f64>, out: &mut [f64]) {
+    /// Every instance: gather (shared arguments once), run the body, add
+    /// its outputs in place; outputs at a place the same for every
+    /// instance summed over the instances first (in `sums`), then added,
+    /// as [`MapKernel::eval`] does.
+    fn run(
+        &self,
+        input: &[f64],
+        body_in: &mut Vec<f64>,
+        body_out: &mut Vec<f64>,
+        sums: &mut Vec<f64>,
+        out: &mut [f64],
+    ) {
         body_in.resize(self.body.num_inputs(), 0.0);
         body_out.resize(self.body.num_outputs(), 0.0);
-        let (mut from, mut to) = (self.gather.start.clone(), self.places.start.clone());
+        sums.clear();
+        sums.resize(self.places.fixed.len(), 0.0);
+        for &(j, k) in &self.gather.fixed {
+            body_in[j] = input[k];
+        }
         for i in 0..self.instances {
-            self.gather.to(&mut from, i);
-            self.places.to(&mut to, i);
-            for (value, &k) in body_in.iter_mut().zip(&from) {
-                *value = input[k as usize];
-            }
+            self.gather.moving(i, |j, k| body_in[j] = input[k]);
             self.body.eval(body_in, body_out).expect("the body's own lengths");
-            for (&value, &k) in body_out.iter().zip(&to) {
-                out[k as usize] += value;
+            for (sum, &(j, _)) in sums.iter_mut().zip(&self.places.fixed) {
+                *sum += body_out[j];
             }
+            self.places.moving(i, |j, k| out[k] += body_out[j]);
+        }
+        for (sum, &(_, k)) in sums.iter().zip(&self.places.fixed) {
+            out[k] += sum;
         }
     }
 }

@@ -681,7 +681,9 @@ pub struct Piece {
 /// 2. the output and `scratch` slots after it start at zero;
 /// 3. `rest`'s outputs (over the input alone) are added at `rest_places`;
 /// 4. each piece's outputs are added at its places (in the output or the
-///    scratch slots: adjoints of computed values, summed over instances);
+///    scratch slots: adjoints of computed values); an output whose place
+///    is the same for every instance is summed over the instances first,
+///    in order, and the sum added;
 /// 5. `post` reads the input, the computed values and the scratch slots,
 ///    and its outputs are added at its places (chaining the summed
 ///    adjoints through the computed values).
@@ -726,12 +728,23 @@ impl MapKernel {
         }
         for piece in &self.pieces {
             let mut gathered = vec![0.0; piece.body.num_inputs()];
+            // Outputs at a place the same for every instance: summed over
+            // the instances, then added.
+            let mut sums = vec![0.0; piece.body.num_outputs()];
             for i in 0..piece.instances {
                 for (j, g) in gathered.iter_mut().enumerate() {
                     *g = extended[piece.gather.get(i, j)];
                 }
                 for (j, value) in piece.body.eval(&gathered).into_iter().enumerate() {
-                    out[piece.places.get(i, j)] += value;
+                    match piece.places.columns[j].constant() {
+                        Some(_) => sums[j] += value,
+                        None => out[piece.places.get(i, j)] += value,
+                    }
+                }
+            }
+            for (j, sum) in sums.into_iter().enumerate() {
+                if let Some(at) = piece.places.columns[j].constant() {
+                    out[at as usize] += sum;
                 }
             }
         }
