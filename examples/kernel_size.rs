@@ -42,7 +42,7 @@ fn main() {
         let ns = fastest_ns(|| jit.eval(black_box(&x), black_box(&mut out)).expect("lengths"));
         let xs: Vec<f64> = [x.clone(), x.iter().map(|v| v * 1.01).collect()].concat();
         let mut outs = vec![0.0; 2 * jit.num_outputs()];
-        jit.eval_points(&xs, &mut outs).expect("shapes"); // compiles the two-point variant
+        compiler.compile_two_points(&kernel, &jit).expect("compiles");
         let pair_ns = fastest_ns(|| jit.eval_points(black_box(&xs), black_box(&mut outs)).expect("shapes"));
         println!(
             "{ops:>10} {:>8} {compile:>10.2} {ns:>12.0} {:>8.2} {:>14.2}",

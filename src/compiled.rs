@@ -4,8 +4,9 @@
 
 use crate::request::{Args, Batch, Blocks, Request, NAMES, WHAT};
 use crate::Error;
-use backend::{JitKernel, MappedKernel, Rows};
-use frontend::{Block, Layout, SparsityPattern, Stop};
+use backend::{CodegenError, JitCompiler, JitKernel, MappedKernel, Rows, SelfCheckFailure};
+use frontend::{Block, Kernel, Layout, SparsityPattern, Stop};
+use std::sync::OnceLock;
 
 /// A native kernel for a [`Request`] on a function, built by
 /// [`Function::compile`](crate::Function::compile) or [`crate::compile`].
@@ -36,6 +37,21 @@ pub struct Compiled {
     layout: Layout,
     ops: usize,
     method: Option<&'static str>,
+    /// What the first batch asks the compiler for the two-point variant
+    /// with; `None` for maps.
+    two_points: Option<Box<TwoPointsSource>>,
+}
+
+/// A straight-line kernel's source and compiler, for its two-point
+/// variant, and how compiling that went: `Err` where it failed its
+/// self-check (every batch then fails so), `Ok` where it compiled or
+/// Cranelift could not compile it (the one-point kernel then covers every
+/// point).
+#[derive(Debug)]
+struct TwoPointsSource {
+    kernel: Kernel,
+    compiler: JitCompiler,
+    compiled: OnceLock<Result<(), SelfCheckFailure>>,
 }
 
 /// The code behind a [`Compiled`]: one kernel, or maps
@@ -90,7 +106,15 @@ impl Compiled {
         let kernel = kernel.into();
         debug_assert_eq!(kernel.part_lengths(), blocks.lengths());
         debug_assert_eq!(kernel.num_outputs(), layout.len());
-        Compiled { kernel, request, blocks, layout, ops, method }
+        Compiled { kernel, request, blocks, layout, ops, method, two_points: None }
+    }
+
+    /// With the `kernel` the native kernel was compiled from by `compiler`:
+    /// the first batch asks it for the two-point variant.
+    pub(crate) fn with_source(mut self, kernel: Kernel, compiler: JitCompiler) -> Compiled {
+        let compiled = OnceLock::new();
+        self.two_points = Some(Box::new(TwoPointsSource { kernel, compiler, compiled }));
+        self
     }
 
     /// What the kernel computes.
@@ -187,6 +211,7 @@ impl Compiled {
     /// ran before.
     pub fn eval_batch_until(&self, batch: Batch<'_>, outs: &mut [f64], stop: &Stop) -> Result<(), Error> {
         let rows = self.rows(batch, outs.len().checked_div(self.out_len()).unwrap_or(0))?;
+        self.two_points(stop)?;
         match &self.kernel {
             Native::Jit(k) => Ok(k.eval_batch_parts_until(&rows, outs, stop)?),
             Native::Mapped(_) => {
@@ -226,9 +251,33 @@ impl Compiled {
         keep: impl Fn(&[f64], &mut [f64]) + Sync,
     ) -> Result<(), Error> {
         let blocks = self.rows(batch, rows.len().checked_div(row_len).unwrap_or(0))?;
+        self.two_points(stop)?;
         match &self.kernel {
             Native::Jit(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
             Native::Mapped(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
+        }
+    }
+
+    /// Has the compiler give the kernel its two-point variant, on the first
+    /// batch: the compile stopped by `stop` (or by the compiler's own) with
+    /// [`Error::Stopped`] is left to the next batch. Threads of first
+    /// batches may compile it at once: the first one stored is kept.
+    fn two_points(&self, stop: &Stop) -> Result<(), Error> {
+        let (Native::Jit(jit), Some(source)) = (&self.kernel, self.two_points.as_deref()) else {
+            return Ok(());
+        };
+        if source.compiled.get().is_none() {
+            let compiler = source.compiler.clone().with_stop(source.compiler.stop().or(stop));
+            let compiled = match compiler.compile_two_points(&source.kernel, jit) {
+                Err(CodegenError::SelfCheck(failure)) => Err(failure),
+                Err(CodegenError::Stopped) => return Err(Error::Stopped),
+                Ok(()) | Err(_) => Ok(()),
+            };
+            let _ = source.compiled.set(compiled);
+        }
+        match source.compiled.get().expect("set above") {
+            Ok(()) => Ok(()),
+            Err(failure) => Err(Error::SelfCheck(failure.clone())),
         }
     }
 

@@ -75,7 +75,6 @@ impl From<backend::CodegenError> for Error {
 impl From<backend::KernelError> for Error {
     fn from(error: backend::KernelError) -> Error {
         match error {
-            backend::KernelError::SelfCheck(failure) => Error::SelfCheck(failure),
             backend::KernelError::Stopped => Error::Stopped,
             other => Error::Kernel(other),
         }

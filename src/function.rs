@@ -114,7 +114,7 @@ impl Function {
         let layout = request.layout(n, m, pattern);
         let ops = kernel.count_ops();
         let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;
-        Ok(Compiled::new(jit, request, blocks, layout, ops, method))
+        Ok(Compiled::new(jit, request, blocks, layout, ops, method).with_source(kernel, compiler))
     }
 
     /// The Jacobian's kernel: the function's chunks compile while the
@@ -130,7 +130,9 @@ impl Function {
         let jit = compiler.compile_rest(function?, jacobian.kernel(), &blocks.lengths())?;
         let layout = Request::Jacobian.layout(n, m, Some(jacobian.pattern().clone()));
         let ops = jacobian.kernel().count_ops();
-        Ok(Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name())))
+        let compiled =
+            Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name()));
+        Ok(compiled.with_source(jacobian.kernel().clone(), compiler))
     }
 
     /// The values, the Jacobian, the gradient or the Lagrangian Hessian as maps ([`factor::mapped`]),

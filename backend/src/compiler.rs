@@ -3,14 +3,15 @@
 
 use crate::calls::{CallLayout, Callees};
 use crate::chunk::ChunkPlan;
+use crate::convention::{one_point_signature, two_points_signature, InputParts, MAX_PARTS};
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
-use crate::kernel::{JitKernel, OwnedModule, Parts, TwoPoints};
+use crate::kernel::{JitKernel, TwoPoints};
 use crate::lanes::Lanes;
 use crate::libm::Libm;
-use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache, Width};
+use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache};
+use crate::module::OwnedModule;
 use crate::pairs;
-use crate::parts::{InputParts, MAX_PARTS};
 use crate::scalar::Scalar;
 use crate::self_check;
 use crate::sincos;
@@ -98,8 +99,8 @@ impl JitCompiler {
     /// Whether every kernel compiled from now on checks itself (on by
     /// default): evaluated once at a fixed point ([`check_point`](crate::check_point))
     /// by the JIT and by the interpreter, it must agree bit for bit, or
-    /// compiling fails with [`CodegenError::SelfCheck`] (and a batch whose
-    /// two-point variant fails with [`KernelError::SelfCheck`](crate::KernelError::SelfCheck)).
+    /// compiling fails with [`CodegenError::SelfCheck`] (the kernel, or its
+    /// two-point variant: [`compile_two_points`](Self::compile_two_points)).
     /// Off, a back-end bug would go unnoticed: switch it off only to measure.
     pub fn with_self_check(mut self, on: bool) -> JitCompiler {
         self.self_check = on;
@@ -116,7 +117,7 @@ impl JitCompiler {
     }
 
     /// What stops it ([`with_stop`](Self::with_stop)).
-    pub(crate) fn stop(&self) -> &Stop {
+    pub fn stop(&self) -> &Stop {
         &self.stop
     }
 
@@ -159,13 +160,8 @@ impl JitCompiler {
         let parts = self.parts(kernel, lengths)?;
         let Built { code, chunks, scratch_len } =
             self.build(kernel, &parts, Variant::OnePoint, None, callees)?;
-        // Batches run two points at a time, even for kernels whose operations
-        // mostly run in pairs already (matmul_10, 76% paired: 1.2x the
-        // per-point throughput, once the two-point variant stored and loaded
-        // two values at a time).
-        let source = Some((kernel.clone(), self.clone()));
         let m = kernel.roots().len();
-        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, source, callees.clone()))
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, callees.clone()))
     }
 
     /// The input parts of `lengths`, if they fit `kernel`.
@@ -190,33 +186,45 @@ impl JitCompiler {
         Ok(jit)
     }
 
-    /// The two-point variant of `kernel` over input `parts`, for
-    /// [`JitKernel::eval_batch_parts`], self-checked like the one-point kernel.
-    pub(crate) fn compile_two_points(
-        &self,
-        kernel: &Kernel,
-        parts: &InputParts,
-        callees: &Callees,
-    ) -> Result<TwoPoints, CodegenError> {
+    /// Compiles the two-point variant of `jit`, which this compiler
+    /// compiled from `kernel`, and gives it to `jit`: its batches then run
+    /// two points per call ([`JitKernel::points_per_call`]), bit for bit as
+    /// one at a time, even for kernels whose operations mostly run in pairs
+    /// already (matmul_10, 76% paired: 1.2x the per-point throughput). A
+    /// finished kernel never compiles: its owner asks for this, once, before
+    /// its first batch (or not, and every point runs alone). Does nothing if
+    /// `jit` has its variant already.
+    ///
+    /// # Errors
+    /// [`CodegenError::Stopped`]; Cranelift's own failures (the one-point
+    /// kernel then covers every point); [`CodegenError::SelfCheck`] if the
+    /// variant disagrees with the interpreter.
+    pub fn compile_two_points(&self, kernel: &Kernel, jit: &JitKernel) -> Result<(), CodegenError> {
+        assert_eq!(
+            (kernel.num_inputs(), kernel.roots().len()),
+            (jit.num_inputs(), jit.num_outputs()),
+            "`jit` is compiled from `kernel`"
+        );
+        if jit.has_two_points() {
+            return Ok(());
+        }
+        let parts = &jit.parts;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, parts, Variant::TwoPoints, None, callees)?;
+            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees)?;
         let two = TwoPoints::new(code, &chunks, scratch_len);
         if self.self_check {
-            let split = |x: &[f64]| -> Parts {
-                std::array::from_fn(|p| match parts.lengths().get(p) {
-                    Some(_) => x[parts.start(p)..].as_ptr(),
-                    None => std::ptr::null(),
-                })
-            };
-            self_check::two_points(kernel, |x0, x1, out0, out1| two.eval(split(x0), split(x1), out0, out1))?;
+            self_check::two_points(kernel, |x0, x1, out0, out1| {
+                two.eval(parts.split(x0), parts.split(x1), out0, out1)
+            })?;
         }
-        Ok(two)
+        jit.set_two_points(two);
+        Ok(())
     }
 
     /// The machine code [`compile`](Self::compile) generates for `kernel`,
     /// as Cranelift prints it (after register allocation), one function per
     /// chunk: for reading what the kernels do, not for parsing. With
-    /// `points == 2`, the two-point variant [`JitKernel::eval_batch`] runs.
+    /// `points == 2`, the two-point variant [`compile_two_points`](Self::compile_two_points) compiles.
     ///
     /// # Errors
     /// Cranelift's own failures.
@@ -291,9 +299,8 @@ impl JitCompiler {
         let plan = ChunkPlan::function_first(dag, outputs, &function, self.chunk_size);
         session.compile_chunks(dag, outputs, &plan, &parts, None, None)?;
         let Built { code, chunks, scratch_len } = session.finish(&plan, None)?;
-        let source = Some((kernel.clone(), self.clone()));
         let m = outputs.len();
-        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, source, Callees::default()))
+        self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, Callees::default()))
     }
 
     /// Compiles and finalizes the chunks of `kernel` as `variant`.
@@ -340,8 +347,8 @@ impl JitCompiler {
             None
         };
         let signature = match variant {
-            Variant::OnePoint => Scalar::signature(module),
-            Variant::TwoPoints => Lanes::signature(module),
+            Variant::OnePoint => one_point_signature(module),
+            Variant::TwoPoints => two_points_signature(module),
         };
         let stop = self.stop.clone();
         Ok(Session { code, isa, libm, sincos, signature, variant, chunks: Vec::new(), stop })

@@ -114,10 +114,6 @@ pub enum KernelError {
         /// `outs.len()`.
         outputs_len: usize,
     },
-    /// The two-point variant of a batch, compiled on the first batch,
-    /// disagreed with the interpreter at the check point.
-    #[error(transparent)]
-    SelfCheck(SelfCheckFailure),
     /// A batch was stopped ([`JitKernel::eval_batch_parts_until`](crate::JitKernel::eval_batch_parts_until)):
     /// the one refusal after which the outputs are partly written.
     #[error("stopped")]

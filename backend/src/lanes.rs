@@ -2,7 +2,7 @@
 //! `fn(x0, x1: *const f64, out0, out1: *mut f64, scratch: *mut f64, ...)`,
 //! evaluating two points at once, one per lane of `f64x2`; `x0` and `x1`
 //! are the points' first input arrays, and the other parts of each follow
-//! the scratch ([`Lanes::signature`]).
+//! the scratch ([`crate::convention`]).
 //!
 //! Each lane computes what the one-point kernel computes, bit for bit:
 //! arithmetic, square roots, `min`/`max` and comparisons are vector
@@ -11,12 +11,11 @@
 //! the scalar cold branch does); everything the one-point kernel calls is
 //! called once per lane, `sincos` included.
 
+use crate::convention::{two_points_signature, TwoPointsParams, MAX_PARTS};
 use crate::lower::{address, LowerInput, Lowering, Width, VECTOR_LOAD, VECTOR_STORE};
-use crate::parts::MAX_PARTS;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Constant, ConstantData, Endianness, Immediate, InstBuilder, MemFlagsData, Signature,
-    Type, Value,
+    types, Constant, ConstantData, Endianness, Immediate, InstBuilder, MemFlagsData, Signature, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
@@ -48,16 +47,8 @@ impl Width for Lanes {
     const TYPE: Type = types::F64X2;
     const LANES: u8 = 2;
 
-    /// `(x0, x1, out0, out1, scratch)`, then the other input parts of the
-    /// two points, `(x0_1, x1_1, x0_2, x1_2, ...)`, all pointers (null for
-    /// the parts a kernel does not have): a kernel of one input array keeps
-    /// its five arguments in registers. The scratch holds two values per
-    /// slot, point 0's first.
     fn signature<M: Module>(module: &M) -> Signature {
-        let ptr = module.target_config().pointer_type();
-        let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr); 3 + 2 * MAX_PARTS]);
-        sig
+        two_points_signature(module)
     }
 
     fn new(
@@ -68,19 +59,16 @@ impl Width for Lanes {
     ) -> (Lanes, Value) {
         let lane_masks = [LOW_LANES, HIGH_LANES]
             .map(|mask| b.func.dfg.immediates.push(ConstantData::from(mask.as_slice())));
+        let params = TwoPointsParams::new(params);
         let lanes = Lanes {
-            x: [0, 1].map(|point| {
-                std::array::from_fn(
-                    |part| if part == 0 { params[point] } else { params[3 + 2 * part + point] },
-                )
-            }),
-            out: [params[2], params[3]],
+            x: params.x,
+            out: params.out,
             partner: partners(input.plan.stores(chunk)),
             waiting: HashMap::new(),
             constants: HashMap::new(),
             lane_masks,
         };
-        (lanes, params[4])
+        (lanes, params.scratch)
     }
 
     fn claims<M: Module>(_: &mut Lowering<'_, '_, M, Lanes>, _: NodeId) -> bool {

@@ -24,10 +24,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod batch;
 mod blocks;
 mod calls;
 mod chunk;
 pub mod compiler;
+mod convention;
 pub mod emit_c;
 pub mod emit_rust;
 pub mod error;
@@ -38,22 +40,23 @@ mod lanes;
 mod libm;
 mod lower;
 pub mod mapped;
+mod module;
 mod name;
 mod pairs;
-mod parts;
 mod power;
 mod scalar;
 pub mod self_check;
 mod sincos;
 mod source_functions;
 
+pub use batch::Rows;
 pub use blocks::BLOCK_NAMES;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
+pub use convention::MAX_PARTS;
 pub use emit_c::{c_signature, emit_c};
 pub use emit_rust::{emit_rust, rust_signature};
 pub use error::{CodegenError, KernelError};
 pub use header::emit_c_header;
-pub use kernel::{JitKernel, Rows};
+pub use kernel::JitKernel;
 pub use mapped::MappedKernel;
-pub use parts::MAX_PARTS;
 pub use self_check::{check_point, SelfCheckFailure};

@@ -13,7 +13,7 @@
 
 use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
-use crate::parts::InputParts;
+use crate::convention::InputParts;
 use crate::power::{self, inline_power, Compensated, Inline};
 use crate::scalar::Scalar;
 use crate::sincos;

@@ -5,9 +5,10 @@
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
 
+use crate::batch::Rows;
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
-use crate::kernel::{JitKernel, Rows};
+use crate::kernel::JitKernel;
 use frontend::map::{Column, Columns, MapKernel};
 use frontend::Stop;
 use rayon::prelude::*;

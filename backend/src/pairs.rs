@@ -5,7 +5,7 @@
 //! for bit; a pair saves an instruction, a store, and often a register.
 
 use crate::chunk::ChunkPlan;
-use crate::parts::InputParts;
+use crate::convention::InputParts;
 use frontend::{ExprDag, NodeId, Op};
 use std::cell::RefCell;
 use std::collections::HashMap;

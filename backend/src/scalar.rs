@@ -1,15 +1,15 @@
 //! The one-point width of the lowering ([`crate::lower`]): a chunk is
 //! `fn(x0, x1, x2, x3: *const f64, out: *mut f64, scratch: *mut f64)`, the
-//! input's parts ([`InputParts`]) then the outputs and the scratch; values
+//! input's parts then the outputs and the scratch ([`crate::convention`]); values
 //! are `f64`. Like operations stored side by side run two at a time in
 //! `f64x2` ([`crate::pairs`]), each lane computing what the scalar
 //! instruction would.
 
+use crate::convention::{one_point_signature, OnePointParams, MAX_PARTS};
 use crate::lower::{address, LowerInput, Lowering, Width, LOAD, STORE, VECTOR_LOAD, VECTOR_STORE};
 use crate::pairs::{ChunkPairs, Lanes};
-use crate::parts::MAX_PARTS;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Type, Value};
+use cranelift_codegen::ir::{types, InstBuilder, Signature, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
 use frontend::{NodeId, Op};
@@ -34,13 +34,8 @@ impl Width for Scalar {
     const TYPE: Type = types::F64;
     const LANES: u8 = 1;
 
-    /// `(x0, x1, x2, x3, out, scratch)`, all pointers; the parts a kernel
-    /// does not have are null.
     fn signature<M: Module>(module: &M) -> Signature {
-        let ptr = module.target_config().pointer_type();
-        let mut sig = module.make_signature();
-        sig.params.extend([AbiParam::new(ptr); MAX_PARTS + 2]);
-        sig
+        one_point_signature(module)
     }
 
     fn new(
@@ -50,15 +45,16 @@ impl Width for Scalar {
         chunk: usize,
     ) -> (Scalar, Value) {
         let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
+        let params = OnePointParams::new(params);
         let scalar = Scalar {
-            x: std::array::from_fn(|p| params[p]),
-            out: params[MAX_PARTS],
+            x: params.x,
+            out: params.out,
             vectors: vec![None; pairs.len()],
             pairs,
             packed: HashMap::new(),
             stored: 0,
         };
-        (scalar, params[MAX_PARTS + 1])
+        (scalar, params.scratch)
     }
 
     fn claims<M: Module>(l: &mut Lowering<'_, '_, M, Scalar>, id: NodeId) -> bool {

@@ -116,11 +116,10 @@ fn eval_batch_equals_eval_per_point() {
     let case = with_seed(2, &Shape::every(3, 100));
     let m = case.outputs.len();
     for chunk_size in [5, 1000] {
-        let kernel = JitCompiler::new()
-            .unwrap()
-            .with_chunk_size(chunk_size)
-            .compile(&frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), 3).unwrap())
-            .unwrap();
+        let compiler = JitCompiler::new().unwrap().with_chunk_size(chunk_size);
+        let source = frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), 3).unwrap();
+        let kernel = compiler.compile(&source).unwrap();
+        compiler.compile_two_points(&source, &kernel).unwrap();
         let mut rng = Rng::new(9);
         let points = 1000;
         let xs: Vec<f64> = (0..points * 3).map(|_| rng.uniform(-3.0, 3.0)).collect();

@@ -8,8 +8,18 @@
 use backend::JitCompiler;
 use testkit::{corpus, point_of, same, with_seed, Rng, Shape};
 
-/// Every row of `eval_points` and `eval_batch` equals `eval`'s, bit for bit.
-fn assert_batch_parity(kernel: &backend::JitKernel, points: &[Vec<f64>], what: &str) {
+/// Every row of `eval_points` and `eval_batch` equals `eval`'s, bit for
+/// bit, once `compiler` compiled the two-point variant of `kernel` (from
+/// `source`).
+fn assert_batch_parity(
+    compiler: &JitCompiler,
+    source: &frontend::Kernel,
+    kernel: &backend::JitKernel,
+    points: &[Vec<f64>],
+    what: &str,
+) {
+    assert_eq!(kernel.points_per_call(), 1, "{what}: a kernel compiles no variant of its own");
+    compiler.compile_two_points(source, kernel).unwrap();
     assert_eq!(kernel.points_per_call(), 2, "{what}: the two-point variant compiles");
     let m = kernel.num_outputs();
     let xs: Vec<f64> = points.concat();
@@ -46,8 +56,15 @@ fn two_points_match_one_point_on_generated_programs() {
         let mut points = case.probe_points(&mut rng);
         points.truncate(points.len() | 1);
         for chunk_size in [1000, 5] {
-            let jit = compiler.clone().with_chunk_size(chunk_size).compile(&kernel).unwrap();
-            assert_batch_parity(&jit, &points, &format!("seed {seed}, chunks of {chunk_size}"));
+            let compiler = compiler.clone().with_chunk_size(chunk_size);
+            let jit = compiler.compile(&kernel).unwrap();
+            assert_batch_parity(
+                &compiler,
+                &kernel,
+                &jit,
+                &points,
+                &format!("seed {seed}, chunks of {chunk_size}"),
+            );
         }
     }
 }
@@ -77,8 +94,15 @@ fn two_points_store_outputs_of_every_layout() {
         let mut points = case.probe_points(&mut rng);
         points.truncate(points.len() | 1);
         for chunk_size in [1000, 3] {
-            let jit = compiler.clone().with_chunk_size(chunk_size).compile(&case.kernel()).unwrap();
-            assert_batch_parity(&jit, &points, &format!("seed {seed}, chunks of {chunk_size}"));
+            let (compiler, source) = (compiler.clone().with_chunk_size(chunk_size), case.kernel());
+            let jit = compiler.compile(&source).unwrap();
+            assert_batch_parity(
+                &compiler,
+                &source,
+                &jit,
+                &points,
+                &format!("seed {seed}, chunks of {chunk_size}"),
+            );
         }
     }
 }
@@ -88,13 +112,15 @@ fn inline_powers_take_pow_lane_by_lane_out_of_range() {
     let Ok(compiler) = JitCompiler::new() else { return };
     for k in [-16, -7, -3, 3, 5, 16] {
         let program = frontend::parse_program(&format!("in x\nout x^{k}")).unwrap();
-        let kernel = compiler.compile(&program.kernel().unwrap()).unwrap();
+        let source = program.kernel().unwrap();
         // In range next to out of range (tiny, huge, zero, NaN), in both lanes.
         let values = [1.5, 1e-300, 0.7, 1e300, -2.0, 0.0, 3.0, f64::NAN, -0.0, 1.1, f64::INFINITY, 0.9];
         let points: Vec<Vec<f64>> = values.iter().map(|&v| vec![v]).collect();
-        assert_batch_parity(&kernel, &points, &format!("x^{k}"));
+        let kernel = compiler.compile(&source).unwrap();
+        assert_batch_parity(&compiler, &source, &kernel, &points, &format!("x^{k}"));
         let reversed: Vec<Vec<f64>> = points.iter().rev().cloned().collect();
-        assert_batch_parity(&kernel, &reversed, &format!("x^{k}, reversed"));
+        let kernel = compiler.compile(&source).unwrap();
+        assert_batch_parity(&compiler, &source, &kernel, &reversed, &format!("x^{k}, reversed"));
     }
 }
 
@@ -103,10 +129,11 @@ fn two_points_match_one_point_on_the_corpus() {
     let Ok(compiler) = JitCompiler::new() else { return };
     for problem in corpus() {
         let (name, program) = (problem.name, problem.program);
-        let kernel = compiler.compile(&program.kernel().unwrap()).unwrap();
+        let source = program.kernel().unwrap();
+        let kernel = compiler.compile(&source).unwrap();
         let x = point_of(&program);
         let points: Vec<Vec<f64>> =
             (0..7).map(|i| x.iter().map(|v| v * (1.0 + 0.01 * i as f64)).collect()).collect();
-        assert_batch_parity(&kernel, &points, &name);
+        assert_batch_parity(&compiler, &source, &kernel, &points, &name);
     }
 }

@@ -109,6 +109,7 @@ pub fn check_kind(
     for chunk_size in [JitCompiler::DEFAULT_CHUNK_SIZE, 97] {
         let compiler = compiler.clone().with_chunk_size(chunk_size);
         let whole = compiler.compile(kernel).expect("compiles");
+        compiler.compile_two_points(kernel, &whole).expect("compiles");
         for _ in 0..2 {
             let input = input(rng, x, kernel);
             let mut out = vec![0.0; m];
