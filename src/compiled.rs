@@ -2,10 +2,10 @@
 //! [`Request`]), it is called the same way: named argument blocks in, a
 //! buffer whose [`Layout`] says what is where out.
 
-use crate::request::{Args, Batch, Blocks, Request, NAMES, WHAT};
+use crate::request::{Args, Batch, Blocks, Request};
 use crate::Error;
 use backend::{CodegenError, JitCompiler, JitKernel, MappedKernel, Rows, SelfCheckFailure};
-use frontend::{Block, Kernel, Layout, SparsityPattern, Stop};
+use frontend::{Block, Kernel, Layout, SparsityPattern, Stop, ARG_BLOCKS};
 use std::sync::OnceLock;
 
 /// A native kernel for a [`Request`] on a function, built by
@@ -322,7 +322,7 @@ impl Compiled {
     /// The error for block `b`, of `found` values where `expected` (per
     /// point, for a batch of `points`) were due.
     fn argument(&self, b: usize, expected: usize, found: usize, points: Option<usize>) -> Error {
-        let (name, what) = (NAMES[b], WHAT[b]);
+        let (name, what) = (ARG_BLOCKS[b].name, ARG_BLOCKS[b].holds);
         let message = match points {
             None => format!("{name} has {found} values; the kernel takes {expected} {what}"),
             Some(_) if b == 0 => format!("{name} has {found} values, not whole rows of {expected} {what}"),

@@ -1,7 +1,7 @@
 //! What a kernel is asked for ([`Request`]), and the named argument blocks
-//! every compiled kernel takes: `x` (the inputs), `p` (the parameters),
-//! `w` (weights) and `v` (directions), one call ([`Args`]) or many
-//! ([`Batch`]).
+//! every compiled kernel takes ([`frontend::ARG_BLOCKS`]): `x` (the
+//! inputs), `p` (the parameters), `w` (weights) and `v` (directions), one
+//! call ([`Args`]) or many ([`Batch`]).
 
 use frontend::{Block, Layout, SparsityPattern};
 
@@ -130,56 +130,14 @@ impl<'a> Args<'a> {
     }
 }
 
-/// The arguments of many points, by name: `x` holds a row of inputs per
-/// point, and each other block either one row for all the points (its
-/// block's length) or a row per point, one after another.
+/// The arguments of many points, by name: the blocks of [`Args`], read
+/// per point. `x` holds a row of inputs per point, and each other block
+/// either one row for all the points (its block's length) or a row per
+/// point, one after another.
 ///
 /// ```
 /// let xs = [1.0, 2.0, /* point 2 */ 3.0, 4.0];
 /// let batch = dstar::Batch::x(&xs).p(&[0.5]); // one parameter vector for both points
 /// assert_eq!(batch.x.len(), 4);
 /// ```
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Batch<'a> {
-    /// A row of inputs per point.
-    pub x: &'a [f64],
-    /// The parameters: one row for all, or a row per point.
-    pub p: &'a [f64],
-    /// The weights: one row for all, or a row per point.
-    pub w: &'a [f64],
-    /// The directions: one row for all, or a row per point.
-    pub v: &'a [f64],
-}
-
-impl<'a> Batch<'a> {
-    /// The points `x`, no other block.
-    pub fn x(x: &'a [f64]) -> Batch<'a> {
-        Batch { x, ..Batch::default() }
-    }
-
-    /// With the parameters `p`.
-    pub fn p(self, p: &'a [f64]) -> Batch<'a> {
-        Batch { p, ..self }
-    }
-
-    /// With the weights `w`.
-    pub fn w(self, w: &'a [f64]) -> Batch<'a> {
-        Batch { w, ..self }
-    }
-
-    /// With the directions `v`.
-    pub fn v(self, v: &'a [f64]) -> Batch<'a> {
-        Batch { v, ..self }
-    }
-
-    /// The blocks in call order.
-    pub(crate) fn blocks(&self) -> [&'a [f64]; 4] {
-        [self.x, self.p, self.w, self.v]
-    }
-}
-
-/// The names of the blocks, in call order.
-pub(crate) const NAMES: [&str; 4] = ["x", "p", "w", "v"];
-
-/// What each block holds, for messages.
-pub(crate) const WHAT: [&str; 4] = ["inputs", "parameters", "weights", "direction values"];
+pub type Batch<'a> = Args<'a>;

@@ -1,12 +1,10 @@
 //! The argument blocks of an emitted kernel: its input is `x`, `p`, `w`
-//! and `v` one after another ([`BLOCK_NAMES`]), each its own pointer, so
+//! and `v` one after another ([`ARG_BLOCKS`]), each its own pointer, so
 //! that the C and Rust emitters write the calling convention of the
 //! compiled kernels.
 
 use crate::error::CodegenError;
-
-/// The blocks in order: inputs, parameters, weights, directions.
-pub const BLOCK_NAMES: [&str; 4] = ["x", "p", "w", "v"];
+use frontend::ARG_BLOCKS;
 
 /// The blocks of a kernel of `num_inputs` inputs with block `lengths`
 /// (`x` first, at most four), and where each input is.
@@ -22,7 +20,7 @@ impl Blocks {
     /// Checks that `lengths` cover `num_inputs`.
     pub(crate) fn new(lengths: &[usize], num_inputs: usize) -> Result<Blocks, CodegenError> {
         if lengths.is_empty()
-            || lengths.len() > BLOCK_NAMES.len()
+            || lengths.len() > ARG_BLOCKS.len()
             || lengths.iter().sum::<usize>() != num_inputs
         {
             return Err(CodegenError::InputParts { lengths: lengths.to_vec(), num_inputs });
@@ -31,9 +29,9 @@ impl Blocks {
         let mut listed = Vec::new();
         for (b, &len) in lengths.iter().enumerate() {
             if b == 0 || len > 0 {
-                listed.push((BLOCK_NAMES[b], len));
+                listed.push((ARG_BLOCKS[b].name, len));
             }
-            of_input.extend((0..len).map(|i| (BLOCK_NAMES[b], i)));
+            of_input.extend((0..len).map(|i| (ARG_BLOCKS[b].name, i)));
         }
         Ok(Blocks { listed, of_input })
     }

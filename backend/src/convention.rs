@@ -22,9 +22,10 @@ use crate::module::{finalized, OwnedModule};
 use cranelift_codegen::ir::{AbiParam, Signature, Value};
 use cranelift_module::{FuncId, Module};
 
-/// Most input arrays a kernel takes: with the output and the scratch, the
+/// Most input arrays a kernel takes, one per argument block
+/// ([`frontend::ARG_BLOCKS`]): with the output and the scratch, the
 /// pointers fill the six integer argument registers of the System V ABI.
-pub const MAX_PARTS: usize = 4;
+pub const MAX_PARTS: usize = frontend::ARG_BLOCKS.len();
 
 /// A point's input parts: one pointer per part, null past the kernel's parts.
 pub(crate) type Parts = [*const f64; MAX_PARTS];

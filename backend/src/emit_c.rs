@@ -78,7 +78,7 @@ static inline double dstar_pow(double a, double b)
 /// Writes `void fn_name(const double *x, const double *p, ..., double
 /// *out)` computing the kernel's outputs (in order), as a self-contained
 /// C99 file that includes only `<float.h>` and `<math.h>` (link with `-lm`).
-/// The kernel's input comes in the blocks of `lengths` ([`BLOCK_NAMES`](crate::BLOCK_NAMES):
+/// The kernel's input comes in the blocks of `lengths` ([`ARG_BLOCKS`](frontend::ARG_BLOCKS):
 /// inputs `x`, parameters `p`, weights `w`, directions `v`, one after
 /// another); the signature lists `x` and every other block that is not
 /// empty, each its own pointer, as the compiled kernels take them, and the

@@ -11,7 +11,7 @@ use frontend::{Block, Kernel, SparsityPattern};
 use std::fmt::Write;
 
 /// What the input blocks are called in the size macros, by block
-/// ([`BLOCK_NAMES`](crate::BLOCK_NAMES) order) and what each holds.
+/// ([`ARG_BLOCKS`](frontend::ARG_BLOCKS) order) and what each holds.
 const SIZE_NAMES: [(&str, &str); 4] = [
     ("NUM_INPUTS", "x: the inputs"),
     ("NUM_PARAMS", "p: the parameters"),

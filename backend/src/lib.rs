@@ -50,7 +50,6 @@ mod sincos;
 mod source_functions;
 
 pub use batch::Rows;
-pub use blocks::BLOCK_NAMES;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
 pub use convention::MAX_PARTS;
 pub use emit_c::{c_signature, emit_c};

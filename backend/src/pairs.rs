@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 /// How a pair's operand vector is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Lanes {
+pub(crate) enum PairOperand {
     /// One value in both lanes.
     Splat(NodeId),
     /// `x[i]` and `x[i + 1]`, one load.
@@ -31,7 +31,7 @@ pub(crate) struct Pair {
     /// The operation of both.
     pub op: Op,
     /// The operand vectors: `op(args[0], args[1])` lane by lane.
-    pub args: [Lanes; 2],
+    pub args: [PairOperand; 2],
 }
 
 /// The pairs of one chunk, operands before their users.
@@ -221,7 +221,7 @@ impl Finder<'_> {
         // Claimed before the operands grow, so no operand claims them.
         self.found.lane_of.insert(u, (usize::MAX, 0));
         self.found.lane_of.insert(v, (usize::MAX, 1));
-        let args = [self.lanes(a, c), self.lanes(b, d)];
+        let args = [self.operand(a, c), self.operand(b, d)];
         let p = self.found.pairs.len();
         self.found.pairs.push(Pair { nodes: [u, v], op: self.dag.op(u), args });
         self.found.lane_of.insert(u, (p, 0));
@@ -230,19 +230,19 @@ impl Finder<'_> {
     }
 
     /// The operand vector of `p` in lane 0 and `q` in lane 1.
-    fn lanes(&mut self, p: NodeId, q: NodeId) -> Lanes {
+    fn operand(&mut self, p: NodeId, q: NodeId) -> PairOperand {
         if p == q {
-            return Lanes::Splat(p);
+            return PairOperand::Splat(p);
         }
         if let (Op::Input(i), Op::Input(j)) = (self.dag.op(p), self.dag.op(q)) {
             if self.are_neighbours(i, j) {
-                return Lanes::Inputs(i);
+                return PairOperand::Inputs(i);
             }
         }
         if self.can_grow(p, q) {
-            return Lanes::Pair(self.pair(p, q));
+            return PairOperand::Pair(self.pair(p, q));
         }
-        Lanes::Scalars(p, q)
+        PairOperand::Scalars(p, q)
     }
 }
 
@@ -271,9 +271,14 @@ mod tests {
         // The DAG may order the arguments of + and *; lanes follow `nodes`.
         let (inner, outer) = (found.pair(0), found.pair(1));
         assert_eq!((inner.nodes, inner.op), ([p, q], Op::Mul));
-        assert!(inner.args.contains(&Lanes::Inputs(0)) && inner.args.contains(&Lanes::Splat(x[3])));
+        assert!(
+            inner.args.contains(&PairOperand::Inputs(0)) && inner.args.contains(&PairOperand::Splat(x[3]))
+        );
         assert_eq!((outer.nodes, outer.op), ([u, v], Op::Add));
-        assert!(outer.args.contains(&Lanes::Pair(0)) && outer.args.contains(&Lanes::Scalars(x[2], x[0])));
+        assert!(
+            outer.args.contains(&PairOperand::Pair(0))
+                && outer.args.contains(&PairOperand::Scalars(x[2], x[0]))
+        );
         assert_eq!(found.lane_of(q), Some((0, 1)));
         assert_eq!(found.lane_of(u), Some((1, 0)));
         assert_eq!(found.lane_of(x[0]), None);
@@ -298,7 +303,7 @@ mod tests {
         let b = dag.add(t, x[1]);
         let found = pairs_of(&dag, &[a, b, q]);
         assert_eq!(found.len(), 1);
-        assert!(found.pair(0).args.contains(&Lanes::Scalars(q, t)));
-        assert!(found.pair(0).args.contains(&Lanes::Inputs(0)));
+        assert!(found.pair(0).args.contains(&PairOperand::Scalars(q, t)));
+        assert!(found.pair(0).args.contains(&PairOperand::Inputs(0)));
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::convention::{one_point_signature, OnePointParams, MAX_PARTS};
 use crate::lower::{address, LowerInput, Lowering, Width, LOAD, STORE, VECTOR_LOAD, VECTOR_STORE};
-use crate::pairs::{ChunkPairs, Lanes};
+use crate::pairs::{ChunkPairs, PairOperand};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, InstBuilder, Signature, Type, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -190,19 +190,19 @@ impl<M: Module> Lowering<'_, '_, M, Scalar> {
     }
 
     /// An operand vector of a pair.
-    fn vector(&mut self, lanes: Lanes) -> Value {
+    fn vector(&mut self, lanes: PairOperand) -> Value {
         match lanes {
-            Lanes::Splat(id) => {
+            PairOperand::Splat(id) => {
                 let s = self.operand(id);
                 self.b.ins().splat(types::F64X2, s)
             }
-            Lanes::Inputs(i) => {
+            PairOperand::Inputs(i) => {
                 let (part, index) = self.input.parts.locate(i as usize);
                 let (addr, offset) = address(&mut self.b, self.width.x[part], index);
                 self.b.ins().load(types::F64X2, VECTOR_LOAD, addr, offset)
             }
-            Lanes::Pair(p) => self.width.vectors[p].expect("a pair's operand pairs come before it"),
-            Lanes::Scalars(p, q) => {
+            PairOperand::Pair(p) => self.width.vectors[p].expect("a pair's operand pairs come before it"),
+            PairOperand::Scalars(p, q) => {
                 if let Some(&v) = self.width.packed.get(&(p, q)) {
                     return v;
                 }

@@ -14,6 +14,7 @@
 //! # Ok::<(), frontend::ParseError>(())
 //! ```
 
+pub mod args;
 pub mod builder;
 pub mod call;
 pub mod copy;
@@ -37,6 +38,7 @@ pub mod span;
 pub mod stop;
 pub mod value;
 
+pub use args::{ArgBlock, ARG_BLOCKS};
 pub use builder::{BuildError, Builder, Expr, Operand};
 pub use call::{CallOut, Derivative, FunctionDef, FunctionId, Site};
 pub use dag::{ExprDag, Node, NodeId};

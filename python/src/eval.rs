@@ -8,7 +8,7 @@
 
 use crate::arrays::{filled, Directions};
 use crate::errors::to_py_plain;
-use dstar::{Args, Batch, Block, Compiled, Stop};
+use dstar::{Batch, Block, Compiled, Stop};
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
 
@@ -61,9 +61,8 @@ impl<'a> Call<'a> {
 
     /// Evaluates `kernel` into `out`, a row of its output per point.
     fn eval(&self, kernel: &Compiled, out: &mut [f64], stop: &Stop) -> Result<(), dstar::Error> {
-        let Batch { x, p, w, v } = self.blocks;
         match self.points {
-            None => kernel.eval(Args { x, p, w, v }, out),
+            None => kernel.eval(self.blocks, out),
             Some(_) => kernel.eval_batch_until(self.blocks, out, stop),
         }
     }
