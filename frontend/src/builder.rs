@@ -18,7 +18,6 @@
 
 use crate::dag::{ExprDag, NodeId};
 use crate::op::{Cmp, Op};
-use crate::parser::NameError;
 use crate::program::{Output, Program};
 use std::cell::RefCell;
 
@@ -124,14 +123,8 @@ impl Builder {
         let mut names = std::collections::HashSet::new();
         let all = inputs.iter().map(String::as_str).chain(params.iter().map(String::as_str));
         for name in all.chain(outputs.iter().map(|(name, _)| *name)) {
-            match crate::parser::check_name(name) {
-                Some(NameError::NotIdentifier) => {
-                    return Err(BuildError(format!("'{}' is not a name", crate::shown::Shown(name))));
-                }
-                Some(NameError::Reserved(what)) => {
-                    return Err(BuildError(format!("'{name}' is {what} and cannot be used as a name")));
-                }
-                None => {}
+            if let Some(wrong) = crate::parser::check_name(name) {
+                return Err(BuildError(wrong.message(name, "an input, a parameter or an output")));
             }
             if !names.insert(name) {
                 return Err(BuildError(format!("'{name}' names two things")));

@@ -185,6 +185,27 @@ pub enum NameError {
     Reserved(&'static str),
 }
 
+impl NameError {
+    /// What is wrong with `name` for a user, `role` saying what it would
+    /// name: the one wording of the front doors that take names.
+    ///
+    /// ```
+    /// use frontend::parser::{check_name, NameError};
+    /// let not = check_name("2x").unwrap().message("2x", "a symbol");
+    /// assert_eq!(not, "'2x' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)");
+    /// let sin = check_name("sin").unwrap().message("sin", "a symbol");
+    /// assert_eq!(sin, "'sin' is a function and cannot name a symbol");
+    /// ```
+    pub fn message(self, name: &str, role: &str) -> String {
+        match self {
+            NameError::NotIdentifier => {
+                format!("'{}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)", crate::shown::Shown(name))
+            }
+            NameError::Reserved(what) => format!("'{name}' is {what} and cannot name {role}"),
+        }
+    }
+}
+
 /// What a reserved name is, `"a function"`, `"a constant"` or `"a keyword"`,
 /// or `None` for a name that may be bound: function names (of [`Op`] and
 /// `ifelse`), `pi`, `e`, `in`, `out` and `param` cannot name inputs,

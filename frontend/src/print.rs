@@ -120,6 +120,7 @@ pub fn print_nodes_named(
     let mut texts: Vec<Option<(String, u8)>> = vec![None; dag.len()];
     let mut bindings = vec![];
     let mut counter = 0;
+    // Temporaries are `t1`, `t2`, ... ([`is_temporary`]).
     let fresh = |counter: &mut usize| loop {
         *counter += 1;
         let name = format!("t{counter}");
@@ -368,6 +369,18 @@ fn node_text(op: Op, mut args: Vec<(String, u8)>, inputs: &[String], first_term:
             (format!("{}({})", op.name(), texts.join(", ")), ATOM)
         }
     }
+}
+
+/// Whether the printer may bind `name` to a temporary: `t` and digits
+/// (`t1`, `t2`, ...), the names a program printed next to others' must
+/// leave it.
+///
+/// ```
+/// assert!(frontend::print::is_temporary("t12"));
+/// assert!(!frontend::print::is_temporary("t") && !frontend::print::is_temporary("tx"));
+/// ```
+pub fn is_temporary(name: &str) -> bool {
+    name.strip_prefix('t').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]

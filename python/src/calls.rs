@@ -4,7 +4,7 @@
 //! so that its text parses again.
 
 use dstar::frontend::copy::{copy, Calls};
-use dstar::frontend::parser::NameError;
+use dstar::frontend::print::is_temporary;
 use dstar::frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId};
 use dstar::Program;
 use std::collections::{HashMap, HashSet};
@@ -14,11 +14,7 @@ use std::sync::Arc;
 /// says what it would name (`"a symbol"`).
 pub(crate) fn check_name(name: &str, role: &str) -> Result<(), String> {
     match dstar::frontend::parser::check_name(name) {
-        Some(NameError::NotIdentifier) => Err(format!(
-            "'{}' is not a valid name ([A-Za-z_][A-Za-z0-9_]*)",
-            dstar::frontend::shown::Shown(name)
-        )),
-        Some(NameError::Reserved(what)) => Err(format!("'{name}' is {what} and cannot name {role}")),
+        Some(wrong) => Err(wrong.message(name, role)),
         None => Ok(()),
     }
 }
@@ -93,11 +89,6 @@ fn collect(dag: &ExprDag, order: &mut Vec<Arc<FunctionDef>>, seen: &mut HashSet<
 /// printer's temporary (`t1`).
 fn distinct(name: &str, taken: &HashSet<String>) -> String {
     dstar::frontend::fresh::fresh_name(name, |n| taken.contains(n) || is_temporary(n))
-}
-
-/// Whether the printer may bind `name` to a temporary: `t` and digits.
-fn is_temporary(name: &str) -> bool {
-    name.strip_prefix('t').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A copy of `dag` (its `roots`' new ids) whose calls of a function of

@@ -10,6 +10,7 @@
 
 use super::statement::FORMS;
 use super::SessionError;
+use dstar::frontend::fresh::fresh_name;
 use dstar::frontend::lexer::{Lexer, Token};
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Op, Output, Program};
@@ -46,7 +47,7 @@ pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> Strin
     }
     if inputs.is_empty() {
         // A problem file has at least one input; nothing reads this one.
-        inputs.push(fresh("_", |n| named.contains(n)));
+        inputs.push(fresh_name("_", |n| named.contains(n)));
     }
     // Outputs are named after their definitions unless that names an input.
     let mut taken: HashSet<String> =
@@ -54,7 +55,7 @@ pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> Strin
     let mut outputs = vec![];
     for (name, _) in defs {
         let output = if inputs.iter().any(|i| i == name) {
-            let output = fresh(&format!("{name}_"), |n| taken.contains(n));
+            let output = fresh_name(&format!("{name}_"), |n| taken.contains(n));
             taken.insert(output.clone());
             output
         } else {
@@ -191,7 +192,7 @@ const MAX_ROUNDS: usize = 32;
 /// input nodes named `leaves` (its arguments, then its parameters): its
 /// temporaries, and `out` the name of its value (also returned).
 fn standalone(dag: &ExprDag, root: NodeId, leaves: &[String]) -> (String, String) {
-    let value = fresh("value", |n| leaves.iter().any(|l| l == n));
+    let value = fresh_name("value", |n| leaves.iter().any(|l| l == n));
     let printed = print_nodes(dag, &[root], leaves, &HashSet::from([value.clone()]));
     let mut text = String::new();
     for (temp, expr) in &printed.bindings {
@@ -207,7 +208,7 @@ fn standalone(dag: &ExprDag, root: NodeId, leaves: &[String]) -> (String, String
 fn parse_definition(text: &str, args: &[&str], params: &[&str], value: &str) -> Option<(ExprDag, NodeId)> {
     // A problem file has at least one input: without arguments, one that
     // nothing reads stands first.
-    let placeholder = args.is_empty().then(|| fresh("_", |n| params.contains(&n)));
+    let placeholder = args.is_empty().then(|| fresh_name("_", |n| params.contains(&n)));
     let mut header = format!("in {}\n", placeholder.clone().unwrap_or_else(|| args.join(", ")));
     if !params.is_empty() {
         let _ = writeln!(header, "param {}", params.join(", "));
@@ -248,14 +249,6 @@ fn in_tree_order(dag: &ExprDag, root: NodeId) -> (ExprDag, NodeId) {
         }
     }
     (ordered, map[root.index()].expect("the root is done last"))
-}
-
-/// `base`, or `base1`, `base2`, ... : the first that `is_taken` refuses.
-fn fresh(base: &str, is_taken: impl Fn(&str) -> bool) -> String {
-    std::iter::once(base.to_string())
-        .chain((1..).map(|i| format!("{base}{i}")))
-        .find(|n| !is_taken(n))
-        .expect("names are unbounded")
 }
 
 /// A `# @def` line read: the definition's name, its arguments, the output
