@@ -226,7 +226,7 @@ fn built_whole(kind: Kind, program: &dstar::Program, f: &dstar::Kernel, options:
     }
 }
 
-/// The kernel of `kind` (not `Values`) built as maps, if the plan finds any.
+/// The kernel of `kind` built as maps, if the plan finds any.
 fn built_as_maps(kind: Kind, maps: &dstar::factor::Maps, f: &dstar::Kernel, n: usize) -> Option<Built> {
     let sparse = |(kernel, pattern): (dstar::frontend::map::MapKernel, dstar::SparsityPattern)| {
         Built::Mapped(Box::new(kernel), pattern.positions().collect())
@@ -237,7 +237,7 @@ fn built_as_maps(kind: Kind, maps: &dstar::factor::Maps, f: &dstar::Kernel, n: u
         Kind::Gradient => {
             maps.gradient(f).map(|kernel| Built::Mapped(Box::new(kernel), (0..n).map(|c| (0, c)).collect()))
         }
-        Kind::Values => None,
+        Kind::Values => maps.values(f).map(|kernel| Built::Mapped(Box::new(kernel), Vec::new())),
     }
 }
 
