@@ -1,20 +1,24 @@
 //! [`Function`]: a parsed program and the options it is compiled with; it
-//! compiles any [`Request`] into the one kernel type, [`Compiled`].
+//! compiles any [`Request`] into the one kernel type, [`Compiled`], and
+//! keeps the kernels it compiled ([`Function::kernel`]) for every front
+//! door that asks again.
 
 use crate::compiled::Compiled;
+use crate::kernels::KernelCache;
 use crate::pipeline::{differentiate_alongside, Options};
 use crate::request::Request;
 use crate::Error;
 use eliminate::{scarcity_remainder, Remainder};
 use factor::higher::Budget;
 use frontend::{Kernel, Program, Stop};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// A function to compile kernels of: a [`Program`] (inputs, parameters,
 /// outputs) and the [`Options`] of its kernels. What compiling needs more
 /// than once (the remainder graph `J·v` kernels of every width share, the
-/// maps derivatives are built from) is kept; a `Function` may be shared by
-/// threads.
+/// maps derivatives are built from) is kept, and so are the kernels asked
+/// for by [`kernel`](Function::kernel) (the [`KernelCache::CAPACITY`] used
+/// last); a `Function` may be shared by threads.
 ///
 /// ```
 /// use dstar::{Args, Function, Options, Request};
@@ -37,12 +41,15 @@ pub struct Function {
     /// The maps the values, Jacobian, gradient and Hessian are built from,
     /// if the plan finds any ([`factor::plan::maps`]), searched for once.
     maps: factor::Maps,
+    /// The kernels [`kernel`](Function::kernel) compiled, by request.
+    kernels: Mutex<KernelCache<Request>>,
 }
 
 impl Function {
     /// The function of `program`, nothing compiled yet.
     pub fn new(program: Program, options: Options) -> Function {
-        Function { program, options, remainder: OnceLock::new(), maps: factor::Maps::default() }
+        let kernels = Mutex::new(KernelCache::new(KernelCache::<Request>::CAPACITY));
+        Function { program, options, remainder: OnceLock::new(), maps: factor::Maps::default(), kernels }
     }
 
     /// Parses a problem file (or fails with its line and column).
@@ -85,6 +92,43 @@ impl Function {
     /// As [`compile`](Self::compile).
     pub fn compile_until(&self, request: Request, stop: &Stop) -> Result<Compiled, Error> {
         self.compile_with(request, &Options { stop: self.options.stop.or(stop), ..self.options.clone() })
+    }
+
+    /// The kernel of `request`, compiled on the first call and kept: a
+    /// request compiles once per function, whichever front door asks.
+    ///
+    /// # Errors
+    /// As [`compile`](Self::compile).
+    pub fn kernel(&self, request: Request) -> Result<Arc<Compiled>, Error> {
+        self.kernel_until(request, &Stop::never())
+    }
+
+    /// [`kernel`](Self::kernel), its compile stopped by `stop` as well as
+    /// by the options' stop ([`compile_until`](Self::compile_until)); a
+    /// stopped compile keeps nothing. The compile holds no lock: threads
+    /// asking for one request at once may each compile it, and the first
+    /// kernel kept is the one they all get.
+    ///
+    /// # Errors
+    /// As [`compile`](Self::compile).
+    pub fn kernel_until(&self, request: Request, stop: &Stop) -> Result<Arc<Compiled>, Error> {
+        if let Some(kernel) = self.cached_kernel(request) {
+            return Ok(kernel);
+        }
+        let kernel = Arc::new(self.compile_until(request, stop)?);
+        Ok(self.kernels().get_or_insert(request, kernel))
+    }
+
+    /// The kernel of `request` if [`kernel`](Self::kernel) compiled it and
+    /// it is kept still; compiles nothing.
+    pub fn cached_kernel(&self, request: Request) -> Option<Arc<Compiled>> {
+        self.kernels().get(&request)
+    }
+
+    /// The kept kernels (a panic while they were held leaves them whole:
+    /// the cache's methods do not panic midway).
+    fn kernels(&self) -> MutexGuard<'_, KernelCache<Request>> {
+        self.kernels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// [`compile`](Self::compile) with `options` in place of the function's.

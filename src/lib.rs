@@ -21,6 +21,7 @@ mod dot;
 mod error;
 mod function;
 mod higher;
+mod kernels;
 mod pipeline;
 mod request;
 pub mod timing;
@@ -46,6 +47,7 @@ pub use frontend::{
 };
 pub use function::Function;
 pub use higher::{partial, taylor_polynomial, tidy};
+pub use kernels::KernelCache;
 pub use pipeline::{differentiate, Differentiated, Options};
 pub use request::{Args, Batch, Blocks, Request};
 

@@ -11,6 +11,7 @@ use crate::errors::to_py_plain;
 use dstar::{Batch, Block, Compiled, Stop};
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 /// Batches of at least this many points can be stopped by Ctrl-C; the
 /// thread that waits for them costs tens of microseconds, which smaller
@@ -162,7 +163,7 @@ pub(crate) fn eval_part<'py>(
 /// share, gathered into rows of their own, and put their results in place.
 pub(crate) fn eval_products<'py>(
     py: Python<'py>,
-    runs: &[(&Compiled, usize, usize)],
+    runs: &[(Arc<Compiled>, usize, usize)],
     call: Call<'_>,
     slot: Slot,
     (dirs, layout): (&[f64], Directions),
@@ -172,7 +173,8 @@ pub(crate) fn eval_products<'py>(
     let (k, n) = (layout.k, layout.len);
     filled(py, shape, |out| {
         released(py, call.points, out.len(), |stop| {
-            for &(kernel, first, width) in runs {
+            for (kernel, first, width) in runs {
+                let (first, width) = (*first, *width);
                 let (d, o) = (first * n..(first + width) * n, first * row_len..(first + width) * row_len);
                 match call.points {
                     None => call.with(slot, &dirs[d]).eval(kernel, &mut out[o], stop)?,

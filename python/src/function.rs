@@ -1,5 +1,8 @@
-//! `dstar.Function`: a [`dstar::Function`] and its kernels ([`Compiled`]),
-//! each compiled on first use and shared by every thread afterwards.
+//! `dstar.Function`: a [`dstar::Function`], whose kernels ([`Compiled`])
+//! the library compiles on first use and keeps ([`dstar::Function::kernel_until`]),
+//! shared by every thread afterwards. Each method reads its arguments and
+//! calls one kernel through [`Function::part`], [`Function::sparse`] or
+//! [`Function::product`].
 
 use crate::arrays::{companion, csr, pattern_arrays, points, Data, Directions};
 use crate::errors::to_py_plain;
@@ -15,36 +18,32 @@ use pyo3::types::{PyList, PyTuple};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-/// Kernels of a product by width: widths are powers of two up to
-/// [`WIDEST_JVP`], the widest of [`factor::plan`](dstar::factor::plan).
-const WIDTHS: usize = WIDEST_JVP.ilog2() as usize + 1;
-
-/// The kernels compiled so far: one per request, the products one per
-/// width ([`direction_widths`]).
-#[derive(Default)]
-struct Kernels {
-    values: OnceLock<Compiled>,
-    jacobian: OnceLock<Compiled>,
-    hessian: OnceLock<Compiled>,
-    jvp: [OnceLock<Compiled>; WIDTHS],
-    vjp: [OnceLock<Compiled>; WIDTHS],
-    hvp: [OnceLock<Compiled>; WIDTHS],
+/// The weights a method passes: none, or the Lagrangian's (given, or `[1]`
+/// for a scalar function).
+#[derive(Clone, Copy)]
+enum Weights<'a, 'py> {
+    None,
+    Lagrangian(Option<&'a Bound<'py, PyAny>>),
 }
 
-impl Kernels {
-    /// The cell of `request`'s kernel; `None` for requests Python does not
-    /// make.
-    fn cell(&self, request: Request) -> Option<&OnceLock<Compiled>> {
-        let width = |k: usize| k.is_power_of_two().then(|| k.ilog2() as usize).filter(|&w| w < WIDTHS);
-        match request {
-            Request::Values => Some(&self.values),
-            Request::Jacobian => Some(&self.jacobian),
-            Request::Hessian => Some(&self.hessian),
-            Request::Jvp(k) => width(k).map(|w| &self.jvp[w]),
-            Request::Vjp(k) => width(k).map(|w| &self.vjp[w]),
-            Request::Hvp(k) => width(k).map(|w| &self.hvp[w]),
-            Request::Gradient | Request::Taylor(_) => None,
-        }
+/// A method's arguments read from Python: the points (one, or a batch of
+/// `batch`), the parameters and the weights.
+struct Inputs<'py> {
+    xs: Data<'py>,
+    batch: Option<usize>,
+    ps: Data<'py>,
+    ws: Option<Data<'py>>,
+}
+
+impl Inputs<'_> {
+    /// The call of a kernel on them.
+    fn call(&self) -> Call<'_> {
+        let blocks = Batch::x(self.xs.as_slice()).p(self.ps.as_slice());
+        let blocks = match &self.ws {
+            Some(ws) => blocks.w(ws.as_slice()),
+            None => blocks,
+        };
+        Call { points: self.batch, blocks }
     }
 }
 
@@ -76,7 +75,6 @@ pub struct Function {
     /// The name its calls print ([`Function::definition`]).
     name: String,
     source: OnceLock<String>,
-    kernels: Kernels,
     /// The function as a [`FunctionDef`], built on the first symbolic call.
     definition: OnceLock<Arc<FunctionDef>>,
 }
@@ -89,7 +87,6 @@ impl Function {
             function: dstar::Function::new(program, options),
             name: name.to_string(),
             source: OnceLock::new(),
-            kernels: Kernels::default(),
             definition: OnceLock::new(),
         })
     }
@@ -115,16 +112,12 @@ impl Function {
     /// The kernel of `request`, compiled if this is the first call: with
     /// the GIL released, and stopped by Ctrl-C
     /// ([`interruptible`](crate::interrupt::interruptible)).
-    fn kernel(&self, py: Python<'_>, request: Request) -> PyResult<&Compiled> {
-        let cell = self.kernels.cell(request).expect("a request Python makes");
-        if let Some(kernel) = cell.get() {
+    fn kernel(&self, py: Python<'_>, request: Request) -> PyResult<Arc<Compiled>> {
+        if let Some(kernel) = self.function.cached_kernel(request) {
             return Ok(kernel);
         }
-        let kernel = crate::interrupt::interruptible(py, |stop| self.function.compile_until(request, stop))?
-            .map_err(|e| to_py_plain(py, e))?;
-        // Two threads may both compile; the first one stored wins.
-        let _ = cell.set(kernel);
-        Ok(cell.get().expect("just set"))
+        crate::interrupt::interruptible(py, |stop| self.function.kernel_until(request, stop))?
+            .map_err(|e| to_py_plain(py, e))
     }
 
     /// The kernels covering `k` directions of the product `request(width)`,
@@ -135,7 +128,7 @@ impl Function {
         k: usize,
         widest: usize,
         request: fn(usize) -> Request,
-    ) -> PyResult<Vec<(&Compiled, usize, usize)>> {
+    ) -> PyResult<Vec<(Arc<Compiled>, usize, usize)>> {
         let mut first = 0;
         direction_widths(k, widest)
             .into_iter()
@@ -144,6 +137,113 @@ impl Function {
                 Ok((self.kernel(py, request(width))?, first - width, width))
             })
             .collect()
+    }
+
+    /// The points `x`, the parameters `p` and the weights `w`.
+    fn inputs<'py>(
+        &self,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+        w: Weights<'_, 'py>,
+    ) -> PyResult<Inputs<'py>> {
+        let (xs, batch) = points(x, self.n(), "x")?;
+        self.inputs_at(xs, batch, p, w)
+    }
+
+    /// [`inputs`](Self::inputs) of points read already.
+    fn inputs_at<'py>(
+        &self,
+        xs: Data<'py>,
+        batch: Option<usize>,
+        p: Option<&Bound<'py, PyAny>>,
+        w: Weights<'_, 'py>,
+    ) -> PyResult<Inputs<'py>> {
+        let ps = self.params(p, batch)?;
+        let ws = match w {
+            Weights::None => None,
+            Weights::Lagrangian(w) => Some(self.weights(w, batch)?),
+        };
+        Ok(Inputs { xs, batch, ps, ws })
+    }
+
+    /// `part` of the output of `request`'s kernel at the points `x` (with
+    /// the parameters `p` and the weights `w`): an array of the part's
+    /// shape, `(B, ...)` for a batch.
+    fn part<'py>(
+        &self,
+        py: Python<'py>,
+        request: Request,
+        part: Part,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+        w: Weights<'_, 'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let inputs = self.inputs(x, p, w)?;
+        let kernel = self.kernel(py, request)?;
+        Ok(eval_part(py, &kernel, inputs.call(), part)?.into_any())
+    }
+
+    /// The sparse block `b` of `request`'s output (a Jacobian, or a
+    /// Hessian's lower triangle, or with `symmetric` the whole Hessian) as
+    /// a `csr_array` per point.
+    #[allow(clippy::too_many_arguments)]
+    fn sparse<'py>(
+        &self,
+        py: Python<'py>,
+        request: Request,
+        b: usize,
+        x: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+        w: Weights<'_, 'py>,
+        symmetric: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let inputs = self.inputs(x, p, w)?;
+        let kernel = self.kernel(py, request)?;
+        let values = eval_part(py, &kernel, inputs.call(), Part::Block(b))?;
+        let pattern = kernel.pattern().expect("a Jacobian or Hessian has a pattern");
+        let shape = (if request == Request::Hessian { self.n() } else { self.m() }, self.n());
+        if !symmetric {
+            return sparse_result(py, values, inputs.batch, pattern, shape);
+        }
+        let (full, mirror) = pattern.symmetric();
+        let mirror = numpy::PyArray1::from_vec(py, mirror.into_iter().map(|k| k as i64).collect());
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("axis", -1)?;
+        let values = values.call_method("take", (mirror,), Some(&kwargs))?.cast_into()?;
+        sparse_result(py, values, inputs.batch, &full, shape)
+    }
+
+    /// The product `request(k)` (`J·v`, `wᵀJ` or `H·v`) at the points `x`
+    /// for the directions (or weight vectors) `dirs`, `k` of them per point,
+    /// by kernels of the widths [`direction_widths`] chooses.
+    fn product<'py>(
+        &self,
+        py: Python<'py>,
+        request: fn(usize) -> Request,
+        x: &Bound<'py, PyAny>,
+        dirs: &Bound<'py, PyAny>,
+        p: Option<&Bound<'py, PyAny>>,
+        w: Weights<'_, 'py>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (n, m) = (self.n(), self.m());
+        let (len, name, what, slot, widest, row_len) = match request(1) {
+            Request::Jvp(_) => (n, "v", "directions in input space", Slot::V, WIDEST_JVP, m),
+            Request::Vjp(_) => (m, "w", "weights, one per output", Slot::W, WIDEST_SWEEPS, n),
+            _ => (n, "v", "directions in input space", Slot::V, WIDEST_SWEEPS, n),
+        };
+        let (xs, batch) = points(x, n, "x")?;
+        let (ds, layout) = Directions::read(dirs, len, batch, name, what)?;
+        let inputs = self.inputs_at(xs, batch, p, w)?;
+        let runs = self.runs(py, layout.k, widest, request)?;
+        Ok(eval_products(py, &runs, inputs.call(), slot, (ds.as_slice(), layout), row_len)?.into_any())
+    }
+
+    /// A pattern as CSR `(indptr, indices)` (int64 arrays).
+    fn pattern<'py>(&self, py: Python<'py>, request: Request) -> PyResult<Bound<'py, PyTuple>> {
+        let kernel = self.kernel(py, request)?;
+        let (indptr, indices) =
+            pattern_arrays(py, kernel.pattern().expect("a Jacobian or Hessian has a pattern"));
+        PyTuple::new(py, [indptr.into_any(), indices.into_any()])
     }
 
     /// The parameters: `p` as given (a row, or a row per point of a
@@ -384,12 +484,7 @@ impl Function {
             )))
             }
         };
-        let (x, p) = (&x, p.as_ref());
-        let (xs, batch) = points(x, self.n(), "x")?;
-        let ps = self.params(p, batch)?;
-        let kernel = self.kernel(py, Request::Values)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
-        Ok(eval_part(py, kernel, call, Part::Block(0))?.into_any())
+        self.part(py, Request::Values, Part::Block(0), &x, p.as_ref(), Weights::None)
     }
 
     /// The Jacobian at ``x`` (columns for the inputs only): dense
@@ -409,16 +504,11 @@ impl Function {
         sparse: bool,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (xs, batch) = points(x, self.n(), "x")?;
-        let ps = self.params(p, batch)?;
-        let kernel = self.kernel(py, Request::Jacobian)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
         if sparse {
-            let values = eval_part(py, kernel, call, Part::Block(1))?;
-            let pattern = kernel.pattern().expect("a Jacobian has a pattern");
-            return sparse_result(py, values, batch, pattern, (self.m(), self.n()));
+            self.sparse(py, Request::Jacobian, 1, x, p, Weights::None, false)
+        } else {
+            self.part(py, Request::Jacobian, Part::Dense(1), x, p, Weights::None)
         }
-        Ok(eval_part(py, kernel, call, Part::Dense(1))?.into_any())
     }
 
     /// The Jacobian's structural nonzeros at ``x`` in CSR order of
@@ -430,20 +520,14 @@ impl Function {
         x: &Bound<'py, PyAny>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (xs, batch) = points(x, self.n(), "x")?;
-        let ps = self.params(p, batch)?;
-        let kernel = self.kernel(py, Request::Jacobian)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
-        Ok(eval_part(py, kernel, call, Part::Block(1))?.into_any())
+        self.part(py, Request::Jacobian, Part::Block(1), x, p, Weights::None)
     }
 
     /// The Jacobian's symbolic sparsity pattern as CSR ``(indptr, indices)``
     /// (int64 arrays); compiles the Jacobian kernel if needed.
     #[getter]
     fn jacobian_pattern<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let pattern = self.kernel(py, Request::Jacobian)?.pattern().expect("a Jacobian has a pattern");
-        let (indptr, indices) = pattern_arrays(py, pattern);
-        PyTuple::new(py, [indptr.into_any(), indices.into_any()])
+        self.pattern(py, Request::Jacobian)
     }
 
     /// The Hessian of the Lagrangian ``sum_i weights[i] * f_i`` at ``x``
@@ -469,25 +553,12 @@ impl Function {
         p: Option<&Bound<'py, PyAny>>,
         symmetric: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (xs, batch) = points(x, self.n(), "x")?;
-        let ps = self.params(p, batch)?;
-        let ws = self.weights(weights, batch)?;
-        let kernel = self.kernel(py, Request::Hessian)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
+        let w = Weights::Lagrangian(weights);
         if sparse {
-            let values = eval_part(py, kernel, call, Part::Block(0))?;
-            let pattern = kernel.pattern().expect("a Hessian has a pattern");
-            if symmetric {
-                let (full, mirror) = pattern.symmetric();
-                let mirror = numpy::PyArray1::from_vec(py, mirror.into_iter().map(|k| k as i64).collect());
-                let kwargs = pyo3::types::PyDict::new(py);
-                kwargs.set_item("axis", -1)?;
-                let values = values.call_method("take", (mirror,), Some(&kwargs))?.cast_into()?;
-                return sparse_result(py, values, batch, &full, (self.n(), self.n()));
-            }
-            return sparse_result(py, values, batch, pattern, (self.n(), self.n()));
+            self.sparse(py, Request::Hessian, 0, x, p, w, symmetric)
+        } else {
+            self.part(py, Request::Hessian, Part::Dense(0), x, p, w)
         }
-        Ok(eval_part(py, kernel, call, Part::Dense(0))?.into_any())
     }
 
     /// The nonzeros of the Lagrangian Hessian's lower triangle at ``x`` in
@@ -500,12 +571,7 @@ impl Function {
         weights: Option<&Bound<'py, PyAny>>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (xs, batch) = points(x, self.n(), "x")?;
-        let ps = self.params(p, batch)?;
-        let ws = self.weights(weights, batch)?;
-        let kernel = self.kernel(py, Request::Hessian)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
-        Ok(eval_part(py, kernel, call, Part::Block(0))?.into_any())
+        self.part(py, Request::Hessian, Part::Block(0), x, p, Weights::Lagrangian(weights))
     }
 
     /// The lower triangle's symbolic pattern as CSR ``(indptr, indices)``
@@ -513,9 +579,7 @@ impl Function {
     /// if needed.
     #[getter]
     fn hessian_pattern<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let pattern = self.kernel(py, Request::Hessian)?.pattern().expect("a Hessian has a pattern");
-        let (indptr, indices) = pattern_arrays(py, pattern);
-        PyTuple::new(py, [indptr.into_any(), indices.into_any()])
+        self.pattern(py, Request::Hessian)
     }
 
     /// Which accumulation built the Hessian kernel (``"edge_pushing"``, or
@@ -570,13 +634,7 @@ impl Function {
         v: &Bound<'py, PyAny>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (xs, batch) = points(x, n, "x")?;
-        let (vs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
-        let ps = self.params(p, batch)?;
-        let runs = self.runs(py, layout.k, WIDEST_JVP, Request::Jvp)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
-        Ok(eval_products(py, &runs, call, Slot::V, (vs.as_slice(), layout), m)?.into_any())
+        self.product(py, Request::Jvp, x, v, p, Weights::None)
     }
 
     /// ``w @ J(x)`` by reverse accumulation, without forming ``J``:
@@ -600,13 +658,7 @@ impl Function {
         w: &Bound<'py, PyAny>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (n, m) = (self.n(), self.m());
-        let (xs, batch) = points(x, n, "x")?;
-        let (ws, layout) = Directions::read(w, m, batch, "w", "weights, one per output")?;
-        let ps = self.params(p, batch)?;
-        let runs = self.runs(py, layout.k, WIDEST_SWEEPS, Request::Vjp)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()) };
-        Ok(eval_products(py, &runs, call, Slot::W, (ws.as_slice(), layout), n)?.into_any())
+        self.product(py, Request::Vjp, x, w, p, Weights::None)
     }
 
     /// ``H(x) @ v`` for the Hessian of the Lagrangian ``sum_i weights[i] *
@@ -631,14 +683,7 @@ impl Function {
         weights: Option<&Bound<'py, PyAny>>,
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let n = self.n();
-        let (xs, batch) = points(x, n, "x")?;
-        let (vs, layout) = Directions::read(v, n, batch, "v", "directions in input space")?;
-        let ps = self.params(p, batch)?;
-        let ws = self.weights(weights, batch)?;
-        let runs = self.runs(py, layout.k, WIDEST_SWEEPS, Request::Hvp)?;
-        let call = Call { points: batch, blocks: Batch::x(xs.as_slice()).p(ps.as_slice()).w(ws.as_slice()) };
-        Ok(eval_products(py, &runs, call, Slot::V, (vs.as_slice(), layout), n)?.into_any())
+        self.product(py, Request::Hvp, x, v, p, Weights::Lagrangian(weights))
     }
 
     /// Nanoseconds per native call of a kernel (``"values"`` or

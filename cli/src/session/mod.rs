@@ -14,10 +14,11 @@ mod scope;
 mod show;
 mod statement;
 
-use cache::{KernelCache, KernelKey};
+use cache::KernelKey;
 use command::COMMANDS;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{ParseError, ParseErrorKind, Program, Span, Stop};
+use dstar::KernelCache;
 use indexmap::IndexMap;
 pub use scope::not_a_variable;
 use scope::Scope;
@@ -122,7 +123,7 @@ pub struct Session {
     /// Counts changes of the definitions and of the names that are
     /// parameters (not of their values).
     generation: u64,
-    kernels: KernelCache,
+    kernels: KernelCache<KernelKey>,
     /// Bounds on higher derivatives.
     budget: dstar::Budget,
     /// Set (by Ctrl-C) to stop the computation under way.
@@ -142,7 +143,7 @@ impl Session {
             params: IndexMap::new(),
             defs: IndexMap::new(),
             generation: 0,
-            kernels: KernelCache::new(KernelCache::CAPACITY),
+            kernels: KernelCache::new(KernelCache::<KernelKey>::CAPACITY),
             budget: dstar::Budget::default(),
             interrupt: Stop::never(),
         }
