@@ -6,6 +6,14 @@
 //! JIT-compiled into a native kernel ([`backend`]) that computes the function
 //! and its Jacobian together.
 //!
+//! A [`Function`] (a program and its [`Options`]) compiles any [`Request`]
+//! (values, Jacobian, gradient, Hessian, products, Taylor coefficients) into
+//! the one kernel type, [`Compiled`], called with the named argument blocks
+//! of [`Args`] or [`Batch`]. [`Function::kernel`] keeps the kernels it
+//! compiled in a [`KernelCache`], which the Python package asks; the
+//! command line's REPL, whose kernels are of many programs, keys the same
+//! cache by its definitions.
+//!
 //! ```
 //! use dstar::{Args, Options, Request};
 //! let kernel = dstar::compile("in x, y\nout f = sin(x*y) + x^2", Request::Jacobian, &Options::default())?;

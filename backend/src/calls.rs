@@ -8,45 +8,9 @@
 //! called where the chunks first read one of its results; later reads load
 //! them from its row, which nothing overwrites.
 
-use crate::compiler::JitCompiler;
-use crate::error::CodegenError;
-use crate::kernel::JitKernel;
-use frontend::call::called_functions;
-use frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId};
-use rustc_hash::FxHashMap;
+use crate::kernel::{Callees, JitKernel};
+use frontend::{ExprDag, NodeId};
 use std::sync::Arc;
-
-/// The compiled functions a kernel calls, by the address of the function
-/// each compiles (a key only).
-#[derive(Default, Clone)]
-pub(crate) struct Callees {
-    compiled: FxHashMap<FunctionId, Arc<JitKernel>>,
-}
-
-impl Callees {
-    /// Compiles every function `kernel` calls, to any depth, callees first,
-    /// each once (by `compiler`, with the callees compiled before it): a
-    /// loop over the call graph, however deep it nests.
-    pub(crate) fn compile(compiler: &JitCompiler, kernel: &Kernel) -> Result<Callees, CodegenError> {
-        let mut callees = Callees::default();
-        for function in called_functions(kernel.dag(), kernel.roots(), &[]) {
-            let body = function.body();
-            let jit = compiler.compile_with(body, &[body.num_inputs()], &callees)?;
-            callees.compiled.insert(FunctionId::of(&function), Arc::new(jit));
-        }
-        Ok(callees)
-    }
-
-    /// The compiled body of `function`.
-    pub(crate) fn get(&self, function: &Arc<FunctionDef>) -> &Arc<JitKernel> {
-        self.compiled.get(&FunctionId::of(function)).expect("every function called is compiled first")
-    }
-
-    /// Whether there are none.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.compiled.is_empty()
-    }
-}
 
 /// Where a kernel's calls keep what they hand on, in its scratch, in
 /// values from the scratch's start.

@@ -1,12 +1,12 @@
 //! [`JitCompiler`]: compiles a [`Kernel`] into a
 //! [`JitKernel`] with Cranelift, one function per chunk of operations.
 
-use crate::calls::{CallLayout, Callees};
+use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
 use crate::convention::{one_point_signature, two_points_signature, InputParts, MAX_PARTS};
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
-use crate::kernel::{JitKernel, TwoPoints};
+use crate::kernel::{Callees, JitKernel, TwoPoints};
 use crate::lanes::Lanes;
 use crate::libm::Libm;
 use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache};
@@ -23,6 +23,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
+use frontend::call::called_functions;
 use frontend::{ExprDag, Kernel, NodeId, Op, Stop};
 use rayon::prelude::*;
 
@@ -145,13 +146,13 @@ impl JitCompiler {
     /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's
     /// own failures; [`CodegenError::SelfCheck`].
     pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
-        let callees = Callees::compile(self, kernel)?;
+        let callees = self.compile_callees(kernel)?;
         self.compile_with(kernel, lengths, &callees)
     }
 
     /// [`compile_parts`](Self::compile_parts) of a kernel whose calls are
     /// to the functions of `callees`, compiled already.
-    pub(crate) fn compile_with(
+    fn compile_with(
         &self,
         kernel: &Kernel,
         lengths: &[usize],
@@ -162,6 +163,19 @@ impl JitCompiler {
             self.build(kernel, &parts, Variant::OnePoint, None, callees)?;
         let m = kernel.roots().len();
         self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, callees.clone()))
+    }
+
+    /// Compiles every function `kernel` calls, to any depth, callees first,
+    /// each once (with the callees compiled before it): a loop over the
+    /// call graph, however deep it nests.
+    fn compile_callees(&self, kernel: &Kernel) -> Result<Callees, CodegenError> {
+        let mut callees = Callees::default();
+        for function in called_functions(kernel.dag(), kernel.roots(), &[]) {
+            let body = function.body();
+            let jit = self.compile_with(body, &[body.num_inputs()], &callees)?;
+            callees.insert(&function, jit);
+        }
+        Ok(callees)
     }
 
     /// The input parts of `lengths`, if they fit `kernel`.
@@ -232,7 +246,7 @@ impl JitCompiler {
         let mut listing = String::new();
         let parts = InputParts::new(&[kernel.num_inputs()]);
         let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
-        let callees = Callees::compile(self, kernel)?;
+        let callees = self.compile_callees(kernel)?;
         self.build(kernel, &parts, variant, Some(&mut listing), &callees)?;
         Ok(listing)
     }

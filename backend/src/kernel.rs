@@ -4,7 +4,6 @@
 //! ([`JitCompiler::compile_two_points`](crate::JitCompiler::compile_two_points)).
 //! A finished kernel only calls code; it never compiles.
 
-use crate::calls::Callees;
 use crate::convention::{
     call_one_point, call_two_points, one_point_chunks, two_points_chunks, InputParts, OnePointFn, Parts,
     TwoPointsFn, MAX_PARTS,
@@ -12,8 +11,10 @@ use crate::convention::{
 use crate::error::KernelError;
 use crate::module::OwnedModule;
 use cranelift_module::FuncId;
+use frontend::{FunctionDef, FunctionId};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 thread_local! {
     /// Per-thread scratch of chunked kernels: grown once to the largest
@@ -49,6 +50,30 @@ pub struct JitKernel {
     pub(crate) callees: Callees,
     // Declared last: dropped after everything that points into its code.
     _code: OwnedModule,
+}
+
+/// The compiled functions a kernel calls ([`crate::calls`]), kept alive
+/// with its code, by the address of the function each compiles (a key only).
+#[derive(Default, Clone)]
+pub(crate) struct Callees {
+    compiled: FxHashMap<FunctionId, Arc<JitKernel>>,
+}
+
+impl Callees {
+    /// Keeps `jit`, the compiled body of `function`.
+    pub(crate) fn insert(&mut self, function: &Arc<FunctionDef>, jit: JitKernel) {
+        self.compiled.insert(FunctionId::of(function), Arc::new(jit));
+    }
+
+    /// The compiled body of `function`.
+    pub(crate) fn get(&self, function: &Arc<FunctionDef>) -> &Arc<JitKernel> {
+        self.compiled.get(&FunctionId::of(function)).expect("every function called is compiled first")
+    }
+
+    /// Whether there are none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.compiled.is_empty()
+    }
 }
 
 /// A kernel's two-point variant: each chunk evaluates two points, one per

@@ -11,11 +11,11 @@
 //! the scalar cold branch does); everything the one-point kernel calls is
 //! called once per lane, `sincos` included.
 
-use crate::convention::{two_points_signature, TwoPointsParams, MAX_PARTS};
+use crate::convention::{TwoPointsParams, MAX_PARTS};
 use crate::lower::{address, LowerInput, Lowering, Width, VECTOR_LOAD, VECTOR_STORE};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
-    types, Constant, ConstantData, Endianness, Immediate, InstBuilder, MemFlagsData, Signature, Type, Value,
+    types, Constant, ConstantData, Endianness, Immediate, InstBuilder, MemFlagsData, Type, Value,
 };
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
@@ -46,10 +46,6 @@ pub(crate) struct Lanes {
 impl Width for Lanes {
     const TYPE: Type = types::F64X2;
     const LANES: u8 = 2;
-
-    fn signature<M: Module>(module: &M) -> Signature {
-        two_points_signature(module)
-    }
 
     fn new(
         b: &mut FunctionBuilder<'_>,

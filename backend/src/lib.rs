@@ -1,18 +1,29 @@
-//! The back end of dstar: compiles the outputs of an [`ExprDag`](frontend::ExprDag)
-//! into native kernels with Cranelift, and emits the same kernel as C99 source.
+//! The back end of dstar: compiles a [`Kernel`](frontend::Kernel) (outputs of
+//! an [`ExprDag`](frontend::ExprDag) over its inputs) into native code with
+//! Cranelift, and emits the same kernel as C99 or Rust source.
 //!
-//! [`JitCompiler`] (the one long-lived object: allocator and chunk size) turns a
-//! DAG and its output nodes into a [`JitKernel`], a function
-//! `out = f(x)` that checks slice lengths, allocates nothing per call and may
-//! be shared across threads. Large kernels are split into chunks of
-//! operations, each its own Cranelift function, so compile time stays linear.
+//! [`JitCompiler`] (the one long-lived object: allocator, chunk size,
+//! self-check and stop) turns a kernel into a [`JitKernel`], a function
+//! `out = f(x)` whose input comes as up to [`MAX_PARTS`] arrays (the
+//! argument blocks `x`, `p`, `w`, `v` of [`frontend::ARG_BLOCKS`]), that
+//! checks slice lengths, allocates nothing per call and may be shared
+//! across threads. Its batches run many points in parallel ([`Rows`]), two
+//! per call in the lanes of `f64x2` once the compiler gave it its two-point
+//! variant ([`JitCompiler::compile_two_points`]): a finished kernel only
+//! calls code, it never compiles. [`MappedKernel`] runs the body of each
+//! map ([`frontend::map`]) in a loop. Large kernels are split into chunks
+//! of operations, each its own Cranelift function, so compile time stays
+//! linear; one file, `convention.rs`, says how a chunk's arguments are laid
+//! out and passed, and holds, with `kernel.rs` and `module.rs`, all the
+//! crate's `unsafe`.
 //! Elementary functions call the exact functions the interpreter
 //! ([`frontend::eval()`]) calls, so results agree bit for bit; integer
 //! powers `x^k`, `|k| <= 16`, are inlined as the very steps of the
 //! interpreter's power ([`frontend::portable::pow`]);
 //! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`,
 //! and like operations stored side by side run two at a time in `f64x2`.
-//! [`emit_c()`] writes the kernel as a self-contained C99 file.
+//! [`emit_c()`] and [`emit_rust()`] write the kernel as a self-contained C99
+//! or Rust file.
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x) * y\nout x / y")?;

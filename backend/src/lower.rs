@@ -13,9 +13,8 @@
 
 use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
-use crate::convention::InputParts;
+use crate::convention::{one_point_signature, InputParts};
 use crate::power::{self, inline_power, Compensated, Inline};
-use crate::scalar::Scalar;
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -89,9 +88,6 @@ pub(crate) trait Width: Sized {
     /// Points per call: the lanes of a value.
     const LANES: u8;
 
-    /// The signature of every chunk of this width.
-    fn signature<M: Module>(module: &M) -> Signature;
-
     /// The width's state for `chunk`, from the function's parameters, and
     /// the scratch pointer among them.
     fn new(
@@ -151,7 +147,7 @@ pub(crate) trait Width: Sized {
     fn merge(b: &mut FunctionBuilder<'_>, mask: Value, fast: Value, exact: Value) -> Value;
 }
 
-/// Lowers chunk `chunk` into `func`, whose signature is [`Width::signature`].
+/// Lowers chunk `chunk` into `func`, whose signature is `W`'s in [`crate::convention`].
 pub(crate) fn lower_chunk<M: Module, W: Width>(
     module: &mut M,
     func: &mut Function,
@@ -331,7 +327,7 @@ impl<M: Module, W: Width> Lowering<'_, '_, M, W> {
         if !self.cache.called[c.site as usize] {
             let site = &self.input.dag.site(c.site).args;
             let args: Vec<Value> = site.iter().map(|&a| self.operand(a)).collect();
-            let signature = Scalar::signature(&*self.module);
+            let signature = one_point_signature(&*self.module);
             let signature = self.b.import_signature(signature);
             let null = self.b.ins().iconst(ptr, 0);
             let args_row = at_value(&mut self.b, layout.args_at);

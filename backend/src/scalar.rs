@@ -5,11 +5,11 @@
 //! `f64x2` ([`crate::pairs`]), each lane computing what the scalar
 //! instruction would.
 
-use crate::convention::{one_point_signature, OnePointParams, MAX_PARTS};
+use crate::convention::{OnePointParams, MAX_PARTS};
 use crate::lower::{address, LowerInput, Lowering, Width, LOAD, STORE, VECTOR_LOAD, VECTOR_STORE};
 use crate::pairs::{ChunkPairs, PairOperand};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{types, InstBuilder, Signature, Type, Value};
+use cranelift_codegen::ir::{types, InstBuilder, Type, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
 use frontend::{NodeId, Op};
@@ -33,10 +33,6 @@ pub(crate) struct Scalar {
 impl Width for Scalar {
     const TYPE: Type = types::F64;
     const LANES: u8 = 1;
-
-    fn signature<M: Module>(module: &M) -> Signature {
-        one_point_signature(module)
-    }
 
     fn new(
         _: &mut FunctionBuilder<'_>,

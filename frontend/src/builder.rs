@@ -123,7 +123,7 @@ impl Builder {
         let mut names = std::collections::HashSet::new();
         let all = inputs.iter().map(String::as_str).chain(params.iter().map(String::as_str));
         for name in all.chain(outputs.iter().map(|(name, _)| *name)) {
-            if let Some(wrong) = crate::parser::check_name(name) {
+            if let Some(wrong) = crate::name::check_name(name) {
                 return Err(BuildError(wrong.message(name, "an input, a parameter or an output")));
             }
             if !names.insert(name) {

@@ -3,8 +3,12 @@
 //! The language it reads is specified in the repository's `docs/format.md`.
 //!
 //! The main types are [`Op`] (the one table of operations), [`ExprDag`]
-//! (children before parents, so ids are a topological order) and
-//! [`Program`] (a DAG with named inputs and outputs).
+//! (children before parents, so ids are a topological order),
+//! [`Program`] (a DAG with named inputs and outputs) and [`Kernel`] (a DAG's
+//! outputs over its inputs, what the later stages take). What every stage
+//! and front door shares lives here once: the argument blocks of a
+//! compiled kernel ([`ARG_BLOCKS`]), the check of a name
+//! ([`name::check_name`]) and fresh names ([`fresh`]).
 //!
 //! ```
 //! let program = frontend::parse_program("in x\nout sin(x) * x")?;
@@ -26,6 +30,7 @@ pub mod kernel;
 pub mod layout;
 pub mod lexer;
 pub mod map;
+pub mod name;
 pub mod nl;
 pub mod op;
 pub mod parser;

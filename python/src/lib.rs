@@ -1,7 +1,9 @@
 //! The `dstar._dstar` extension module: the `dstar` library facade for
-//! Python. Everything that computes lives in the facade; this crate reads
-//! and writes NumPy arrays, maps errors to exceptions, and holds the
-//! symbolic builder's graphs.
+//! Python. Everything that computes lives in the library, the kernels too
+//! (each `dstar.Function` wraps a [`dstar::Function`], which compiles and
+//! keeps them); this crate reads and writes NumPy arrays, maps errors to
+//! exceptions, holds the symbolic builder's graphs, and names apart the
+//! functions a built program calls (`calls.rs`).
 
 mod arrays;
 mod calls;

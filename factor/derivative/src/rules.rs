@@ -2,8 +2,12 @@
 //! as nodes of the function's own [`ExprDag`] so that they share work with it
 //! (`d sin(u)/du` is the node `cos(u)`, `d exp(u)/du` is the node `exp(u)`).
 //!
-//! This is the only place in dstar that knows a derivative rule. The `match`
-//! in `rule` has no `_ =>` arm, so a new operation fails to compile here.
+//! These are the first-order rules, the only ones every accumulation (D*,
+//! the eliminations, the sweeps, second derivatives) builds on; Taylor mode
+//! has its own recurrences for higher orders ([`taylor`](crate::taylor)),
+//! the one other place that knows how an operation differentiates. Both
+//! `match`es have no `_ =>` arm, so a new operation fails to compile in
+//! each.
 
 use crate::partials::Partials;
 use frontend::{Cmp, ExprDag, NodeId, Op};

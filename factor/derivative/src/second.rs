@@ -1,6 +1,6 @@
 //! Local second derivatives: the second partials of one node with respect
 //! to its distinct arguments, found by differentiating its first partials
-//! ([`crate::partials::partials`]: [`crate::rules`], the only derivative rules) once more, over
+//! ([`crate::partials::partials`]: the first-order rules of [`crate::rules`]) once more, over
 //! the few nodes the rules built for them.
 
 use crate::graph::DerivativeGraph;
