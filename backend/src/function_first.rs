@@ -7,7 +7,7 @@
 //! those, unless hash-consing merged a new node into one of the function's
 //! own, in which case the kernel compiles the usual way instead.
 
-use crate::chunk::depth_first;
+use crate::order::depth_first;
 use frontend::{ExprDag, Node, NodeId};
 
 /// The function part of a kernel: which operations its chunks compute and

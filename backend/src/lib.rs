@@ -53,6 +53,7 @@ mod lower;
 pub mod mapped;
 mod module;
 mod name;
+mod order;
 mod pairs;
 mod power;
 mod scalar;

@@ -5,7 +5,6 @@
 //! operation under that graph's lock alone, and equal subexpressions of a
 //! graph are one node however they were written.
 
-use crate::function::Function;
 use crate::graph::{Entry, Graph, Nodes, Symbol};
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{Cmp, FunctionDef, Output};
@@ -430,18 +429,17 @@ fn exprs(values: &[Bound<'_, PyAny>], what: &str) -> PyResult<Vec<Expr>> {
         .collect()
 }
 
-/// Builds a [`Function`] from builder expressions: `inputs` and `params`
-/// symbols, `outputs` expressions or numbers (one, or an iterable). The
-/// copy into the program's own DAG runs with the GIL released.
-pub(crate) fn function<'py>(
+/// Builds the program of a `dstar.Function` from builder expressions:
+/// `inputs` and `params` symbols, `outputs` expressions or numbers (one, or
+/// an iterable). The copy into the program's own DAG runs with the GIL
+/// released.
+pub(crate) fn program_of<'py>(
     py: Python<'py>,
     inputs: &Bound<'py, PyAny>,
     outputs: &Bound<'py, PyAny>,
     output_names: Option<Vec<String>>,
     params: Option<&Bound<'py, PyAny>>,
-    options: dstar::Options,
-    name: &str,
-) -> PyResult<Function> {
+) -> PyResult<Program> {
     let inputs = exprs(&as_list(inputs)?, "inputs")?;
     let params = match params {
         Some(params) => exprs(&as_list(params)?, "params")?,
@@ -462,8 +460,7 @@ pub(crate) fn function<'py>(
         }
         None => (1..=outputs.len()).map(|k| format!("out{k}")).collect(),
     };
-    let program = py.detach(|| program(&inputs, &params, &outputs, &names)).map_err(PyValueError::new_err)?;
-    Function::new(program, options, name)
+    py.detach(|| program(&inputs, &params, &outputs, &names)).map_err(PyValueError::new_err)
 }
 
 /// The symbols of `inputs` and `params`, checked: each a symbol, none

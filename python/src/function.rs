@@ -333,7 +333,7 @@ impl Function {
         name: &str,
     ) -> PyResult<Function> {
         let options = Options { simplify, self_check, ..Default::default() };
-        crate::expr::function(py, inputs, outputs, output_names, params, options, name)
+        Function::new(crate::expr::program_of(py, inputs, outputs, output_names, params)?, options, name)
     }
 
     /// The name its calls print as.
