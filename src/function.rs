@@ -8,7 +8,6 @@ use crate::kernels::KernelCache;
 use crate::pipeline::{differentiate_alongside, Options};
 use crate::request::Request;
 use crate::Error;
-use eliminate::{scarcity_remainder, Remainder};
 use factor::higher::Budget;
 use frontend::{Kernel, Program, Stop};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -37,7 +36,7 @@ pub struct Function {
     program: Program,
     options: Options,
     /// The scarcity remainder of `J·v` kernels, searched for once.
-    remainder: OnceLock<Remainder>,
+    remainder: OnceLock<factor::Remainder>,
     /// The maps the values, Jacobian, gradient and Hessian are built from,
     /// if the plan finds any ([`factor::plan::maps`]), searched for once.
     maps: factor::Maps,
@@ -208,10 +207,7 @@ impl Function {
     }
 
     /// The scarcity remainder graph of the function, searched for on first use.
-    fn remainder(&self, f: &Kernel) -> &Remainder {
-        self.remainder.get_or_init(|| {
-            scarcity_remainder(f, factor::plan::DIRECTIONS_ELIMINATION)
-                .expect("scarcity is a partial elimination")
-        })
+    fn remainder(&self, f: &Kernel) -> &factor::Remainder {
+        self.remainder.get_or_init(|| factor::plan::directions_remainder(f))
     }
 }

@@ -27,7 +27,7 @@ pub mod tensor;
 
 pub use derivative::{forward_mode_ops, reverse_mode_ops, DerivativeGraph, Entry, Orientation, Strategy};
 pub use directional::{gradient, hvp, jvp, vjp};
-pub use eliminate::Elimination;
+pub use eliminate::{Elimination, Remainder};
 pub use hessian::{hessian, hessian_with, lagrangian_hessian, Hessian, HessianMethod, Weights};
 pub use jacobian::{
     cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,

@@ -8,7 +8,7 @@
 //! the same input gives the same kernel on every machine.
 
 use derivative::{exact_sweep_components, sweep_components, DerivativeGraph, Orientation, Strategy};
-use eliminate::{Elimination, LinearizedGraph, Skip};
+use eliminate::{Elimination, LinearizedGraph, Remainder, Skip};
 use frontend::map::{Decomposition, MapRules};
 use frontend::Kernel;
 use simplify::Simplifier;
@@ -308,6 +308,12 @@ pub fn simplifier() -> Simplifier {
 /// nonunit edges (one multiplication per edge and direction), a randomized
 /// search seeded once, so deterministic.
 pub const DIRECTIONS_ELIMINATION: Elimination = Elimination::ScarcityHybrid;
+
+/// The remainder graph of `kernel` that its `J·v` kernels of every width
+/// are built from ([`DIRECTIONS_ELIMINATION`]).
+pub fn directions_remainder(kernel: &Kernel) -> Remainder {
+    eliminate::scarcity_remainder(kernel, DIRECTIONS_ELIMINATION).expect("scarcity is a partial elimination")
+}
 
 /// Widest `J·v` kernel: directions per call. A kernel of width `w`
 /// evaluates the function and its partials once, then sweeps `w` times, so
