@@ -31,6 +31,7 @@ pub mod layout;
 pub mod lexer;
 pub mod map;
 pub mod name;
+pub mod named_apart;
 pub mod nl;
 pub mod op;
 pub mod parser;

@@ -503,7 +503,7 @@ fn roles(inputs: &[Expr], params: &[Expr]) -> Result<(Vec<Symbol>, Vec<Symbol>),
 /// under that graph's lock and rebuilt in the program's DAG, inputs
 /// numbered in order, then the parameters, and each call a call of the same
 /// function; the functions called are the program's
-/// ([`crate::calls::with_functions`]).
+/// ([`dstar::frontend::named_apart::with_functions`]).
 fn program(
     inputs: &[Expr],
     params: &[Expr],
@@ -567,7 +567,7 @@ fn program(
         .collect();
     let leaves = |symbols: &[Symbol]| symbols.iter().map(|s| s.name.clone()).collect();
     let program = Program::new(dag, leaves(&inputs), outputs).with_params(leaves(&params), None);
-    Ok(crate::calls::with_functions(program))
+    Ok(dstar::frontend::named_apart::with_functions(program))
 }
 
 /// An error unless the output `names` are names, none reserved, none
