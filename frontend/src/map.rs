@@ -10,9 +10,11 @@
 //! parameters (the same operations, constants, functions and coefficients
 //! in the same order) form a [`Map`] of one body, when there are at least
 //! [`MapRules::min_instances`] of them. A node that reads no variable (a
-//! constant or parameter expression), or a cheap one that many operations
-//! read ([`MapRules::copy_ops`]), is no one's: every instance using it
-//! gets its own copy.
+//! constant or parameter expression) is no one's: every instance using it
+//! gets its own copy. So is a cheap one that many operations read
+//! ([`MapRules::copy_ops`]), or it is computed once, before the maps, and
+//! read by the instances as an argument ([`MapRules::compute_common`],
+//! [`Decomposition::computed`]).
 //!
 //! A map is a *strided* or *gathered* argument per input of its body (the
 //! global input each instance reads, [`Map::leaves`]; a *shared* argument is
@@ -25,8 +27,7 @@
 //! computed from the leaves, affine in the instance where they can be
 //! ([`Column::Affine`]), a table otherwise. Adding reorders sums: an output
 //! split into terms may differ from the written-out program in its last
-//! bits (fixed and deterministic: the rest first, then the maps in order,
-//! instances in order).
+//! bits (fixed and deterministic: see [`MapKernel`]).
 //!
 //! Every step is linear in the DAG: each node is owned by the first term
 //! that reaches it, and the copies of unowned nodes are bounded by
