@@ -271,19 +271,30 @@ impl ExprDag {
 
     /// The same DAG with input `k` renamed `rename(k)`, which must be
     /// one-to-one on the inputs present: every node keeps its id.
-    pub fn renumber_inputs(&self, rename: impl Fn(u32) -> u32) -> ExprDag {
-        let mut dag =
-            ExprDag { sites: self.sites.clone(), site_table: self.site_table.clone(), ..ExprDag::new() };
-        dag.reserve(self.len());
-        for node in &self.nodes {
-            let mut node = *node;
+    pub fn renumber_inputs(mut self, rename: impl Fn(u32) -> u32) -> ExprDag {
+        // In place: only the inputs' ops and hashes change, so only their
+        // slots in the table move (all out first, then all in, as a new
+        // index may be an old one of another input).
+        let inputs: Vec<NodeId> = self.ids().filter(|&id| matches!(self.op(id), Op::Input(_))).collect();
+        for &id in &inputs {
+            let hash = node_hash(&self.nodes[id.index()]);
+            let entry = self.table.find_entry(spread(hash), |(i, _)| *i == id);
+            entry.expect("every node is in the table").remove();
+        }
+        for &id in &inputs {
+            let node = &mut self.nodes[id.index()];
             if let Op::Input(k) = node.op {
                 node.op = Op::Input(rename(k));
             }
-            let id = dag.intern(node);
-            debug_assert_eq!(id.index() + 1, dag.len(), "a one-to-one renaming merges no nodes");
+            let hash = node_hash(node);
+            let nodes = &self.nodes;
+            debug_assert!(
+                self.table.find(spread(hash), |(i, _)| nodes[i.index()] == nodes[id.index()]).is_none(),
+                "a one-to-one renaming merges no nodes"
+            );
+            self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
         }
-        dag
+        self
     }
 
     /// The constant `value`.
