@@ -209,7 +209,7 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
                 }
             }));
             Piece {
-                body: gradient(map.body.clone()),
+                body: body_gradient(&map.body),
                 instances: map.instances,
                 gather: t.leaves,
                 places: Columns { columns: places },
@@ -234,6 +234,29 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
         scratch: d.computed.as_ref().map_or(0, Kernel::num_outputs),
         post,
         num_outputs: m + n,
+    }
+}
+
+/// A body's values and gradient, laid out as [`gradient`] lays them: of a
+/// body of one result, from its Jacobian (whose one row is the gradient)
+/// where that needs fewer operations than the reverse sweep, as D* or an
+/// elimination often does (a mixture's point: 1,671 against 1,896).
+fn body_gradient(body: &Kernel) -> Kernel {
+    let reverse = gradient(body.clone());
+    if body.num_outputs() != 1 {
+        return reverse;
+    }
+    let by_rows = jacobian(body.clone());
+    let (pattern, roots) = (by_rows.pattern(), by_rows.kernel().roots());
+    let mut dag = by_rows.kernel().dag().clone();
+    let zero = dag.constant(0.0);
+    let mut dense = vec![roots[0]];
+    dense.extend((0..body.num_variables()).map(|c| pattern.find(0, c).map_or(zero, |e| roots[1 + e])));
+    let row = body.derived(dag, dense, 0).expect("the Jacobian reads the body's inputs");
+    if row.count_ops() < reverse.count_ops() {
+        row
+    } else {
+        reverse
     }
 }
 
