@@ -47,11 +47,13 @@ struct Walk {
     strided: Vec<(usize, i64, i64)>,
     /// Tabled columns: position and entries.
     tables: Vec<(usize, Vec<u32>)>,
+    /// Where the positions of `fixed` are `j0, j0 + 1, ...`: `j0`.
+    fixed_from: Option<usize>,
 }
 
 impl Walk {
     fn new(columns: &Columns) -> Walk {
-        let mut walk = Walk { fixed: Vec::new(), strided: Vec::new(), tables: Vec::new() };
+        let mut walk = Walk { fixed: Vec::new(), strided: Vec::new(), tables: Vec::new(), fixed_from: None };
         for (j, column) in columns.columns.iter().enumerate() {
             match column {
                 Column::Affine { base, step: 0 } => walk.fixed.push((j, *base as usize)),
@@ -59,7 +61,39 @@ impl Walk {
                 Column::Table(t) => walk.tables.push((j, t.clone())),
             }
         }
+        let j0 = walk.fixed.first().map_or(0, |&(j, _)| j);
+        walk.fixed_from = walk.fixed.iter().enumerate().all(|(s, &(j, _))| j == j0 + s).then_some(j0);
         walk
+    }
+
+    /// Adds the values at the fixed positions into `sums`, one per fixed
+    /// column: `sums[s] += values[fixed[s].0]`.
+    #[inline]
+    fn add_fixed(&self, sums: &mut [f64], values: &[f64]) {
+        match self.fixed_from {
+            Some(j0) => {
+                let values = &values[j0..j0 + sums.len()];
+                sums.iter_mut().zip(values).for_each(|(sum, v)| *sum += v);
+            }
+            None => sums.iter_mut().zip(&self.fixed).for_each(|(sum, &(j, _))| *sum += values[j]),
+        }
+    }
+
+    /// [`add_fixed`](Self::add_fixed) of `first`, then of `second`, in one
+    /// pass (each sum takes them in that order, so the result is the same).
+    #[inline]
+    fn add_fixed_two(&self, sums: &mut [f64], first: &[f64], second: &[f64]) {
+        match self.fixed_from {
+            Some(j0) => {
+                let range = j0..j0 + sums.len();
+                let pairs = first[range.clone()].iter().zip(&second[range]);
+                sums.iter_mut().zip(pairs).for_each(|(sum, (a, b))| *sum = (*sum + a) + b);
+            }
+            None => sums
+                .iter_mut()
+                .zip(&self.fixed)
+                .for_each(|(sum, &(j, _))| *sum = (*sum + first[j]) + second[j]),
+        }
     }
 
     /// Calls `each(j, entry)` for every column that moves, at instance `i`.
@@ -307,12 +341,7 @@ impl CompiledPiece {
         for &(j, k) in &self.gather.fixed {
             body_in[j] = input[k];
         }
-        let mut place = |i: usize, values: &[f64], sums: &mut [f64]| {
-            for (sum, &(j, _)) in sums.iter_mut().zip(&self.places.fixed) {
-                *sum += values[j];
-            }
-            self.places.moving(i, |j, k| out[k] += values[j]);
-        };
+        let places = &self.places;
         let mut i = 0;
         if let Some(two) = self.body.two_points() {
             SECOND.with(|second| {
@@ -324,8 +353,9 @@ impl CompiledPiece {
                     self.gather.moving(i, |j, k| body_in[j] = input[k]);
                     self.gather.moving(i + 1, |j, k| in1[j] = input[k]);
                     two.eval(parts.split(body_in), parts.split(in1), body_out, out1);
-                    place(i, body_out, sums);
-                    place(i + 1, out1, sums);
+                    places.add_fixed_two(sums, body_out, out1);
+                    places.moving(i, |j, k| out[k] += body_out[j]);
+                    places.moving(i + 1, |j, k| out[k] += out1[j]);
                     i += 2;
                 }
             });
@@ -333,7 +363,8 @@ impl CompiledPiece {
         for i in i..self.instances {
             self.gather.moving(i, |j, k| body_in[j] = input[k]);
             self.body.eval(body_in, body_out).expect("the body's own lengths");
-            place(i, body_out, sums);
+            places.add_fixed(sums, body_out);
+            places.moving(i, |j, k| out[k] += body_out[j]);
         }
         for (sum, &(_, k)) in sums.iter().zip(&self.places.fixed) {
             out[k] += sum;
