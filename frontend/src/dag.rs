@@ -3,7 +3,7 @@
 use crate::call::{CallOut, FunctionDef, FunctionId, Site};
 use crate::op::{Op, Real};
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxBuildHasher;
 use std::fmt;
 use std::hash::BuildHasher;
 use std::sync::Arc;
@@ -97,8 +97,10 @@ pub struct ExprDag {
     table: HashTable<(NodeId, u32)>,
     /// The call sites, in the order they were made.
     sites: Vec<Site>,
-    /// The site of each function (by address) and argument list.
-    site_table: FxHashMap<(FunctionId, Box<[NodeId]>), u32>,
+    /// The site of each function (by address) and argument list: ids of
+    /// `sites`, each with its hash (growing never hashes an argument list
+    /// again).
+    site_table: HashTable<(u32, u64)>,
     /// Per node: whether it or a node below it (not inside a called
     /// function) is a `Select`, kept as nodes are interned.
     select_below: Vec<bool>,
@@ -207,14 +209,20 @@ impl ExprDag {
             "{}: arguments must be nodes of this DAG",
             function.name()
         );
-        let key = (FunctionId::of(function), Box::<[NodeId]>::from(args));
-        if let Some(&site) = self.site_table.get(&key) {
+        let id = FunctionId::of(function);
+        let hash = FxBuildHasher.hash_one((id, args));
+        let sites = &self.sites;
+        let same = |&(site, h): &(u32, u64)| {
+            let site = &sites[site as usize];
+            h == hash && FunctionId::of(&site.function) == id && *site.args == *args
+        };
+        if let Some(&(site, _)) = self.site_table.find(hash, same) {
             self.raise(site, level);
             return site;
         }
         let site = u32::try_from(self.sites.len()).expect("fewer than 2^32 call sites");
-        self.sites.push(Site { function: Arc::clone(function), level, args: key.1.clone() });
-        self.site_table.insert(key, site);
+        self.sites.push(Site { function: Arc::clone(function), level, args: args.into() });
+        self.site_table.insert_unique(hash, (site, hash), |&(_, h)| h);
         site
     }
 

@@ -17,7 +17,8 @@ pub fn source_lines(source: &str) -> impl Iterator<Item = &str> {
         if done {
             return None;
         }
-        match rest.find(['\n', '\r']) {
+        // memchr: a pattern of two chars is searched a char at a time.
+        match memchr::memchr2(b'\n', b'\r', rest.as_bytes()) {
             Some(i) => {
                 let line = &rest[..i];
                 let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
