@@ -23,6 +23,7 @@ const RULES: MapRules = MapRules {
     copy_uses: 16,
     copy_ops: 16,
     compute_common: false,
+    lift_constants: false,
     work: 1 << 24,
 };
 
@@ -32,6 +33,9 @@ const COMPUTING: MapRules = MapRules { compute_common: true, ..RULES };
 /// The plan's second search: every value of at most 64 operations copied
 /// into each instance reading it.
 const COPYING: MapRules = MapRules { copy_uses: 2, copy_ops: 64, ..RULES };
+
+/// The plan's third search: the first with constants taken out of bodies.
+const LIFTING: MapRules = MapRules { lift_constants: true, ..COMPUTING };
 
 /// The sizes tried: short always, long under `DSTAR_LONG=1`.
 fn sizes() -> Vec<usize> {
@@ -86,11 +90,12 @@ fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
     for (o, v) in d.rest.eval(x).into_iter().enumerate() {
         out[o] += v;
     }
-    // Leaves past the input read the computed values.
+    // Leaves past the input read the computed values, then the constants.
     let mut x = x.to_vec();
     if let Some(computed) = &d.computed {
         x.extend(computed.eval(&x));
     }
+    x.extend_from_slice(&d.constants);
     for map in &d.maps {
         let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
         // A result every instance adds into the same output: summed over
@@ -177,6 +182,7 @@ fn maps_compute_what_the_program_computes() {
         for (name, program) in programs(n) {
             check(&format!("{name}, copying"), &program, &COPYING, &mut rng);
             check(&format!("{name}, computing"), &program, &COMPUTING, &mut rng);
+            check(&format!("{name}, lifting"), &program, &LIFTING, &mut rng);
             if !check(&name, &program, &RULES, &mut rng) {
                 without.push(name);
             }
@@ -189,6 +195,49 @@ fn maps_compute_what_the_program_computes() {
         assert!(without.len() <= 20, "n = {n}: no maps in {without:?}");
         let must = ["cartpole", "minsurf", "multiple"];
         assert!(!without.iter().any(|name| must.iter().any(|m| name.contains(m))), "n = {n}: {without:?}");
+    }
+}
+
+/// Data written into a program as numbers (a fit's abscissae and
+/// observations, a mixture's points): with constants taken out, each
+/// point is an instance of one map reading its own numbers, and the
+/// exponents stay in the body; without, no two points are alike.
+#[test]
+fn data_written_as_numbers_becomes_maps_with_constants_taken_out() {
+    let mut rng = Rng::new(11);
+    for n in sizes().into_iter().filter(|&n| n >= 16) {
+        let mut fit = String::from("in a, b, c\n");
+        for i in 0..n {
+            let (t, y) = (rng.uniform(0.0, 3.0), rng.uniform(-1.0, 1.0));
+            fit += &format!("out r{i} = a*exp(-b*{t}) + c*(a - {t})^2 - {y}\n");
+        }
+        let mut sum = String::from("in a, b, c\nout f = 0");
+        for _ in 0..n {
+            let (t, y) = (rng.uniform(0.0, 3.0), rng.uniform(-1.0, 1.0));
+            sum += &format!(" + (a*exp(-b*{t}) + c*(b - {t})^3 - {y})^2");
+        }
+        sum += "\n";
+        let gmm = gen_py("gmm", n, &["--flat"]);
+        for (name, source) in [("fit", fit), ("least squares", sum), ("gmm --flat", gmm)] {
+            let program = parse_program(&source).expect("parses");
+            let kernel = program.kernel().unwrap();
+            let without = decompose(&kernel, &COMPUTING).map_or(0, |d| d.mapped_ops());
+            let d = decompose(&kernel, &LIFTING).expect("maps");
+            assert!(
+                d.mapped_ops() * 10 >= 9 * d.written_out_ops() && d.mapped_ops() > without,
+                "{name} {n}: {} of {} operations mapped (without: {without})",
+                d.mapped_ops(),
+                d.written_out_ops()
+            );
+            let big = d.maps.iter().max_by_key(|m| m.instances).expect("a map");
+            let exponents =
+                big.body.dag().ids().filter(|&id| big.body.dag().op(id) == dstar::frontend::Op::Pow);
+            for pow in exponents {
+                let exponent = big.body.dag().args(pow)[1];
+                assert!(big.body.dag().as_const(exponent).is_some(), "{name}: an exponent taken out");
+            }
+            assert!(check(&format!("{name} {n}, lifting"), &program, &LIFTING, &mut rng));
+        }
     }
 }
 

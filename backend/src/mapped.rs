@@ -18,6 +18,7 @@ use std::cell::RefCell;
 #[derive(Debug)]
 pub struct MappedKernel {
     pre: Option<Box<JitKernel>>,
+    constants: Vec<f64>,
     rest: JitKernel,
     rest_places: Vec<u32>,
     pieces: Vec<CompiledPiece>,
@@ -186,6 +187,7 @@ impl JitCompiler {
             .transpose()?;
         Ok(MappedKernel {
             pre,
+            constants: kernel.constants.clone(),
             rest,
             rest_places: kernel.rest_places.clone(),
             pieces,
@@ -243,6 +245,8 @@ impl MappedKernel {
                 pre.eval_parts(parts, kernel_out).expect("checked lengths");
                 input.extend_from_slice(kernel_out);
             }
+            let computed = input.len();
+            input.extend_from_slice(&self.constants);
             // Pieces add into the output and, past it, the scratch slots.
             let with_scratch = if self.scratch == 0 {
                 out.fill(0.0);
@@ -262,6 +266,7 @@ impl MappedKernel {
             }
             if let Some(post_and_places) = &self.post {
                 let (post, places) = &**post_and_places;
+                input.truncate(computed);
                 input.extend_from_slice(&with_scratch[self.num_outputs..]);
                 kernel_out.resize(post.num_outputs(), 0.0);
                 post.eval(input, kernel_out).expect("the chain's own lengths");

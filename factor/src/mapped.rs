@@ -38,6 +38,7 @@ pub fn mapped_values(d: &Decomposition) -> MapKernel {
         .collect();
     MapKernel {
         pre: d.computed.clone(),
+        constants: d.constants.clone(),
         rest: d.rest.clone(),
         rest_places: (0..m).map(index).collect(),
         pieces,
@@ -126,6 +127,7 @@ pub fn mapped_jacobian(d: &Decomposition) -> Option<(MapKernel, SparsityPattern)
         .collect();
     let kernel = MapKernel {
         pre: d.computed.clone(),
+        constants: d.constants.clone(),
         rest: rest.into_kernel(),
         rest_places,
         pieces,
@@ -228,6 +230,7 @@ pub fn mapped_gradient(d: &Decomposition) -> MapKernel {
     });
     MapKernel {
         pre: d.computed.clone(),
+        constants: d.constants.clone(),
         rest: gradient(d.rest.clone()),
         rest_places: (0..m + n).map(index).collect(),
         pieces,
@@ -271,6 +274,7 @@ fn body_gradient(body: &Kernel) -> Kernel {
 pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
     assert!(d.computed.is_none(), "the Hessian's maps copy computed values");
     let (n, q) = (d.rest.num_variables(), d.rest.num_inputs() - d.rest.num_variables());
+    let m = d.rest.num_outputs();
     let rest = lagrangian_hessian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| lagrangian_hessian(map.body.clone())).collect();
     let tables: Vec<_> = d.maps.iter().map(Tables::of).collect();
@@ -290,8 +294,11 @@ pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
         .zip(&bodies)
         .zip(tables.iter().zip(&locals))
         .map(|((map, body), (t, local))| {
-            // The body's inputs, then its weights: the weights of its targets.
-            let mut gather = t.leaves.columns.clone();
+            // The body's inputs (constants taken out of the bodies past the
+            // weights), then its weights: the weights of its targets.
+            let mut gather: Vec<Column> = (t.leaves.columns.iter().enumerate())
+                .map(|(j, c)| if t.is_computed(j, n + q) { shifted(c, m) } else { c.clone() })
+                .collect();
             gather.extend(t.targets.columns.iter().map(|c| shifted(c, n + q)));
             let places = placed(map.instances, local, &t.leaves, &t.leaves, lower, &place);
             Piece {
@@ -305,6 +312,7 @@ pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
     let num_outputs = pattern.nnz();
     let kernel = MapKernel {
         pre: None,
+        constants: d.constants.clone(),
         rest: rest.lower_kernel(),
         rest_places,
         pieces,
@@ -329,8 +337,8 @@ impl Tables {
         }
     }
 
-    /// Whether body input `j` reads a computed value (numbered from the
-    /// kernel's `inputs` on).
+    /// Whether body input `j` reads a computed value or a constant taken
+    /// out of the bodies (numbered from the kernel's `inputs` on).
     fn is_computed(&self, j: usize, inputs: usize) -> bool {
         self.leaves.get(0, j) >= inputs
     }

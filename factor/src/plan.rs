@@ -403,6 +403,7 @@ pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize, compute_com
         copy_uses,
         copy_ops,
         compute_common,
+        lift_constants: false,
         work: MAP_WORK_PER_NODE * dag.len() + copy_ops * edges + 10_000,
     }
 }
@@ -422,33 +423,35 @@ pub fn copied_maps(kernel: &Kernel) -> Option<Decomposition> {
     search(kernel, false)
 }
 
-/// The first search (common values computed once where `compute_common`,
-/// else copied), and where it leaves much unmapped the second (values
-/// neighbours share copied), as [`maps`] says.
+/// The searches, in order, until one leaves less than a tenth of the
+/// operations unmapped ([`MAP_GOOD_COVER_PERCENT`]); the one leaving the
+/// fewest is kept:
+/// 1. common values computed once where `compute_common`, else copied;
+/// 2. values neighbours share copied (collocation, `.nl` files);
+/// 3. the first with constants taken out of the bodies
+///    ([`MapRules::lift_constants`]): data written into the program as
+///    numbers (`gen.py --flat`, `.nl` files of data fits).
 fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
     if frontend::map::written_out(kernel) < MAP_MIN_OPS {
         return None;
     }
     let unmapped = |d: &Decomposition| d.written_out_ops() - d.mapped_ops();
     let covers = |d: &Decomposition, percent: u64| d.mapped_ops() * 100 >= percent * d.written_out_ops();
-    let rules = map_rules(kernel, MAP_MIN_INSTANCES, MAP_COPY_OPS, compute_common);
-    let first = frontend::map::decompose(kernel, &rules);
-    let best = match first {
-        Some(d) if covers(&d, MAP_GOOD_COVER_PERCENT) => d,
-        first => {
-            let second = frontend::map::decompose(kernel, &map_rules(kernel, 2, MAP_COPY_SHARED_OPS, false));
-            match (first, second) {
-                (Some(a), Some(b)) => {
-                    if unmapped(&b) < unmapped(&a) {
-                        b
-                    } else {
-                        a
-                    }
-                }
-                (a, b) => a.or(b)?,
+    let first = map_rules(kernel, MAP_MIN_INSTANCES, MAP_COPY_OPS, compute_common);
+    let searches =
+        [first, map_rules(kernel, 2, MAP_COPY_SHARED_OPS, false), MapRules { lift_constants: true, ..first }];
+    let mut best: Option<Decomposition> = None;
+    for rules in searches {
+        if best.as_ref().is_some_and(|d| covers(d, MAP_GOOD_COVER_PERCENT)) {
+            break;
+        }
+        if let Some(found) = frontend::map::decompose(kernel, &rules) {
+            if best.as_ref().is_none_or(|b| unmapped(&found) < unmapped(b)) {
+                best = Some(found);
             }
         }
-    };
+    }
+    let best = best?;
     // The copied maps are for Hessians (and the few Jacobians the others cannot give).
     let limit = if compute_common { MAP_INLINE_BODY_OPS } else { MAP_INLINE_HESSIAN_BODY_OPS };
     covers(&best, MAP_MIN_COVER_PERCENT).then_some(written_out_bodies(best, limit))

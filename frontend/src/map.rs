@@ -59,6 +59,13 @@ pub struct MapRules {
     /// computed once, before the maps, and read by each instance as an
     /// argument (its adjoint summed over them), rather than copied.
     pub compute_common: bool,
+    /// Whether constants are taken out of the bodies: instances that differ
+    /// only in their constants (data written into a program, as in
+    /// `gen.py --flat` files and `.nl` files) are then one map, each
+    /// instance reading its own values of the constants that differ
+    /// ([`Decomposition::constants`]); constants all instances agree on
+    /// stay in the body, and so do exponents (`x^2` stays a square).
+    pub lift_constants: bool,
     /// Work the search may do, in nodes visited: past it, no map.
     pub work: usize,
 }
@@ -74,7 +81,10 @@ pub struct Map {
     /// Row `i` (of `body.num_inputs()`): the kernel input each input of
     /// the body reads for instance `i`: variables, then computed values
     /// (numbered from the kernel's `num_inputs()` on: value `k -
-    /// num_inputs()` of [`Decomposition::computed`]), then parameters.
+    /// num_inputs()` of [`Decomposition::computed`]), then parameters,
+    /// then constants taken out of the body (numbered after the computed
+    /// values: value `k - num_inputs() - computed values` of
+    /// [`Decomposition::constants`]).
     pub leaves: Vec<u32>,
     /// Row `i` (of `body.num_outputs()`): the output each result of
     /// instance `i` is added into.
@@ -92,6 +102,9 @@ pub struct Decomposition {
     /// The values computed once and read by instances as arguments (over
     /// the kernel's inputs; see [`MapRules::compute_common`]).
     pub computed: Option<Kernel>,
+    /// The values of constants taken out of the bodies, read by the
+    /// instances after the computed values ([`MapRules::lift_constants`]).
+    pub constants: Vec<f64>,
 }
 
 impl Decomposition {
@@ -123,8 +136,9 @@ pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
     let shapes = Shapes::of(kernel, &terms, &instances, &share, rules)?;
     let mut mapped = vec![false; terms.len()];
     let mut maps = Vec::new();
+    let mut constants = Vec::new();
     for group in shapes.groups(rules.min_instances) {
-        maps.push(shapes.map(dag, &terms, &instances, &group));
+        maps.push(shapes.map(dag, &terms, &instances, &group, &mut constants));
         for &c in &group {
             for &t in &instances[c] {
                 mapped[t] = true;
@@ -142,7 +156,7 @@ pub fn decompose(kernel: &Kernel, rules: &MapRules) -> Option<Decomposition> {
             .expect("the kernel's inputs")
             .with_variables(kernel.num_variables())
     });
-    Some(Decomposition { rest, maps, computed })
+    Some(Decomposition { rest, maps, computed, constants })
 }
 
 /// How a node is held by the instances reading it.
@@ -345,13 +359,14 @@ impl UnionFind {
 /// What makes two instances the same up to their leaves: the operations in
 /// post-order (inputs as their placeholder, call sites numbered within the
 /// instance), the arguments as positions in that order, the functions
-/// called, and each term's node and coefficient.
+/// called, and each term's node, coefficient and result (the first of
+/// the instance's terms with the same output: they are added in the body).
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
 struct Shape {
     ops: Vec<Op>,
     args: Vec<u32>,
     functions: Vec<(FunctionId, u32)>,
-    terms: Vec<(u32, u64)>,
+    terms: Vec<(u32, u64, u32)>,
 }
 
 /// Each instance's shape, in canonical form, with what rebuilding it needs.
@@ -374,6 +389,9 @@ struct Shapes {
     computed_index: FxHashMap<NodeId, u32>,
     /// The kernel's `num_inputs()`: where computed values' numbers start.
     num_inputs: u32,
+    /// Per instance: the constants taken out of it, in post-order
+    /// ([`MapRules::lift_constants`]).
+    constants: Vec<Vec<NodeId>>,
 }
 
 impl Shapes {
@@ -398,7 +416,9 @@ impl Shapes {
             computed: Vec::new(),
             computed_index: FxHashMap::default(),
             num_inputs: u32::try_from(kernel.num_inputs()).expect("fewer than 2^32 inputs"),
+            constants: Vec::with_capacity(instances.len()),
         };
+        let lifted = liftable(dag, rules.lift_constants);
         let mut index: FxHashMap<Shape, usize> = FxHashMap::default();
         let mut work = 0usize;
         let mut stack = Vec::new();
@@ -406,7 +426,10 @@ impl Shapes {
             let mut shape = Shape::default();
             let (mut vars, mut params, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
             let mut computed = Vec::new();
+            let mut constants = Vec::new();
             let mut sites: FxHashMap<u32, u32> = FxHashMap::default();
+            // Per output: the instance's result adding into it.
+            let mut results: FxHashMap<u32, u32> = FxHashMap::default();
             for &t in members {
                 stack.push((terms[t].node, false));
                 while let Some((id, expanded)) = stack.pop() {
@@ -447,6 +470,10 @@ impl Shapes {
                             params.push(k);
                             Op::Input(PARAM_PLACEHOLDER + params.len() as u32 - 1)
                         }
+                        Op::Const(_) if lifted[id.index()] => {
+                            constants.push(id);
+                            Op::Input(CONSTANT_PLACEHOLDER + constants.len() as u32 - 1)
+                        }
                         Op::Call(c) => {
                             let site = dag.site(c.site);
                             let next = sites.len() as u32;
@@ -461,7 +488,9 @@ impl Shapes {
                         shape.args.extend(dag.args(id).iter().map(|a| local[a.index()]));
                     }
                 }
-                shape.terms.push((local[terms[t].node.index()], terms[t].coefficient.to_bits()));
+                let next = results.len() as u32;
+                let result = *results.entry(terms[t].output).or_insert(next);
+                shape.terms.push((local[terms[t].node.index()], terms[t].coefficient.to_bits(), result));
             }
             let next = shapes.distinct.len();
             let s = *index.entry(shape).or_insert(next);
@@ -474,6 +503,7 @@ impl Shapes {
             vars.extend(params);
             shapes.leaves.push(vars);
             shapes.nodes.push(nodes);
+            shapes.constants.push(constants);
         }
         Some(shapes)
     }
@@ -488,18 +518,38 @@ impl Shapes {
     }
 
     /// The map of the instances `group` (one shape): the body rebuilt from
-    /// its first instance, the leaves and targets of each.
-    fn map(&self, dag: &ExprDag, terms: &[Term], instances: &[Vec<usize>], group: &[usize]) -> Map {
+    /// its first instance, the leaves and targets of each. Constants taken
+    /// out that differ between the instances are body inputs, their values
+    /// appended to `constants`; the others are put back.
+    fn map(
+        &self,
+        dag: &ExprDag,
+        terms: &[Term],
+        instances: &[Vec<usize>],
+        group: &[usize],
+        constants: &mut Vec<f64>,
+    ) -> Map {
         let first = group[0];
         let variables = self.variables[first];
+        let value = |i: usize, c: usize| dag.as_const(self.constants[i][c]).map(f64::to_bits);
+        let differ: Vec<usize> = (0..self.constants[first].len())
+            .filter(|&c| group.iter().any(|&i| value(i, c) != value(first, c)))
+            .collect();
         let mut body = ExprDag::new();
         let mut rebuilt: FxHashMap<NodeId, NodeId> = FxHashMap::default();
         let position =
             |k: u32| self.leaves[first].iter().position(|&l| l == k).expect("a placeholder per leaf");
+        for (d, &c) in differ.iter().enumerate() {
+            let input = body.input(self.leaves[first].len() + d);
+            rebuilt.insert(self.constants[first][c], input);
+        }
         for &id in &self.nodes[first] {
             if let Some(&c) = self.computed_index.get(&id) {
                 rebuilt.insert(id, body.input(position(self.num_inputs + c)));
                 continue;
+            }
+            if rebuilt.contains_key(&id) {
+                continue; // a constant that differs: an input
             }
             let args: Vec<NodeId> = dag.args(id).iter().map(|a| rebuilt[a]).collect();
             let new = match dag.op(id) {
@@ -513,16 +563,41 @@ impl Shapes {
             };
             rebuilt.insert(id, new);
         }
-        let roots = instances[first]
-            .iter()
-            .map(|&t| scaled(&mut body, terms[t].coefficient, rebuilt[&terms[t].node]))
-            .collect();
-        let num_inputs = self.leaves[first].len();
+        // One result per output the instance adds into: its terms there, added in order.
+        let mut roots: Vec<NodeId> = Vec::new();
+        // The position of each result's first term in the instance.
+        let mut first_terms: Vec<usize> = Vec::new();
+        let mut result: FxHashMap<u32, usize> = FxHashMap::default();
+        for (k, &t) in instances[first].iter().enumerate() {
+            let term = scaled(&mut body, terms[t].coefficient, rebuilt[&terms[t].node]);
+            match result.get(&terms[t].output) {
+                Some(&r) => roots[r] = body.intern(Node::new(Op::Add, &[roots[r], term])),
+                None => {
+                    result.insert(terms[t].output, roots.len());
+                    roots.push(term);
+                    first_terms.push(k);
+                }
+            }
+        }
+        let num_inputs = self.leaves[first].len() + differ.len();
         let body = Kernel::new(body, roots, num_inputs)
             .expect("the body reads its placeholders")
             .with_variables(variables);
-        let leaves = group.iter().flat_map(|&i| self.leaves[i].iter().copied()).collect();
-        let targets = group.iter().flat_map(|&i| instances[i].iter().map(|&t| terms[t].output)).collect();
+        let from = self.num_inputs as usize + self.computed.len();
+        let mut leaves = Vec::with_capacity(group.len() * num_inputs);
+        for &i in group {
+            leaves.extend_from_slice(&self.leaves[i]);
+            for &c in &differ {
+                leaves.push(u32::try_from(from + constants.len()).expect("fewer than 2^32 inputs"));
+                constants.push(dag.as_const(self.constants[i][c]).expect("a constant"));
+            }
+        }
+        // Each result's output: its first term's (at the same position in
+        // every instance of one shape).
+        let targets = group
+            .iter()
+            .flat_map(|&i| first_terms.iter().map(move |&k| terms[instances[i][k]].output))
+            .collect();
         Map { body, instances: group.len(), leaves, targets }
     }
 }
@@ -546,6 +621,28 @@ const PARAM_PLACEHOLDER: u32 = 1 << 31;
 
 /// Computed values' placeholders are numbered from here in shapes.
 const COMPUTED_PLACEHOLDER: u32 = 1 << 30;
+
+/// Placeholders of constants taken out of instances are numbered from here.
+const CONSTANT_PLACEHOLDER: u32 = PARAM_PLACEHOLDER + COMPUTED_PLACEHOLDER;
+
+/// Per node: whether it is a constant `lift` takes out of instances
+/// ([`MapRules::lift_constants`]): every constant but exponents, which
+/// lowering turns into cheaper operations (`x^2` into `x*x`), and zeros,
+/// whose partials are structural zeros (`b*0` has no entry for `b` in the
+/// Jacobian's pattern, `b*t` has): an instance with a zero keeps it and is
+/// an instance of its own.
+fn liftable(dag: &ExprDag, lift: bool) -> Vec<bool> {
+    let mut liftable = vec![false; dag.len()];
+    if lift {
+        for id in dag.ids() {
+            liftable[id.index()] = matches!(dag.op(id), Op::Const(c) if c.get() != 0.0);
+        }
+        for id in dag.ids().filter(|&id| dag.op(id) == Op::Pow) {
+            liftable[dag.args(id)[1].index()] = false;
+        }
+    }
+    liftable
+}
 
 /// The kernel with the terms `mapped` taken out of its outputs: an output
 /// none of whose terms is mapped keeps its root; the others are the sum of
@@ -692,6 +789,9 @@ pub struct Piece {
 pub struct MapKernel {
     /// Values computed once, over the kernel's input.
     pub pre: Option<Kernel>,
+    /// Constants the pieces read after `pre`'s values (data taken out of
+    /// the bodies: [`Decomposition::constants`]).
+    pub constants: Vec<f64>,
     /// Over the kernel's input.
     pub rest: Kernel,
     /// Where each output of `rest` is added.
@@ -723,6 +823,8 @@ impl MapKernel {
         if let Some(pre) = &self.pre {
             extended.extend(pre.eval(input));
         }
+        let computed = extended.len();
+        extended.extend_from_slice(&self.constants);
         let mut out = vec![0.0; self.num_outputs + self.scratch];
         for (value, &at) in self.rest.eval(input).into_iter().zip(&self.rest_places) {
             out[at as usize] += value;
@@ -750,6 +852,7 @@ impl MapKernel {
             }
         }
         if let Some(post) = &self.post {
+            extended.truncate(computed);
             extended.extend_from_slice(&out[self.num_outputs..]);
             for (value, &at) in post.kernel.eval(&extended).into_iter().zip(&post.places) {
                 out[at as usize] += value;
