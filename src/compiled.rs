@@ -2,9 +2,10 @@
 //! [`Request`]), it is called the same way: named argument blocks in, a
 //! buffer whose [`Layout`] says what is where out.
 
-use crate::request::{Args, Batch, Blocks, Request};
+use crate::args::{Args, Batch};
 use crate::Error;
 use backend::{CodegenError, JitCompiler, JitKernel, MappedKernel, Rows, SelfCheckFailure};
+use factor::{Blocks, Request};
 use frontend::{Block, Kernel, Layout, SparsityPattern, Stop, ARG_BLOCKS};
 use std::sync::OnceLock;
 

@@ -6,11 +6,11 @@
 use crate::compiled::Compiled;
 use crate::kernels::KernelCache;
 use crate::pipeline::{differentiate_alongside, Options};
-use crate::request::Request;
 use crate::Error;
-use factor::higher::Budget;
-use frontend::{Kernel, Program, Stop};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use backend::JitCompiler;
+use factor::{Blocks, Build, Built, Request, Searches, Symbolic};
+use frontend::{Program, Stop};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A function to compile kernels of: a [`Program`] (inputs, parameters,
 /// outputs) and the [`Options`] of its kernels. What compiling needs more
@@ -35,11 +35,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 pub struct Function {
     program: Program,
     options: Options,
-    /// The scarcity remainder of `J·v` kernels, searched for once.
-    remainder: OnceLock<factor::Remainder>,
-    /// The maps the values, Jacobian, gradient and Hessian are built from,
-    /// if the plan finds any ([`factor::plan::maps`]), searched for once.
-    maps: factor::Maps,
+    /// What its kernels share (the maps, the `J·v` remainder), searched
+    /// for once.
+    searches: Searches,
     /// The kernels [`kernel`](Function::kernel) compiled, by request.
     kernels: Mutex<KernelCache<Request>>,
 }
@@ -48,7 +46,7 @@ impl Function {
     /// The function of `program`, nothing compiled yet.
     pub fn new(program: Program, options: Options) -> Function {
         let kernels = Mutex::new(KernelCache::new(KernelCache::<Request>::CAPACITY));
-        Function { program, options, remainder: OnceLock::new(), maps: factor::Maps::default(), kernels }
+        Function { program, options, searches: Searches::default(), kernels }
     }
 
     /// Parses a problem file (or fails with its line and column).
@@ -130,84 +128,50 @@ impl Function {
         self.kernels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// [`compile`](Self::compile) with `options` in place of the function's.
+    /// [`compile`](Self::compile) with `options` in place of the function's:
+    /// the kernel factor builds for `request` ([`factor::build`]), compiled.
     fn compile_with(&self, request: Request, options: &Options) -> Result<Compiled, Error> {
         options.check_stop()?;
         let f = self.program.kernel()?;
-        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
-        let blocks = request.blocks(n, q, m);
         let compiler = options.compiler()?;
-        if let Some(compiled) = self.mapped(&f, request, options)? {
-            return Ok(compiled);
-        }
-        let (kernel, pattern, method) = match request {
-            Request::Jacobian => return self.jacobian(options),
-            Request::Values => (f, None, None),
-            Request::Gradient => (factor::gradient(f), None, None),
-            Request::Hessian => {
-                let hessian = factor::lagrangian_hessian(f);
-                (hessian.lower_kernel(), Some(hessian.lower_pattern().clone()), Some(hessian.method().name()))
-            }
-            Request::Jvp(k) => (self.remainder(&f).directions_kernel(k), None, None),
-            Request::Vjp(k) => (factor::vjp(f, k), None, None),
-            Request::Hvp(k) => (factor::hvp(f, k), None, None),
-            Request::Taylor(order) => (factor::taylor_series(f, order, &Budget::default())?, None, None),
+        let Build::Kernel(built) = factor::build(request, &f, &self.searches)? else {
+            return self.jacobian(compiler, options);
         };
         options.check_stop()?;
-        let layout = request.layout(n, m, pattern);
+        let blocks = self.blocks(request);
+        let Built { kernel, layout, method } = *built;
         let ops = kernel.count_ops();
-        let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;
-        Ok(Compiled::new(jit, request, blocks, layout, ops, method).with_source(kernel, compiler))
+        Ok(match kernel {
+            Symbolic::Whole(kernel) => {
+                let jit = compiler.compile_parts(&kernel, &blocks.lengths())?;
+                Compiled::new(jit, request, blocks, layout, ops, method).with_source(kernel, compiler)
+            }
+            Symbolic::Maps(kernel) => {
+                let jit = compiler.compile_mapped(&kernel, &blocks.lengths())?;
+                Compiled::new(jit, request, blocks, layout, ops, method)
+            }
+        })
     }
 
     /// The Jacobian's kernel: the function's chunks compile while the
     /// entries are simplified ([`backend::JitCompiler::compile_function`]).
-    fn jacobian(&self, options: &Options) -> Result<Compiled, Error> {
-        let compiler = options.compiler()?;
-        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
-        let blocks = Request::Jacobian.blocks(n, q, m);
+    fn jacobian(&self, compiler: JitCompiler, options: &Options) -> Result<Compiled, Error> {
+        let blocks = self.blocks(Request::Jacobian);
+        let m = self.program.outputs.len();
         let (differentiated, function) = differentiate_alongside(&self.program, options, |jacobian| {
             compiler.compile_function(jacobian.kernel(), m, &blocks.lengths())
         })?;
         let jacobian = differentiated.jacobian;
         let jit = compiler.compile_rest(function?, jacobian.kernel(), &blocks.lengths())?;
-        let layout = Request::Jacobian.layout(n, m, Some(jacobian.pattern().clone()));
-        let ops = jacobian.kernel().count_ops();
-        let compiled =
-            Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(jacobian.method().name()));
-        Ok(compiled.with_source(jacobian.kernel().clone(), compiler))
+        let (layout, ops, method) =
+            (jacobian.layout(), jacobian.kernel().count_ops(), jacobian.method().name());
+        let compiled = Compiled::new(jit, Request::Jacobian, blocks, layout, ops, Some(method));
+        Ok(compiled.with_source(jacobian.into_kernel(), compiler))
     }
 
-    /// The values, the Jacobian, the gradient or the Lagrangian Hessian as maps ([`factor::mapped`]),
-    /// where the plan finds maps that pay ([`factor::plan::maps`]); `None`
-    /// for the other requests and for kernels without.
-    fn mapped(&self, f: &Kernel, request: Request, options: &Options) -> Result<Option<Compiled>, Error> {
-        if !matches!(request, Request::Values | Request::Jacobian | Request::Gradient | Request::Hessian) {
-            return Ok(None);
-        }
-        if self.maps.found(f).is_none() {
-            return Ok(None);
-        }
-        options.check_stop()?;
-        let (n, q, m) = (self.program.inputs.len(), self.program.params.len(), self.program.outputs.len());
-        let blocks = request.blocks(n, q, m);
-        let with_pattern = |(kernel, pattern)| (kernel, Some(pattern));
-        let built = match request {
-            Request::Jacobian => self.maps.jacobian(f).map(with_pattern),
-            Request::Values => self.maps.values(f).map(|kernel| (kernel, None)),
-            Request::Gradient => self.maps.gradient(f).map(|kernel| (kernel, None)),
-            _ => self.maps.hessian(f).map(with_pattern),
-        };
-        let Some((kernel, pattern)) = built else { return Ok(None) };
-        options.check_stop()?;
-        let layout = request.layout(n, m, pattern);
-        let jit = options.compiler()?.compile_mapped(&kernel, &blocks.lengths())?;
-        let method = matches!(request, Request::Jacobian | Request::Hessian).then_some("maps");
-        Ok(Some(Compiled::new(jit, request, blocks, layout, kernel.count_ops(), method)))
-    }
-
-    /// The scarcity remainder graph of the function, searched for on first use.
-    fn remainder(&self, f: &Kernel) -> &factor::Remainder {
-        self.remainder.get_or_init(|| factor::plan::directions_remainder(f))
+    /// The argument blocks of `request` on this function.
+    fn blocks(&self, request: Request) -> Blocks {
+        let program = &self.program;
+        request.blocks(program.inputs.len(), program.params.len(), program.outputs.len())
     }
 }

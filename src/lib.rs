@@ -23,6 +23,7 @@
 //! # Ok::<(), dstar::Error>(())
 //! ```
 
+mod args;
 mod compiled;
 mod derive;
 mod dot;
@@ -31,7 +32,6 @@ mod function;
 mod higher;
 mod kernels;
 mod pipeline;
-mod request;
 pub mod timing;
 
 /// The stages: Cranelift kernels and C / Rust emission.
@@ -42,13 +42,14 @@ pub use factor;
 /// The stages, for what the facade does not wrap: parsing and the DAG.
 pub use frontend;
 
+pub use args::{Args, Batch};
 pub use backend::{check_point, emit_c, emit_c_header, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
 pub use compiled::{Compiled, Native};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use dot::derivative_graph_dot;
 pub use error::Error;
 pub use factor::higher::{Budget, HigherError};
-pub use factor::{Hessian, HessianMethod, Jacobian};
+pub use factor::{Blocks, Hessian, HessianMethod, Jacobian, Request};
 pub use frontend::{
     eval, eval_program, parse_expr, parse_expr_with_inputs, parse_program, print_expr, print_program, Block,
     ExprDag, InvalidKernel, Kernel, Layout, NodeId, Op, ParseError, Program, SparsityPattern, Stop,
@@ -57,7 +58,6 @@ pub use function::Function;
 pub use higher::{partial, taylor_polynomial, tidy};
 pub use kernels::KernelCache;
 pub use pipeline::{differentiate, Differentiated, Options};
-pub use request::{Args, Batch, Blocks, Request};
 
 /// Every Rust example of the README, compiled and run as a doc test.
 #[cfg(doctest)]

@@ -22,6 +22,7 @@ pub mod method;
 pub mod output_hessians;
 pub mod plan;
 pub mod report;
+pub mod request;
 pub mod series;
 pub mod tensor;
 
@@ -37,6 +38,7 @@ pub use mapped::{mapped_gradient, mapped_hessian, mapped_jacobian, mapped_values
 pub use method::Method;
 pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
+pub use request::{build, Blocks, Build, Built, Request, Searches, Symbolic};
 pub use series::taylor_series;
 pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};
 pub use tensor::{derivative_tensor, DerivativeTensor};
