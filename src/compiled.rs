@@ -6,7 +6,7 @@ use crate::args::{Args, Batch};
 use crate::Error;
 use backend::{CodegenError, JitCompiler, JitKernel, MappedKernel, Rows, SelfCheckFailure};
 use factor::{Blocks, Request};
-use frontend::{Block, Kernel, Layout, SparsityPattern, Stop, ARG_BLOCKS};
+use frontend::{Kernel, Layout, SparsityPattern, Stop, ARG_BLOCKS};
 use std::sync::OnceLock;
 
 /// A native kernel for a [`Request`] on a function, built by
@@ -141,10 +141,7 @@ impl Compiled {
     /// The sparsity pattern of a Jacobian (CSR) or of a Hessian's lower
     /// triangle; `None` for the other requests.
     pub fn pattern(&self) -> Option<&SparsityPattern> {
-        self.layout.blocks().iter().find_map(|b| match b {
-            Block::Sparse(p) | Block::Lower(p) => Some(p),
-            _ => None,
-        })
+        self.layout.pattern()
     }
 
     /// Operations the kernel computes per call.
@@ -225,9 +222,9 @@ impl Compiled {
     /// keeps part of each point's output: `keep(output, row)` makes point
     /// `i`'s row `i` of `rows` (`row_len` values) from its output (a block
     /// of the [`layout`](Self::layout) as it is, or scattered dense by
-    /// [`Block::scatter`]). Each thread evaluates its points a piece at a
-    /// time into a buffer of its own, so no buffer holds the whole batch's
-    /// outputs and each stays in cache until kept.
+    /// [`Block::scatter`](frontend::Block::scatter)). Each thread evaluates
+    /// its points a piece at a time into a buffer of its own, so no buffer
+    /// holds the whole batch's outputs and each stays in cache until kept.
     ///
     /// ```
     /// use dstar::{Batch, Options, Request, Stop};

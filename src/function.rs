@@ -5,7 +5,7 @@
 
 use crate::compiled::Compiled;
 use crate::kernels::KernelCache;
-use crate::pipeline::{differentiate_alongside, Options};
+use crate::pipeline::{differentiate, differentiate_alongside, Options};
 use crate::Error;
 use backend::JitCompiler;
 use factor::{Blocks, Build, Built, Request, Searches, Symbolic};
@@ -89,6 +89,22 @@ impl Function {
     /// As [`compile`](Self::compile).
     pub fn compile_until(&self, request: Request, stop: &Stop) -> Result<Compiled, Error> {
         self.compile_with(request, &Options { stop: self.options.stop.or(stop), ..self.options.clone() })
+    }
+
+    /// The symbolic kernel [`compile`](Self::compile) compiles for
+    /// `request` ([`factor::build`]; the Jacobian differentiated as the
+    /// options say, [`differentiate`]), not compiled: to interpret it, or
+    /// to time the symbolic stage apart from the JIT.
+    ///
+    /// # Errors
+    /// As [`compile`](Self::compile), but for the compiler's.
+    pub fn symbolic(&self, request: Request) -> Result<Built, Error> {
+        self.options.check_stop()?;
+        let f = self.program.kernel()?;
+        match factor::build(request, &f, &self.searches)? {
+            Build::Kernel(built) => Ok(*built),
+            Build::Jacobian => Ok(Built::from(differentiate(&self.program, &self.options)?.jacobian)),
+        }
     }
 
     /// The kernel of `request`, compiled on the first call and kept: a

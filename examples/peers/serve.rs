@@ -10,6 +10,7 @@
 //! kernel's output at the point and the positions of its derivative's
 //! nonzeros as JSON and answers `ok`; end of input ends the child.
 
+use dstar::factor::Symbolic;
 use serde_json::json;
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -34,6 +35,16 @@ impl Kind {
             Kind::Jacobian => "jacobian",
             Kind::Hessian => "hessian",
             Kind::Gradient => "gradient",
+        }
+    }
+
+    /// The request that builds this kind's kernel.
+    fn request(self) -> dstar::Request {
+        match self {
+            Kind::Values => dstar::Request::Values,
+            Kind::Jacobian => dstar::Request::Jacobian,
+            Kind::Hessian => dstar::Request::Hessian,
+            Kind::Gradient => dstar::Request::Gradient,
         }
     }
 
@@ -118,7 +129,6 @@ pub fn serve(path: &str, kinds: &str) {
     let start = Instant::now();
     let program = dstar::parse_program(&source).expect("a valid problem");
     phase("parse".to_string(), start);
-    let f = program.kernel().expect("a valid kernel");
     let (n, q, m) = (program.inputs.len(), program.params.len(), program.outputs.len());
     let x = program.point.clone().unwrap_or_else(|| vec![0.5; n]);
     let p = program.param_values.clone().unwrap_or_else(|| vec![0.5; q]);
@@ -128,32 +138,34 @@ pub fn serve(path: &str, kinds: &str) {
     let mut reports = Vec::new();
     for kind in kinds.split(',').map(Kind::parse) {
         let name = kind.name();
+        // What `Function::compile` builds (maps where the plan finds them;
+        // a search of its own per request: its time is set-up), compiled
+        // here on its own to time the two stages apart.
+        let function = dstar::Function::new(program.clone(), options.clone());
         let start = Instant::now();
-        // Where the plan builds the request as maps, as `Function::compile`
-        // does (a search of its own per request: its time is set-up).
-        let maps = dstar::factor::Maps::default();
-        let built = match built_as_maps(kind, &maps, &f, n) {
-            Some(built) => built,
-            None => built_whole(kind, &program, &f, &options),
-        };
-        let mapped = matches!(built, Built::Mapped(..));
+        let built = function.symbolic(kind.request()).expect("builds");
+        let mapped = matches!(built.kernel, Symbolic::Maps(_));
         if kind != Kind::Values {
             phase(format!("{name} symbolic"), start);
         }
-        let lengths = [n, q, if kind == Kind::Hessian { m } else { 0 }, 0];
+        let positions = match kind {
+            Kind::Values => Vec::new(),
+            Kind::Gradient => (0..n).map(|c| (0, c)).collect(),
+            Kind::Jacobian | Kind::Hessian => {
+                built.layout.pattern().expect("a pattern").positions().collect()
+            }
+        };
+        let lengths = kind.request().blocks(n, q, m).lengths();
         let before = executable_bytes();
         let start = Instant::now();
-        let (jit, ops, positions) = match built {
-            Built::Whole(kernel, positions) => (
-                dstar::Native::Jit(compiler.compile_parts(&kernel, &lengths).expect("compiles")),
-                kernel.count_ops(),
-                positions,
-            ),
-            Built::Mapped(kernel, positions) => (
-                dstar::Native::Mapped(compiler.compile_mapped(&kernel, &lengths).expect("compiles")),
-                kernel.count_ops(),
-                positions,
-            ),
+        let ops = built.kernel.count_ops();
+        let jit = match built.kernel {
+            Symbolic::Whole(kernel) => {
+                dstar::Native::Jit(compiler.compile_parts(&kernel, &lengths).expect("compiles"))
+            }
+            Symbolic::Maps(kernel) => {
+                dstar::Native::Mapped(compiler.compile_mapped(&kernel, &lengths).expect("compiles"))
+            }
         };
         phase(format!("{name} JIT"), start);
         let nnz = if kind == Kind::Values { m } else { positions.len() };
@@ -199,45 +211,6 @@ pub fn serve(path: &str, kinds: &str) {
             other => panic!("no request {other}"),
         }
         std::io::stdout().flush().expect("the parent reads");
-    }
-}
-
-/// A kernel built for a request, with the positions of its entries.
-enum Built {
-    Whole(dstar::Kernel, Vec<(usize, usize)>),
-    Mapped(Box<dstar::frontend::map::MapKernel>, Vec<(usize, usize)>),
-}
-
-/// The kernel of `kind` built whole (D*, edge pushing, one reverse sweep).
-fn built_whole(kind: Kind, program: &dstar::Program, f: &dstar::Kernel, options: &dstar::Options) -> Built {
-    let n = program.inputs.len();
-    match kind {
-        Kind::Values => Built::Whole(f.clone(), Vec::new()),
-        Kind::Jacobian => {
-            let jacobian = dstar::differentiate(program, options).expect("valid").jacobian;
-            let positions = jacobian.pattern().positions().collect();
-            Built::Whole(jacobian.into_kernel(), positions)
-        }
-        Kind::Hessian => {
-            let hessian = dstar::factor::lagrangian_hessian(f.clone());
-            Built::Whole(hessian.lower_kernel(), hessian.lower_pattern().positions().collect())
-        }
-        Kind::Gradient => Built::Whole(dstar::factor::gradient(f.clone()), (0..n).map(|c| (0, c)).collect()),
-    }
-}
-
-/// The kernel of `kind` built as maps, if the plan finds any.
-fn built_as_maps(kind: Kind, maps: &dstar::factor::Maps, f: &dstar::Kernel, n: usize) -> Option<Built> {
-    let sparse = |(kernel, pattern): (dstar::frontend::map::MapKernel, dstar::SparsityPattern)| {
-        Built::Mapped(Box::new(kernel), pattern.positions().collect())
-    };
-    match kind {
-        Kind::Jacobian => maps.jacobian(f).map(sparse),
-        Kind::Hessian => maps.hessian(f).map(sparse),
-        Kind::Gradient => {
-            maps.gradient(f).map(|kernel| Built::Mapped(Box::new(kernel), (0..n).map(|c| (0, c)).collect()))
-        }
-        Kind::Values => maps.values(f).map(|kernel| Built::Mapped(Box::new(kernel), Vec::new())),
     }
 }
 

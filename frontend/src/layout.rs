@@ -205,6 +205,15 @@ impl Layout {
         &self.blocks
     }
 
+    /// The pattern of the first sparse block (a Jacobian's, CSR, or a
+    /// Hessian's lower triangle); `None` if every block is dense.
+    pub fn pattern(&self) -> Option<&SparsityPattern> {
+        self.blocks.iter().find_map(|b| match b {
+            Block::Sparse(p) | Block::Lower(p) => Some(p),
+            _ => None,
+        })
+    }
+
     /// Length of the whole buffer.
     pub fn len(&self) -> usize {
         self.blocks.iter().map(Block::len).sum()

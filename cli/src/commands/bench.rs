@@ -3,6 +3,7 @@
 use super::progress::Progress;
 use super::{load, params, point, values, Failure, PipelineArgs, Values};
 use clap::Args;
+use dstar::factor::Symbolic;
 use dstar::Native;
 use serde_json::json;
 use std::path::PathBuf;
@@ -34,17 +35,12 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let program = load(&args.file)?;
     progress.stage("factoring the Jacobian");
-    let kernel = program.kernel().map_err(Failure::internal)?;
-    let maps = dstar::factor::Maps::default();
-    let (jacobian, nnz) = match maps.jacobian(&kernel) {
-        Some((kernel, pattern)) => (Symbolic::Mapped(Box::new(kernel)), pattern.nnz()),
-        None => {
-            let jacobian =
-                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
-            let nnz = jacobian.nnz();
-            (Symbolic::Whole(jacobian.into_kernel()), nnz)
-        }
-    };
+    // The Jacobian Function::compile builds (maps where the plan finds
+    // them), compiled below on its own to time the two stages apart.
+    let jacobian = dstar::Function::new(program.clone(), args.pipeline.options())
+        .symbolic(dstar::Request::Jacobian)
+        .map_err(Failure::internal)?;
+    let nnz = jacobian.layout.pattern().expect("a Jacobian's pattern").nnz();
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     let x = match (&args.at, &program.point) {
         (None, None) => vec![0.5; program.inputs.len()],
@@ -63,11 +59,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let lengths = [x.len(), p.len()];
     let codegen = |e: dstar::backend::CodegenError| Failure::internal(dstar::Error::from(e));
-    let kernel = match &jacobian {
+    let kernel = match &jacobian.kernel {
         Symbolic::Whole(kernel) => Native::Jit(compiler.compile_parts(kernel, &lengths).map_err(codegen)?),
-        Symbolic::Mapped(kernel) => {
-            Native::Mapped(compiler.compile_mapped(kernel, &lengths).map_err(codegen)?)
-        }
+        Symbolic::Maps(kernel) => Native::Mapped(compiler.compile_mapped(kernel, &lengths).map_err(codegen)?),
     };
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("timing");
@@ -109,7 +103,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     } else {
         println!("{}:", args.file.display());
         println!("function call        {function_ns:>10.1} ns (median)");
-        let how = if matches!(jacobian, Symbolic::Mapped(_)) { ", as maps" } else { "" };
+        let how = if matches!(jacobian.kernel, Symbolic::Maps(_)) { ", as maps" } else { "" };
         println!("function + Jacobian  {jacobian_ns:>10.1} ns (median), {nnz} nonzeros{how}");
         println!("compile              {compile_ms:>10.2} ms");
         println!("symbolic             {symbolic_ms:>10.2} ms");
@@ -119,10 +113,4 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
-}
-
-/// The Jacobian's kernel before compiling: whole, or as maps.
-enum Symbolic {
-    Whole(dstar::frontend::Kernel),
-    Mapped(Box<dstar::frontend::map::MapKernel>),
 }

@@ -65,7 +65,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let p = params(args.params.as_deref(), &program, &args.file)?;
     progress.stage("differentiating and compiling");
     let function = dstar::Function::new(program.clone(), args.pipeline.options());
-    let at = At { function: &function, x: &x, p: &p, interp: args.interp, maps: Default::default() };
+    let at = At { function: &function, x: &x, p: &p, interp: args.interp };
     let (values, jacobian) = if args.jacobian {
         let (v, j) = at.jacobian()?;
         (v, Some(j))
@@ -202,9 +202,6 @@ struct At<'a> {
     x: &'a [f64],
     p: &'a [f64],
     interp: bool,
-    /// The maps the plan builds kernels from, for the interpreter to
-    /// interpret the same.
-    maps: dstar::factor::Maps,
 }
 
 impl At<'_> {
@@ -214,19 +211,23 @@ impl At<'_> {
         kernel.eval(&[self.x, self.p, extra].concat())
     }
 
-    /// The function's kernel.
-    fn kernel(&self) -> Result<dstar::Kernel, Failure> {
-        self.function.program().kernel().map_err(Failure::internal)
+    /// The kernel the library compiles for `request` (maps where the plan
+    /// finds them: [`dstar::Function::symbolic`]), by the interpreter at
+    /// the point and `extra`, the request's other blocks.
+    fn interpret_request(
+        &self,
+        request: dstar::Request,
+        extra: &[f64],
+    ) -> Result<(Vec<f64>, dstar::Layout), dstar::Error> {
+        let built = self.function.symbolic(request)?;
+        Ok((built.kernel.eval(&[self.x, self.p, extra].concat()), built.layout))
     }
 
     fn values(&self) -> Result<Vec<f64>, Failure> {
         if self.interp {
-            // Where the plan computes the values as maps: interpret the same maps.
-            if let Some(kernel) = self.maps.values(&self.kernel()?) {
-                return Ok(kernel.eval(&[self.x, self.p].concat()));
-            }
-            let f = self.function.program().kernel().map_err(Failure::internal)?;
-            return Ok(self.interpret(&f, &[]));
+            let (values, _) =
+                self.interpret_request(dstar::Request::Values, &[]).map_err(Failure::internal)?;
+            return Ok(values);
         }
         let kernel = self.function.compile(dstar::Request::Values).map_err(Failure::internal)?;
         let mut out = vec![0.0; kernel.out_len()];
@@ -236,21 +237,8 @@ impl At<'_> {
 
     fn jacobian(&self) -> Result<(Vec<f64>, Matrix), Failure> {
         let dense: Vec<Matrix> = if self.interp {
-            let program = self.function.program();
-            let (out, layout) = match self.maps.jacobian(&self.kernel()?) {
-                // The plan builds this Jacobian as maps: interpret the same maps.
-                Some((kernel, pattern)) => {
-                    let blocks =
-                        vec![dstar::Block::Values(program.outputs.len()), dstar::Block::Sparse(pattern)];
-                    (kernel.eval(&[self.x, self.p].concat()), dstar::Layout::new(blocks))
-                }
-                None => {
-                    let options = self.function.options();
-                    let jacobian =
-                        dstar::differentiate(program, options).map_err(Failure::internal)?.jacobian;
-                    (self.interpret(jacobian.kernel(), &[]), jacobian.layout())
-                }
-            };
+            let (out, layout) =
+                self.interpret_request(dstar::Request::Jacobian, &[]).map_err(Failure::internal)?;
             layout.blocks().iter().zip(layout.split(&out)).map(|(b, v)| b.to_dense(v)).collect()
         } else {
             let kernel = self.function.compile(dstar::Request::Jacobian).map_err(Failure::internal)?;
@@ -334,19 +322,12 @@ impl At<'_> {
             None
         };
         let lagrangian = match weights {
-            Some(w) if self.interp => Some(match self.maps.hessian(&self.kernel()?) {
-                // The plan builds this Hessian as maps: interpret the same maps.
-                Some((kernel, pattern)) => {
-                    Symmetric { pattern, values: kernel.eval(&[self.x, self.p, w].concat()) }
-                }
-                None => {
-                    let hessian = dstar::factor::lagrangian_hessian(
-                        self.function.program().kernel().map_err(Failure::internal)?,
-                    );
-                    let values = self.interpret(&hessian.lower_kernel(), w);
-                    Symmetric { pattern: hessian.lower_pattern().clone(), values }
-                }
-            }),
+            Some(w) if self.interp => {
+                let (values, layout) =
+                    self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
+                let pattern = layout.pattern().expect("a Hessian's pattern").clone();
+                Some(Symmetric { pattern, values })
+            }
             Some(w) => {
                 let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
                 let mut values = vec![0.0; kernel.out_len()];
@@ -398,11 +379,7 @@ impl At<'_> {
         };
         let m = program.outputs.len();
         let flat = if self.interp {
-            let budget = dstar::Budget::default();
-            let function = program.kernel().map_err(Failure::internal)?;
-            let series =
-                dstar::factor::taylor_series(function, order, &budget).map_err(|e| refused(e.into()))?;
-            self.interpret(&series, v)
+            self.interpret_request(dstar::Request::Taylor(order), v).map_err(refused)?.0
         } else {
             let kernel = self.function.compile(dstar::Request::Taylor(order)).map_err(refused)?;
             let mut out = vec![0.0; kernel.out_len()];
