@@ -22,11 +22,7 @@ fn main() {
         let function = Function::new(program.clone(), Options::default());
         let directions = function.compile(Request::Jvp(k)).expect("compiles");
         let jacobian = function.compile(Request::Jacobian).expect("compiles");
-        let remainder = eliminate::scarcity_remainder(
-            &program.kernel().expect("a kernel"),
-            dstar::factor::plan::DIRECTIONS_ELIMINATION,
-        )
-        .expect("a partial elimination");
+        let remainder = dstar::factor::plan::directions_remainder(&program.kernel().expect("a kernel"));
         let input: Vec<f64> = (0..n * (1 + k)).map(|j| 0.3 + 0.1 * (j as f64 * 1.7).sin()).collect();
         let (x, v) = input.split_at(n);
         let mut out = vec![0.0; directions.out_len()];

@@ -55,8 +55,7 @@ pub fn kinds(program: &Program, second_order: bool, directions: bool, taylor: bo
         kinds.push(KernelKind { name: "hvp", kernel: factor::hvp(f.clone(), 2), parts: vec![n, m, 2 * d] });
     }
     if directions {
-        let remainder = eliminate::scarcity_remainder(&f, eliminate::Elimination::ScarcityHybrid)
-            .expect("a partial elimination");
+        let remainder = factor::plan::directions_remainder(&f);
         kinds.push(KernelKind {
             name: "directions",
             kernel: remainder.directions_kernel(4),
