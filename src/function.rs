@@ -1,7 +1,8 @@
 //! [`Function`]: a parsed program and the options it is compiled with; it
-//! compiles any [`Request`] into the one kernel type, [`Compiled`], and
-//! keeps the kernels it compiled ([`Function::kernel`]) for every front
-//! door that asks again.
+//! compiles the kernel `factor` builds for any [`Request`]
+//! ([`factor::build`]) into the one kernel type, [`Compiled`], and keeps
+//! the kernels it compiled ([`Function::kernel`]) for every front door that
+//! asks again.
 
 use crate::compiled::Compiled;
 use crate::kernels::KernelCache;

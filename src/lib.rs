@@ -14,6 +14,13 @@
 //! command line's REPL, whose kernels are of many programs, keys the same
 //! cache by its definitions.
 //!
+//! The facade re-exports the stages and holds the types that tie them
+//! together; it decides nothing about derivatives. Which kernel answers a
+//! request is `factor`'s ([`factor::build`], beside [`factor::plan`]): the
+//! facade asks it, hands the kernel to [`backend`]'s compiler and wraps
+//! the result in a [`Compiled`]; [`Function::symbolic`] gives the same
+//! kernel uncompiled. It uses no crate past `factor`.
+//!
 //! ```
 //! use dstar::{Args, Options, Request};
 //! let kernel = dstar::compile("in x, y\nout f = sin(x*y) + x^2", Request::Jacobian, &Options::default())?;

@@ -3,6 +3,11 @@
 //! ([`eliminate`]), chosen by [`plan`]; then common subchains
 //! ([`simplify`]).
 //!
+//! Which symbolic kernel answers each [`Request`] (values, Jacobian,
+//! gradient, Hessian, products, Taylor coefficients), whole or as maps
+//! ([`mapped`]), is decided once, beside the plan: [`build`]
+//! ([`request`]). The facade compiles what it gives.
+//!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x*y) + x*x")?;
 //! let jacobian = factor::jacobian(program.kernel()?);
