@@ -289,20 +289,26 @@ fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -
 }
 
 /// The terms grouped into instances: terms reaching a common operation
-/// (one not `shared`) or call site are one instance. Each list in
-/// term order; instances in the order of their first term.
+/// (one not `shared`) or call site are one instance, and a term reaching
+/// none joins its output's first term that does. Each list in term order;
+/// instances in the order of their first term.
 fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>> {
     const NONE: u32 = u32::MAX;
     let mut owner = vec![NONE; dag.len()];
     let mut site_owner = vec![NONE; dag.sites().len()];
     let mut sets = UnionFind::new(terms.len());
     let mut stack = Vec::new();
+    // Per output: its first term that reads an operation of its own.
+    let mut first_owning: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut bare = Vec::new();
     for (t, term) in terms.iter().enumerate() {
         stack.push(term.node);
+        let mut owns = false;
         while let Some(id) = stack.pop() {
             if dag.op(id).is_leaf() || shared[id.index()] != Share::Owned {
                 continue;
             }
+            owns = true;
             if owner[id.index()] != NONE {
                 sets.union(t, owner[id.index()] as usize);
                 continue;
@@ -317,6 +323,19 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>>
                 }
             }
             stack.extend_from_slice(dag.args(id));
+        }
+        if owns {
+            first_owning.entry(term.output).or_insert(t);
+        } else {
+            bare.push(t);
+        }
+    }
+    // A term that owns nothing (an input, `c*x`, `-x`: a defect's `- x[k+1]`)
+    // joins its output's first term that does, rather than making a map of
+    // its own of one input per instance.
+    for t in bare {
+        if let Some(&owning) = first_owning.get(&terms[t].output) {
+            sets.union(t, owning);
         }
     }
     let mut index = vec![NONE; terms.len()];
