@@ -12,6 +12,7 @@
 //! cargo run --release --example peers -- --sections symbolic   # symbolic time against ops + nnz
 //! cargo run --release --example peers -- --sections structured  # issue 28: functions, CasADi map, JAX
 //! cargo run --release --example peers -- --sections structured --only cartpole --long  # + N = 1e4, 1e5
+//! cargo run --release --example peers -- --sections structured --only ba  # issue 36: bundle adjustment against JAX
 //! cargo run --release --example peers -- --sections scale        # issue 30: flat families growing
 //! cargo run --release --example peers -- --sections zoo          # issue 35: set-up of the shape zoo, N to 8N
 //! cargo run --release --example peers -- --sections scale --only cartpole,dense --long --casadi-timeout-s 600
@@ -43,7 +44,12 @@
 //! flat): dstar's gradient from text against JAX's `jit(grad)` of the
 //! vectorized objective (`examples/peers/jax_gmm.py`; `pip install jax`),
 //! both pinned to CPU 1 and XLA on one thread, values checked, JAX's
-//! timings served by its own process in the same alternation.
+//! timings served by its own process in the same alternation. Then (issue
+//! 36) ADBench's bundle adjustment (`examples/peers/ba.py`: 21 cameras,
+//! p = 1000 and 10^4 observations, p / 10 points): dstar's set-up from text
+//! to the sparse Jacobian against the first call of JAX's
+//! `jit(vmap(jacfwd))` per-observation blocks (`examples/peers/jax_ba.py`),
+//! and the two Jacobian kernels, pinned and checked the same way.
 //!
 //! The `scale` section (issue 30; minutes) builds the flat families
 //! (cart-pole 30 to 1000, minsurf 10 to 100, fit 10^3 and 10^4, dense 75
@@ -53,7 +59,7 @@
 //! (whole pages mapped, read from `/proc/self/maps`), and CasADi's
 //! Lagrangian Hessian (SX, C, symbolic + codegen + C compiler) beside them
 //! until it takes longer than `--casadi-timeout-s` (60 s when `scale` is
-//! the only section, else 120 s; 600 with `--long`). `--only` picks families in both sections (`gmm` is one).
+//! the only section, else 120 s; 600 with `--long`). `--only` picks families in both sections (`gmm` and `ba` are two).
 //! Python peers run as `python3` from `PATH`: with a virtual environment
 //! holding casadi and jax, put its `bin` first on `PATH`.
 //!
@@ -63,8 +69,10 @@
 //! run is skipped; without `python3 -c "import casadi"` (`pip install
 //! casadi`) the CasADi columns and the Hessians are, each with a note.
 
+mod ba;
 mod casadi;
 mod families;
+mod jax;
 mod scale;
 mod serve;
 mod structured;

@@ -1,17 +1,16 @@
 //! Section `structured` (issue 28): programs with functions called many
 //! times (`gen.py cartpole | fit | minsurf N`) beside the same programs
-//! written flat, CasADi's `map` over the horizon for cart-pole, and JAX's
-//! `jit(grad)` for the Gaussian mixture.
+//! written flat, CasADi's `map` over the horizon for cart-pole, JAX's
+//! `jit(grad)` for the Gaussian mixture, and (in `ba.rs`) JAX's
+//! `jit(vmap(jacfwd))` for ADBench's bundle adjustment.
 
 use crate::casadi::{Built, CasadiKernel, Derivative};
 use crate::families::{derivative_entries, load_average, ms, sparse_difference, unit_name, us, Case};
-use crate::serve::{ask, Kind};
+use crate::jax::{jax_available, JaxPeer};
+use crate::serve::Kind;
 use crate::timing::{alternating_timed, Timed};
 use crate::Bench;
-use std::cell::RefCell;
-use std::io::BufReader;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 /// The sizes of one family: structured, flat, structured added by `--long`.
@@ -38,6 +37,9 @@ pub fn structured(bench: &Bench) {
     }
     if bench.settings.wants("gmm") {
         gmm(bench, &dir);
+    }
+    if bench.settings.wants("ba") {
+        crate::ba::ba(bench, &dir);
     }
 }
 
@@ -310,66 +312,6 @@ fn family(bench: &Bench, dir: &Path, sizes: &Sizes) {
     }
 }
 
-/// JAX's `jit(grad)` of the Gaussian mixture, served by a Python child.
-struct JaxPeer {
-    setup_s: f64,
-    function_setup_s: f64,
-    value: f64,
-    grad: Vec<f64>,
-    child: Child,
-    io: RefCell<(ChildStdin, BufReader<ChildStdout>)>,
-}
-
-impl JaxPeer {
-    fn start(problem: &Path) -> Result<JaxPeer, String> {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/peers/jax_gmm.py");
-        let mut command = Command::new("taskset");
-        command
-            .args(["-c", "1", "python3"])
-            .arg(script)
-            .arg(problem)
-            .env("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
-            .env("JAX_PLATFORMS", "cpu")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| e.to_string())?;
-        let input = child.stdin.take().expect("piped");
-        let mut output = BufReader::new(child.stdout.take().expect("piped"));
-        let mut line = String::new();
-        std::io::BufRead::read_line(&mut output, &mut line).map_err(|e| e.to_string())?;
-        let v: serde_json::Value =
-            serde_json::from_str(&line).map_err(|_| "jax_gmm.py failed".to_string())?;
-        let grad = v["grad"].as_array().into_iter().flatten().filter_map(serde_json::Value::as_f64).collect();
-        Ok(JaxPeer {
-            setup_s: v["setup_s"].as_f64().unwrap_or(f64::NAN),
-            function_setup_s: v["function_setup_s"].as_f64().unwrap_or(f64::NAN),
-            value: v["value"].as_f64().unwrap_or(f64::NAN),
-            grad,
-            child,
-            io: RefCell::new((input, output)),
-        })
-    }
-
-    fn run(&self, kernel: &str, calls: u64) -> f64 {
-        ask(&mut self.io.borrow_mut(), &format!("run {kernel} {calls}")).parse().expect("ns")
-    }
-}
-
-impl Drop for JaxPeer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn jax_available() -> bool {
-    let ok = Command::new("python3").args(["-c", "import jax"]).output().is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("note: python3 cannot import jax (pip install jax); skipping the JAX peer");
-    }
-    ok
-}
-
 /// The Gaussian mixture of `gen.py gmm N` (d = 10, K = 5): dstar's gradient
 /// (structured, and flat at 1000) against JAX's `jit(grad)`, one thread each
 /// (both pinned to CPU 1).
@@ -435,7 +377,7 @@ fn gmm(bench: &Bench, dir: &Path) {
         let (jax_setup, jax_g, jax_f) = match peer {
             Some(peer) => {
                 k += 2;
-                (peer.setup_s, ns[k - 2], ns[k - 1])
+                (peer.number("setup_s"), ns[k - 2], ns[k - 1])
             }
             None => (f64::NAN, f64::NAN, f64::NAN),
         };
@@ -464,7 +406,7 @@ fn jax_peer(bench: &Bench, case: &Case) -> Option<JaxPeer> {
     let problem = serde_json::json!({"d": 10, "K": 5, "x": program.point, "p": program.param_values});
     let file = bench.dir.join(format!("gmm-{}.json", case.n));
     std::fs::write(&file, problem.to_string()).ok()?;
-    let peer = match JaxPeer::start(&file) {
+    let peer = match JaxPeer::start("jax_gmm.py", &file) {
         Ok(peer) => peer,
         Err(why) => {
             println!("  JAX at N = {}: no peer: {why}", case.n);
@@ -473,14 +415,21 @@ fn jax_peer(bench: &Bench, case: &Case) -> Option<JaxPeer> {
     };
     let (values, _) = case.served.dump(Kind::Values, &bench.dir);
     let (out, _) = case.served.dump(Kind::Gradient, &bench.dir);
-    let grad = &out[out.len() - peer.grad.len()..];
+    let (value, jax_grad) = (peer.number("value"), peer.numbers("grad"));
+    let grad = &out[out.len() - jax_grad.len()..];
     let relative = |a: f64, b: f64| (a - b).abs() / a.abs().max(b.abs()).max(1.0);
-    let value_difference = relative(values[0], peer.value);
-    let grad_difference = grad.iter().zip(&peer.grad).map(|(&a, &b)| relative(a, b)).fold(0.0, f64::max);
+    let value_difference = relative(values[0], value);
+    let grad_difference = grad.iter().zip(&jax_grad).map(|(&a, &b)| relative(a, b)).fold(0.0, f64::max);
     println!(
         "  JAX at N = {}: first call {:.2} s (jit(f) {:.2} s); value {:.6e} against dstar's {:.6e}; \
          agrees to {:.1e} (value), {:.1e} (gradient), relative",
-        case.n, peer.setup_s, peer.function_setup_s, peer.value, values[0], value_difference, grad_difference
+        case.n,
+        peer.number("setup_s"),
+        peer.number("function_setup_s"),
+        value,
+        values[0],
+        value_difference,
+        grad_difference
     );
     if value_difference.max(grad_difference) > 1e-8 {
         println!("  JAX at N = {}: computes something else; not compared", case.n);
