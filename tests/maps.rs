@@ -4,8 +4,9 @@
 //! thresholds so that every family's repetitions become maps, then:
 //! - the decomposition computes the program's values (rows bit for bit,
 //!   split sums within rounding);
-//! - the mapped Jacobian, gradient and Lagrangian Hessian equal the whole program's
-//!   (D*, edge pushing) within rounding, on the same sparsity pattern;
+//! - the mapped Jacobian, gradient and Lagrangian Hessian (alone, and with the
+//!   values and the gradient `wᵀJ`) equal the whole program's (D*, edge
+//!   pushing) within rounding, on the same sparsity patterns;
 //! - the compiled map kernel equals the interpreter of the map kernel bit
 //!   for bit.
 //!
@@ -165,12 +166,22 @@ fn check(name: &str, program: &Program, rules: &MapRules, rng: &mut Rng) -> bool
         Some(_) => dstar::factor::mapped_hessian(&copied()),
         None => dstar::factor::mapped_hessian(&d),
     };
-    let hessian = dstar::factor::lagrangian_hessian(kernel);
+    let hessian = dstar::factor::lagrangian_hessian(kernel.clone());
     assert_eq!(&pattern, hessian.lower_pattern(), "{name}: the Hessian's pattern");
     let mut input = x.clone();
     input.extend((0..m).map(|_| rng.uniform(-2.0, 2.0)));
     assert_close(&format!("{name}: Hessian"), &mapped.eval(&input), &hessian.lower_kernel().eval(&input));
     assert_compiled_same(&format!("{name}: Hessian"), &mapped, &[n, q, m], &input);
+
+    // The values, gradient and Hessian in one kernel, as `dstar emit --hessian` writes it.
+    let (mapped, gradient, lower) = match d.computed {
+        Some(_) => dstar::factor::mapped_lagrangian(&copied()),
+        None => dstar::factor::mapped_lagrangian(&d),
+    };
+    assert_eq!(&gradient, hessian.gradient_pattern(), "{name}: the Lagrangian's gradient pattern");
+    assert_eq!(&lower, hessian.lower_pattern(), "{name}: the Lagrangian's Hessian pattern");
+    assert_close(&format!("{name}: Lagrangian"), &mapped.eval(&input), &hessian.kernel().eval(&input));
+    assert_compiled_same(&format!("{name}: Lagrangian"), &mapped, &[n, q, m], &input);
     true
 }
 

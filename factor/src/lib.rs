@@ -39,7 +39,7 @@ pub use jacobian::{
     cheapest_elimination, dstar_jacobian, elimination_jacobian, jacobian, jacobian_with, Jacobian,
 };
 pub use ledger::{Fallback, Ledger, Stage};
-pub use mapped::{mapped_gradient, mapped_hessian, mapped_jacobian, mapped_values, Maps};
+pub use mapped::{mapped_gradient, mapped_hessian, mapped_jacobian, mapped_lagrangian, mapped_values, Maps};
 pub use method::Method;
 pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};

@@ -272,55 +272,91 @@ fn body_gradient(body: &Kernel) -> Kernel {
 /// Panics if `d` has computed values: the Hessian is built from maps that
 /// copy them ([`crate::plan::copied_maps`]).
 pub fn mapped_hessian(d: &Decomposition) -> (MapKernel, SparsityPattern) {
+    let (kernel, _, lower) = lagrangian_maps(d, false);
+    (kernel, lower)
+}
+
+/// The values, the gradient `wᵀJ` and the lower triangle of the Lagrangian
+/// Hessian of `d`'s kernel as maps, over the same input as
+/// [`mapped_hessian`], laid out as [`crate::Hessian::kernel`] lays them
+/// ([`crate::Hessian::layout`]): returns the kernel, the gradient's
+/// pattern (one row) and the lower triangle's. Each instance's values are
+/// added into their outputs, its gradient at its inputs.
+///
+/// Panics if `d` has computed values, as [`mapped_hessian`].
+pub fn mapped_lagrangian(d: &Decomposition) -> (MapKernel, SparsityPattern, SparsityPattern) {
+    lagrangian_maps(d, true)
+}
+
+/// [`mapped_lagrangian`], or with `whole` false [`mapped_hessian`] (its
+/// gradient's pattern unused).
+fn lagrangian_maps(d: &Decomposition, whole: bool) -> (MapKernel, SparsityPattern, SparsityPattern) {
     assert!(d.computed.is_none(), "the Hessian's maps copy computed values");
-    let (n, q) = (d.rest.num_variables(), d.rest.num_inputs() - d.rest.num_variables());
-    let m = d.rest.num_outputs();
+    let (n, q, m) =
+        (d.rest.num_variables(), d.rest.num_inputs() - d.rest.num_variables(), d.rest.num_outputs());
     let rest = lagrangian_hessian(d.rest.clone());
     let bodies: Vec<_> = d.maps.iter().map(|map| lagrangian_hessian(map.body.clone())).collect();
     let tables: Vec<_> = d.maps.iter().map(Tables::of).collect();
     let locals: Vec<Vec<(usize, usize)>> =
         bodies.iter().map(|b| b.lower_pattern().positions().collect()).collect();
-    let mut entries = Entries::new(n);
+    let gradients: Vec<Vec<(usize, usize)>> =
+        bodies.iter().map(|b| b.gradient_pattern().positions().collect()).collect();
+    // The gradient's one row, the same for every instance.
+    let row = Columns { columns: vec![Column::Affine { base: 0, step: 0 }] };
+    let (mut entries, mut gradient) = (Entries::new(n), Entries::new(1));
     entries.extend(rest.lower_pattern().positions());
-    for ((map, t), local) in d.maps.iter().zip(&tables).zip(&locals) {
+    gradient.extend(rest.gradient_pattern().positions());
+    for (((map, t), local), g) in d.maps.iter().zip(&tables).zip(&locals).zip(&gradients) {
         entries.place(map.instances, local, &t.leaves, &t.leaves, lower);
+        gradient.place(map.instances, g, &row, &t.leaves, same);
     }
-    let pattern = entries.pattern(n);
-    let place = |(row, col): (usize, usize)| index(pattern.find(row, col).expect("an entry of the pattern"));
-    let rest_places = rest.lower_pattern().positions().map(place).collect();
+    let (pattern, gradient) = (entries.pattern(n), gradient.pattern(n));
+    let before = if whole { m + gradient.nnz() } else { 0 };
+    let place = |(r, c): (usize, usize)| index(before + pattern.find(r, c).expect("an entry of the pattern"));
+    let gradient_place = |(_, c): (usize, usize)| index(m + gradient.find(0, c).expect("a gradient entry"));
+    let mut rest_places: Vec<u32> = Vec::new();
+    if whole {
+        rest_places.extend((0..m).map(index));
+        rest_places.extend(rest.gradient_pattern().positions().map(gradient_place));
+    }
+    rest_places.extend(rest.lower_pattern().positions().map(place));
     let pieces = d
         .maps
         .iter()
         .zip(&bodies)
-        .zip(tables.iter().zip(&locals))
-        .map(|((map, body), (t, local))| {
+        .zip(tables.iter().zip(&locals).zip(&gradients))
+        .map(|((map, body), ((t, local), g))| {
             // The body's inputs (constants taken out of the bodies past the
             // weights), then its weights: the weights of its targets.
             let mut gather: Vec<Column> = (t.leaves.columns.iter().enumerate())
                 .map(|(j, c)| if t.is_computed(j, n + q) { shifted(c, m) } else { c.clone() })
                 .collect();
             gather.extend(t.targets.columns.iter().map(|c| shifted(c, n + q)));
-            let places = placed(map.instances, local, &t.leaves, &t.leaves, lower, &place);
+            let mut places = Vec::new();
+            if whole {
+                places.extend(t.targets.columns.iter().cloned());
+                places.extend(placed(map.instances, g, &row, &t.leaves, same, &gradient_place));
+            }
+            places.extend(placed(map.instances, local, &t.leaves, &t.leaves, lower, &place));
             Piece {
-                body: body.lower_kernel(),
+                body: if whole { body.kernel().clone() } else { body.lower_kernel() },
                 instances: map.instances,
                 gather: Columns { columns: gather },
                 places: Columns { columns: places },
             }
         })
         .collect();
-    let num_outputs = pattern.nnz();
     let kernel = MapKernel {
         pre: None,
         constants: d.constants.clone(),
-        rest: rest.lower_kernel(),
+        rest: if whole { rest.kernel().clone() } else { rest.lower_kernel() },
         rest_places,
         pieces,
         scratch: 0,
         post: None,
-        num_outputs,
+        num_outputs: before + pattern.nnz(),
     };
-    (kernel, pattern)
+    (kernel, gradient, pattern)
 }
 
 /// A map's leaves and targets as columns.
@@ -485,5 +521,13 @@ impl Maps {
     pub fn hessian(&self, f: &Kernel) -> Option<(MapKernel, SparsityPattern)> {
         self.found(f)?;
         self.copied(f).map(mapped_hessian)
+    }
+
+    /// The values, the gradient `wᵀJ` and the Lagrangian Hessian as maps
+    /// ([`mapped_lagrangian`]), with the gradient's and the lower
+    /// triangle's patterns.
+    pub fn lagrangian(&self, f: &Kernel) -> Option<(MapKernel, SparsityPattern, SparsityPattern)> {
+        self.found(f)?;
+        self.copied(f).map(mapped_lagrangian)
     }
 }

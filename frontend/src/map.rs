@@ -881,6 +881,11 @@ impl MapKernel {
         out
     }
 
+    /// Length of the input (the rest's).
+    pub fn num_inputs(&self) -> usize {
+        self.rest.num_inputs()
+    }
+
     /// Operations per evaluation: the rest's, `pre`'s and `post`'s, each
     /// body's once per instance.
     pub fn count_ops(&self) -> usize {
