@@ -153,18 +153,26 @@ fn write_pattern(h: &mut String, array: &str, macro_prefix: &str, pattern: &Spar
 
 /// `static const int declarator = {...};`, wrapped before 100 columns.
 fn write_array(h: &mut String, declarator: &str, values: &[usize]) {
-    let mut line = format!("static const int {declarator} = {{");
+    write_list(h, &format!("static const int {declarator} = {{"), values, "};");
+}
+
+/// `head`, the `values` separated by commas, and `tail`, wrapped before 100
+/// columns (each new line indented): the arrays of the header and the
+/// index tables of emitted loops.
+pub(crate) fn write_list<T: std::fmt::Display>(s: &mut String, head: &str, values: &[T], tail: &str) {
+    let mut line = head.to_string();
     for (k, v) in values.iter().enumerate() {
         let item = if k + 1 == values.len() { format!("{v}") } else { format!("{v}, ") };
         if line.len() + item.len() > 98 {
-            h.push_str(line.trim_end());
-            h.push('\n');
+            s.push_str(line.trim_end());
+            s.push('\n');
             line = "    ".to_string();
         }
         line.push_str(&item);
     }
-    h.push_str(&line);
-    h.push_str("};\n");
+    s.push_str(&line);
+    s.push_str(tail);
+    s.push('\n');
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! callees before callers, under a name of its own; a call site is one call.
 
 use frontend::call::called_functions;
-use frontend::{ExprDag, FunctionDef, FunctionId, NodeId, Op};
+use frontend::{ExprDag, FunctionDef, FunctionId, Kernel, NodeId, Op};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -14,17 +14,25 @@ pub(crate) struct SourceFunctions {
     pub(crate) order: Vec<Arc<FunctionDef>>,
     /// By the address of the function (a key only).
     names: FxHashMap<FunctionId, String>,
+    /// The call sites of the kernels.
+    sites: usize,
 }
 
 impl SourceFunctions {
-    /// The functions `roots` of `dag` call, named `fn_name` + `_` + their own
+    /// The functions `kernels` call, named `fn_name` + `_` + their own
     /// name, each `'` of a derivative's name written `d` (`step''` is
-    /// `f_step_dd`); another function of the same name gets a number. Every
-    /// name has a `_`, so none is a keyword or a local variable (`v12`).
-    pub(crate) fn new(fn_name: &str, dag: &ExprDag, roots: &[NodeId]) -> SourceFunctions {
-        let order = called_functions(dag, roots, &[]);
+    /// `f_step_dd`); another function of the same name, or one of the names
+    /// `reserved` for the emitter's own, gets a number. Every name has a
+    /// `_`, so none is a keyword or a local variable (`v12`).
+    pub(crate) fn new(fn_name: &str, kernels: &[&Kernel], reserved: &[String]) -> SourceFunctions {
+        let mut order = Vec::new();
+        let mut sites = 0;
+        for kernel in kernels {
+            order = called_functions(kernel.dag(), kernel.roots(), &order);
+            sites += kernel.dag().reached_sites(kernel.roots()).len();
+        }
         let mut names = FxHashMap::default();
-        let mut taken = FxHashSet::default();
+        let mut taken: FxHashSet<String> = reserved.iter().cloned().collect();
         let mut fresh = frontend::fresh::FreshNames::default();
         for f in &order {
             let base = format!("{fn_name}_{}", frontend::plain_name(f.name()));
@@ -32,7 +40,7 @@ impl SourceFunctions {
             taken.insert(unique.clone());
             names.insert(FunctionId::of(f), unique);
         }
-        SourceFunctions { order, names }
+        SourceFunctions { order, names, sites }
     }
 
     /// Whether the kernel calls nothing.
@@ -42,13 +50,13 @@ impl SourceFunctions {
 
     /// What the header comment adds after a kernel's operation count: its
     /// calls and the functions written before it; nothing without calls.
-    pub(crate) fn summary(&self, dag: &ExprDag, roots: &[NodeId]) -> String {
+    pub(crate) fn summary(&self) -> String {
         if self.is_empty() {
             return String::new();
         }
         format!(
             " and {} calls (of the {} functions before it, each written once)",
-            dag.reached_sites(roots).len(),
+            self.sites,
             self.order.len()
         )
     }
@@ -91,9 +99,12 @@ mod tests {
                       in x, y\nq, r = step(x, y)\nout q + r";
         let program = frontend::parse_program(source).unwrap();
         let kernel = program.kernel().unwrap();
-        let functions = SourceFunctions::new("jac", kernel.dag(), kernel.roots());
+        let functions = SourceFunctions::new("jac", &[&kernel], &[]);
         assert_eq!(functions.order.len(), 1);
         assert_eq!(functions.name(&functions.order[0]), "jac_step");
+        let functions = SourceFunctions::new("jac", &[&kernel, &kernel], &["jac_step".to_string()]);
+        assert_eq!(functions.order.len(), 1, "each function once");
+        assert_eq!(functions.name(&functions.order[0]), "jac_step_2", "not a reserved name");
         assert_eq!(described(&functions.order[0]), "step(a, b) -> (c, d)");
     }
 }
