@@ -6,6 +6,9 @@ use crate::blocks::Blocks;
 use crate::error::CodegenError;
 use crate::name::{check_name, C_KEYWORDS};
 use crate::source_functions::{described, site_results, SourceFunctions};
+use crate::source_kernel::SourceKernel;
+use crate::source_loops::{Language, Loops};
+use frontend::map::MapKernel;
 use frontend::{CSpelling, ExprDag, Kernel, NodeId, Op};
 use std::fmt::Write;
 
@@ -77,7 +80,8 @@ static inline double dstar_pow(double a, double b)
 
 /// Writes `void fn_name(const double *x, const double *p, ..., double
 /// *out)` computing the kernel's outputs (in order), as a self-contained
-/// C99 file that includes only `<float.h>` and `<math.h>` (link with `-lm`).
+/// C99 file that includes only `<float.h>`, `<math.h>` and, for a map kernel,
+/// `<stdint.h>` (link with `-lm`).
 /// The kernel's input comes in the blocks of `lengths` ([`ARG_BLOCKS`](frontend::ARG_BLOCKS):
 /// inputs `x`, parameters `p`, weights `w`, directions `v`, one after
 /// another); the signature lists `x` and every other block that is not
@@ -88,6 +92,14 @@ static inline double dstar_pow(double a, double b)
 /// writing its results to `r`, and each call site is one call, so the file
 /// grows with the function bodies and the call sites, not with the calls
 /// written out.
+///
+/// A map kernel ([`SourceKernel::Mapped`]) has the same signature; each
+/// map's body is written once, as `static void fn_name_map0(const double
+/// *a, double *r)`, and run in one `for` loop over the instances, its
+/// positions `base + step * i` or read from `static const uint32_t` index
+/// tables: the file grows with the tables, not with the instances. It
+/// computes what [`MappedKernel`](crate::MappedKernel) computes, in the
+/// same order.
 ///
 /// # Errors
 /// [`CodegenError::InvalidName`] unless `fn_name` is a C identifier that is
@@ -107,24 +119,79 @@ static inline double dstar_pow(double a, double b)
 /// assert!(backend::emit_c(&program.kernel()?, "f(void){} void g", &[1, 1]).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn emit_c(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<String, CodegenError> {
+pub fn emit_c<'a>(
+    kernel: impl Into<SourceKernel<'a>>,
+    fn_name: &str,
+    lengths: &[usize],
+) -> Result<String, CodegenError> {
+    let kernel = kernel.into();
     check_name(fn_name, "C", C_KEYWORDS)?;
     let blocks = Blocks::new(lengths, kernel.num_inputs())?;
+    Ok(match kernel {
+        SourceKernel::Whole(kernel) => whole(kernel, fn_name, &blocks),
+        SourceKernel::Mapped(kernel) => mapped(kernel, fn_name, &blocks),
+    })
+}
+
+/// The file of a kernel written out: its statements in the function.
+fn whole(kernel: &Kernel, fn_name: &str, blocks: &Blocks) -> String {
     let (dag, outputs) = (kernel.dag(), kernel.roots());
     let functions = SourceFunctions::new(fn_name, &[kernel], &[]);
+    let what =
+        format!("{} outputs, {} operations{}", outputs.len(), dag.count_ops(outputs), functions.summary());
+    let mut c = preamble(&what, blocks, &functions, false);
+    let _ = writeln!(c, "\n{}\n{{", signature(fn_name, blocks));
+    let input = |k: u32| {
+        let (block, index) = blocks.of_input[k as usize];
+        format!("{block}[{index}]")
+    };
+    write_statements(&mut c, dag, outputs, &input, &functions);
+    for (k, &id) in outputs.iter().enumerate() {
+        let _ = writeln!(c, "    out[{k}] = {};", operand(dag, id));
+    }
+    c.push_str("}\n");
+    c
+}
+
+/// The file of a map kernel: each part a static function, the index
+/// tables, and the function calling the parts, each body in its loop.
+fn mapped(kernel: &MapKernel, fn_name: &str, blocks: &Blocks) -> String {
+    let loops = Loops::new(kernel, fn_name, blocks);
+    let functions = SourceFunctions::new(fn_name, &loops.kernels(), &loops.names());
+    let what = format!("{} outputs as maps: {}{}", kernel.num_outputs, loops.summary(), functions.summary());
+    let mut c = preamble(&what, blocks, &functions, true);
+    for part in &loops.parts {
+        let (dag, roots) = (part.kernel.dag(), part.kernel.roots());
+        let _ = writeln!(c, "\n/* {} */\n{}\n{{", part.about, Language::C.function_head(part));
+        write_statements(&mut c, dag, roots, &|k| part.input(k), &functions);
+        c.push_str(&part.results(|id| operand(dag, id)));
+        c.push_str("}\n");
+    }
+    loops.write_tables(&mut c, Language::C);
+    let _ = writeln!(c, "\n{}\n{{", signature(fn_name, blocks));
+    loops.write_calls(&mut c, Language::C);
+    c.push_str("}\n");
+    c
+}
+
+/// The top of a C file: the comment saying `what` it computes from the
+/// `blocks`, the includes (`<stdint.h>` for index tables), the helpers and
+/// each function called, written once.
+fn preamble(what: &str, blocks: &Blocks, functions: &SourceFunctions, tables: bool) -> String {
     let mut c = String::new();
-    let ops = dag.count_ops(outputs);
-    let calls = functions.summary();
     let _ = writeln!(
         c,
-        "/* Generated by dstar: {} outputs, {ops} operations{calls}, from the blocks\n \
+        "/* Generated by dstar: {what}, from the blocks\n \
          * {} (an array each, in this order).\n \
          * Compile in a standard mode (-std=c99) or with -ffp-contract=off: fusing\n \
          * a*b + c into an fma would change results. Link with -lm. */",
-        outputs.len(),
         blocks.described()
     );
-    c.push_str("#include <float.h>\n#include <math.h>\n\n");
+    c.push_str("#include <float.h>\n#include <math.h>\n");
+    if tables {
+        c.push_str("#include <stdint.h>\n");
+    }
+    c.push('\n');
     c.push_str(HELPERS);
     for function in &functions.order {
         let body = function.body();
@@ -136,23 +203,13 @@ pub fn emit_c(kernel: &Kernel, fn_name: &str, lengths: &[usize]) -> Result<Strin
             functions.name(function),
             args.iter().map(|a| format!("{a}, ")).collect::<String>()
         );
-        write_statements(&mut c, body.dag(), body.roots(), &|k| format!("a{k}"), &functions);
+        write_statements(&mut c, body.dag(), body.roots(), &|k| format!("a{k}"), functions);
         for (k, &id) in body.roots().iter().enumerate() {
             let _ = writeln!(c, "    r[{k}] = {};", operand(body.dag(), id));
         }
         c.push_str("}\n");
     }
-    let _ = writeln!(c, "\n{}\n{{", signature(fn_name, &blocks));
-    let input = |k: u32| {
-        let (block, index) = blocks.of_input[k as usize];
-        format!("{block}[{index}]")
-    };
-    write_statements(&mut c, dag, outputs, &input, &functions);
-    for (k, &id) in outputs.iter().enumerate() {
-        let _ = writeln!(c, "    out[{k}] = {};", operand(dag, id));
-    }
-    c.push_str("}\n");
-    Ok(c)
+    c
 }
 
 /// Writes a `const double` per operation `roots` of `dag` reach, in id

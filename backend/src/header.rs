@@ -7,7 +7,8 @@ use crate::blocks::Blocks;
 use crate::emit_c::signature;
 use crate::error::CodegenError;
 use crate::name::{check_name, C_KEYWORDS};
-use frontend::{Block, Kernel, SparsityPattern};
+use crate::source_kernel::SourceKernel;
+use frontend::{Block, SparsityPattern};
 use std::fmt::Write;
 
 /// What the input blocks are called in the size macros, by block
@@ -20,7 +21,7 @@ const SIZE_NAMES: [(&str, &str); 4] = [
 ];
 
 /// Writes the header of the function [`emit_c`](crate::emit_c()) writes for
-/// `kernel`, `fn_name` and `lengths`, whose output is `parts` one after
+/// `kernel` (written out or as maps: the same header), `fn_name` and `lengths`, whose output is `parts` one after
 /// another, each a name (a C identifier, such as `jac`) and its
 /// [`Block`]. The header has, for a `fn_name` of `f`:
 ///
@@ -58,12 +59,13 @@ const SIZE_NAMES: [(&str, &str); 4] = [
 /// assert!(backend::emit_c_header(&kernel, "f", &[2], &parts[..1]).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn emit_c_header(
-    kernel: &Kernel,
+pub fn emit_c_header<'a>(
+    kernel: impl Into<SourceKernel<'a>>,
     fn_name: &str,
     lengths: &[usize],
     parts: &[(&str, &Block)],
 ) -> Result<String, CodegenError> {
+    let kernel = kernel.into();
     check_name(fn_name, "C", C_KEYWORDS)?;
     for (name, _) in parts {
         check_name(name, "C", C_KEYWORDS)?;

@@ -23,7 +23,8 @@
 //! `sin(a)` and `cos(a)` of one argument share one call to glibc's `sincos`,
 //! and like operations stored side by side run two at a time in `f64x2`.
 //! [`emit_c()`] and [`emit_rust()`] write the kernel as a self-contained C99
-//! or Rust file.
+//! or Rust file, a map kernel's bodies in loops over their instances
+//! ([`SourceKernel`]).
 //!
 //! ```
 //! let program = frontend::parse_program("in x, y\nout sin(x) * y\nout x / y")?;
@@ -60,6 +61,8 @@ mod scalar;
 pub mod self_check;
 mod sincos;
 mod source_functions;
+mod source_kernel;
+mod source_loops;
 
 pub use batch::Rows;
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
@@ -71,3 +74,4 @@ pub use header::emit_c_header;
 pub use kernel::JitKernel;
 pub use mapped::MappedKernel;
 pub use self_check::{check_point, SelfCheckFailure};
+pub use source_kernel::SourceKernel;
