@@ -9,11 +9,13 @@
 //! (issue 28) are emitted with each function written once, as a `fn`.
 
 use frontend::{Kernel, Op, Program};
+use rustc::compile_and_run;
 use std::collections::BTreeSet;
 use std::fmt::Write;
-use std::path::PathBuf;
-use std::process::Command;
 use testkit::gen_py;
+
+#[path = "common/rustc.rs"]
+mod rustc;
 
 /// Corpus problems whose kernels are larger than this many operations are
 /// left out: `rustc -O` on one huge function costs more than it tells.
@@ -144,60 +146,8 @@ fn generate(cases: &[Case]) -> String {
         }
     }
     main.push_str("}\n");
-    src.push_str(
-        "fn run(case: usize, point: usize, kernel: fn(&[f64], &mut [f64]), bits: &[u64], len: usize) {
-    let x: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
-    let mut out = vec![0.0; len];
-    kernel(&x, &mut out);
-    let out: Vec<String> = out.iter().map(|v| format!(\"{:x}\", v.to_bits())).collect();
-    println!(\"{case} {point} {}\", out.join(\" \"));
-}\n\n",
-    );
+    src.push_str(rustc::RUN);
     src + &main
-}
-
-/// The `rustc` of the toolchain running the tests.
-fn rustc() -> PathBuf {
-    if let Some(rustc) = std::env::var_os("RUSTC") {
-        return rustc.into();
-    }
-    let beside_cargo =
-        PathBuf::from(env!("CARGO")).with_file_name(format!("rustc{}", std::env::consts::EXE_SUFFIX));
-    if beside_cargo.is_file() {
-        beside_cargo
-    } else {
-        "rustc".into()
-    }
-}
-
-/// Compiles `src` (as `NAME.rs` in a scratch directory) and runs it; returns
-/// its output lines as (case, point, values).
-fn compile_and_run(name: &str, src: &str) -> Vec<(usize, usize, Vec<f64>)> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("emit_rust");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (file, exe) =
-        (dir.join(format!("{name}.rs")), dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)));
-    std::fs::write(&file, src).unwrap();
-    let status = Command::new(rustc())
-        .args(["--edition", "2021", "-O", "-o"])
-        .arg(&exe)
-        .arg(&file)
-        .status()
-        .expect("run rustc");
-    assert!(status.success(), "rustc failed on {}", file.display());
-    let output = Command::new(&exe).output().expect("run the compiled kernels");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let mut words = line.split(' ');
-            let mut index = || words.next().unwrap().parse::<usize>().unwrap();
-            let (case, point) = (index(), index());
-            let values = words.map(|w| f64::from_bits(u64::from_str_radix(w, 16).unwrap())).collect();
-            (case, point, values)
-        })
-        .collect()
 }
 
 /// Compiles the emitted Rust of `cases` and compares it with the JIT: bit for
