@@ -110,6 +110,55 @@ fn emit_writes_a_c_header_and_one_layout_comment() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 36: a program whose repetitions the plan keeps as maps (gen.py's
+/// cart-pole over 150 intervals) is emitted, in C and in Rust, as one loop
+/// per map over index tables, with the signature and the header of the
+/// kernel written out: its Jacobian's, and with `--hessian` the values,
+/// gradient and lower triangle's.
+#[test]
+fn emit_writes_maps_as_loops_under_the_same_header() {
+    let dir = std::env::temp_dir().join(format!("dstar-cli-maps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cartpole.dstar");
+    std::fs::write(&file, testkit::gen_py("cartpole", 150, &[])).unwrap();
+    let (file, header) = (file.to_str().unwrap(), dir.join("f.h"));
+    let program = dstar::parse_program(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let (n, q, m) = (program.inputs.len(), program.params.len(), program.outputs.len());
+    let kernel = program.kernel().unwrap();
+    let jacobian = dstar::factor::jacobian(kernel.clone());
+    let hessian = dstar::factor::lagrangian_hessian(kernel);
+    let written_out = [
+        (&[][..], jacobian.kernel(), jacobian.layout(), vec![n, q], &["values", "jac"][..]),
+        (
+            &["--hessian"][..],
+            hessian.kernel(),
+            hessian.layout(),
+            vec![n, q, m],
+            &["values", "grad", "hess"][..],
+        ),
+    ];
+    for (flags, kernel, layout, lengths, names) in written_out {
+        let mut args =
+            vec!["emit", file, "--target", "c", "--name", "f", "--header", header.to_str().unwrap()];
+        args.extend(flags);
+        let (status, c, stderr) = dstar(&args);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(c.contains("as maps") && c.contains("for (uint32_t i = 0; i < 150; i++) {"), "{flags:?}");
+        assert!(c.contains(&dstar::backend::c_signature("f", &lengths).unwrap()), "{flags:?}");
+        let parts: Vec<_> = names.iter().copied().zip(layout.blocks()).collect();
+        let expected = dstar::backend::emit_c_header(kernel, "f", &lengths, &parts).unwrap();
+        assert_eq!(std::fs::read_to_string(&header).unwrap(), expected, "{flags:?}: the header");
+        args[3] = "rust";
+        args.truncate(6);
+        args.extend(flags);
+        let (status, rust, stderr) = dstar(&args);
+        assert_eq!(status, 0, "{stderr}");
+        assert!(rust.contains("for i in 0..150usize {"), "{flags:?}");
+        assert!(rust.contains(&dstar::backend::rust_signature("f", &lengths).unwrap()), "{flags:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn diff_prints_derivatives() {
     let (status, stdout, _) = dstar(&["diff", "sin(x*y)", "x"]);

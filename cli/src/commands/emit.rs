@@ -2,6 +2,7 @@
 
 use super::{load, read_source, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
+use dstar::frontend::{Block, Layout};
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -9,11 +10,13 @@ enum Target {
     /// The problem format: the function's outputs, then `d_<out>_d_<in>` entries.
     Text,
     /// A self-contained C99 function `void NAME(...)`, its signature below
-    /// (each function of the program a static function it calls); `--header`
-    /// writes its declarations and sparsity patterns.
+    /// (each function of the program a static function it calls, each map
+    /// one loop over its instances); `--header` writes its declarations and
+    /// sparsity patterns.
     C,
     /// A dependency-free Rust function `pub fn NAME(...)`, its signature
-    /// below (each function of the program a private `fn` it calls).
+    /// below (each function of the program a private `fn` it calls, each
+    /// map one loop over its instances).
     Rust,
     /// The derivative graph in Graphviz `dot` syntax.
     Dot,
@@ -73,21 +76,26 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             compiler.disassemble(jacobian.kernel(), usize::from(args.points)).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
-            let jacobian =
-                dstar::differentiate(&program, &args.pipeline.options()).map_err(Failure::internal)?.jacobian;
-            let mut slots = program.output_names();
-            for e in jacobian.entries() {
-                slots.push(format!("d {}/d {}", program.outputs[e.row].name, program.inputs[e.col]));
-            }
-            let layout = layout_comment(&program, None, slots);
-            let blocks = block_lengths(program.inputs.len(), program.params.len(), None);
-            let code = match args.target {
-                Target::C => dstar::backend::emit_c(jacobian.kernel(), &args.name, &blocks),
-                _ => dstar::backend::emit_rust(jacobian.kernel(), &args.name, &blocks),
+            let f = program.kernel().map_err(Failure::internal)?;
+            let m = program.outputs.len();
+            let (kernel, pattern) = match dstar::factor::Maps::default().jacobian(&f) {
+                Some((mapped, pattern)) => (Built::Mapped(Box::new(mapped)), pattern),
+                None => {
+                    let options = args.pipeline.options();
+                    let jacobian =
+                        dstar::differentiate(&program, &options).map_err(Failure::internal)?.jacobian;
+                    let pattern = jacobian.pattern().clone();
+                    (Built::Whole(jacobian.into_kernel()), pattern)
+                }
             };
-            let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
-            write_header(args, jacobian.kernel(), &blocks, &jacobian.layout(), &["values", "jac"])?;
-            format!("{layout}{code}")
+            let mut slots = program.output_names();
+            for (row, col) in pattern.positions() {
+                slots.push(format!("d {}/d {}", program.outputs[row].name, program.inputs[col]));
+            }
+            let layout = Layout::new(vec![Block::Values(m), Block::Sparse(pattern)]);
+            let blocks = block_lengths(program.inputs.len(), program.params.len(), None);
+            let code = emit_source(args, &kernel, &blocks, &layout, &["values", "jac"])?;
+            format!("{}{code}", layout_comment(&program, None, slots))
         }
         Target::Dot => dstar::derivative_graph_dot(&program).map_err(Failure::internal)?,
     };
@@ -125,21 +133,43 @@ fn signatures_help() -> String {
     s
 }
 
-/// With `--header FILE`: writes the C header of the kernel `emit_c` wrote
-/// (block `lengths`, output `layout`, its blocks called `names`) to FILE.
-fn write_header(
+/// A kernel to emit: as maps where the plan finds them (as the JIT builds
+/// it), else written out.
+enum Built {
+    Whole(dstar::frontend::Kernel),
+    Mapped(Box<dstar::frontend::map::MapKernel>),
+}
+
+impl Built {
+    fn source(&self) -> dstar::backend::SourceKernel<'_> {
+        match self {
+            Built::Whole(kernel) => kernel.into(),
+            Built::Mapped(kernel) => (&**kernel).into(),
+        }
+    }
+}
+
+/// The C or Rust of `kernel` (block `lengths`), and with `--header FILE`
+/// its C header (output `layout`, its blocks called `names`) in FILE.
+fn emit_source(
     args: &EmitArgs,
-    kernel: &dstar::frontend::Kernel,
+    kernel: &Built,
     lengths: &[usize],
-    layout: &dstar::frontend::Layout,
+    layout: &Layout,
     names: &[&str],
-) -> Result<(), Failure> {
-    let Some(path) = &args.header else { return Ok(()) };
-    let parts: Vec<(&str, &dstar::frontend::Block)> = names.iter().copied().zip(layout.blocks()).collect();
-    let header = dstar::backend::emit_c_header(kernel, &args.name, lengths, &parts)
+) -> Result<String, Failure> {
+    let code = match args.target {
+        Target::C => dstar::backend::emit_c(kernel.source(), &args.name, lengths),
+        _ => dstar::backend::emit_rust(kernel.source(), &args.name, lengths),
+    };
+    let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
+    let Some(path) = &args.header else { return Ok(code) };
+    let parts: Vec<(&str, &Block)> = names.iter().copied().zip(layout.blocks()).collect();
+    let header = dstar::backend::emit_c_header(kernel.source(), &args.name, lengths, &parts)
         .map_err(|e| Failure::input(format!("error: {e}\n")))?;
     std::fs::write(path, header)
-        .map_err(|e| Failure::internal(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| Failure::internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(code)
 }
 
 /// The comment above emitted C or Rust, one format for every kernel: a line
@@ -185,20 +215,15 @@ fn wrapped(head: &str, items: &[String], separator: &str, tail: &str) -> String 
     s + &line + tail + "\n"
 }
 
-/// `dstar emit --hessian`: the Lagrangian Hessian kernel.
+/// `dstar emit --hessian`: the Lagrangian Hessian kernel, as maps (C and
+/// Rust) where the plan finds them.
 fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(), Failure> {
-    let hessian = dstar::factor::lagrangian_hessian(program.kernel().map_err(Failure::internal)?);
+    let f = program.kernel().map_err(Failure::internal)?;
     let weights: Vec<String> = program.output_names().iter().map(|o| format!("w_{o}")).collect();
     let x = &program.inputs;
-    let mut slots = program.output_names();
-    for (col, _) in hessian.gradient() {
-        slots.push(format!("dL/d {}", x[col]));
-    }
-    for e in hessian.lower_entries() {
-        slots.push(format!("d2L/d {} d {}", x[e.row], x[e.col]));
-    }
     let text = match args.target {
         Target::Text => {
+            let hessian = dstar::factor::lagrangian_hessian(f);
             // The weights are data, as the parameters are: printed after them.
             let data: Vec<String> = program.params.iter().chain(&weights).cloned().collect();
             let names = program
@@ -218,16 +243,26 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
             format!("# L = {}\n{}", lagrangian_sum(program, &weights), dstar::print_program(&lagrangian))
         }
         Target::C | Target::Rust => {
-            let blocks = block_lengths(x.len(), program.params.len(), Some(weights.len()));
-            let code = match args.target {
-                Target::C => dstar::backend::emit_c(hessian.kernel(), &args.name, &blocks),
-                _ => dstar::backend::emit_rust(hessian.kernel(), &args.name, &blocks),
+            let m = program.outputs.len();
+            let (kernel, gradient, lower) = match dstar::factor::Maps::default().lagrangian(&f) {
+                Some((mapped, gradient, lower)) => (Built::Mapped(Box::new(mapped)), gradient, lower),
+                None => {
+                    let hessian = dstar::factor::lagrangian_hessian(f);
+                    let (gradient, lower) =
+                        (hessian.gradient_pattern().clone(), hessian.lower_pattern().clone());
+                    (Built::Whole(hessian.kernel().clone()), gradient, lower)
+                }
             };
-            let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
-            write_header(args, hessian.kernel(), &blocks, &hessian.layout(), &["values", "grad", "hess"])?;
+            let mut slots = program.output_names();
+            slots.extend(gradient.cols.iter().map(|&col| format!("dL/d {}", x[col])));
+            slots.extend(lower.positions().map(|(row, col)| format!("d2L/d {} d {}", x[row], x[col])));
+            let layout = Layout::new(vec![Block::Values(m), Block::Sparse(gradient), Block::Lower(lower)]);
+            let blocks = block_lengths(x.len(), program.params.len(), Some(weights.len()));
+            let code = emit_source(args, &kernel, &blocks, &layout, &["values", "grad", "hess"])?;
             format!("{}{code}", layout_comment(program, Some(&weights), slots))
         }
         Target::Asm => {
+            let hessian = dstar::factor::lagrangian_hessian(f);
             let compiler = dstar::JitCompiler::new().map_err(Failure::internal)?;
             compiler.disassemble(&hessian.lower_kernel(), 1).map_err(Failure::internal)?
         }
