@@ -27,11 +27,15 @@ const RULES: MapRules = MapRules {
     copy_uses: 16,
     copy_ops: 16,
     compute_common: false,
+    lift_constants: false,
     work: 1 << 24,
 };
 
 /// Values 16 operations read computed once (`pre` and `post`).
 const COMPUTING: MapRules = MapRules { compute_common: true, ..RULES };
+
+/// Constants taken out of the bodies: data written as numbers.
+const LIFTING: MapRules = MapRules { lift_constants: true, ..COMPUTING };
 
 /// Every value of at most 64 operations copied into each instance reading it.
 const COPYING: MapRules = MapRules { copy_uses: 2, copy_ops: 64, ..RULES };
@@ -175,6 +179,16 @@ fn expression(rng: &mut Rng, k: usize, depth: usize) -> String {
     }
 }
 
+/// A sum of squared residuals of `n` data points written as numbers.
+fn least_squares(rng: &mut Rng, n: usize) -> String {
+    let mut sum = String::from("in a, b, c\nout f = 0");
+    for _ in 0..n {
+        let (t, y) = (rng.uniform(0.1, 3.0), rng.uniform(-1.0, 1.0));
+        sum += &format!(" + (a*exp(-b*{t}) + c*(b - {t})^3 - {y})^2");
+    }
+    sum + "\n"
+}
+
 /// Every case: programs of real shape and generated ones, each under the
 /// rules that give its maps their shape.
 fn all_cases() -> Vec<Case> {
@@ -186,6 +200,8 @@ fn all_cases() -> Vec<Case> {
         ("gmm 17".into(), gen_py("gmm", 17, &[]), COMPUTING),
         ("collocation 8".into(), Zoo::Collocation.generate(8, Form::Functions), COPYING),
         ("multiple_shooting 8, flat".into(), Zoo::MultipleShooting.generate(8, Form::Flat), RULES),
+        ("fit 20, flat".into(), gen_py("fit", 20, &["--flat"]), LIFTING),
+        ("least squares 20, data as numbers".into(), least_squares(&mut rng, 20), LIFTING),
     ];
     for seed in 0..testkit::cases(4, 40) {
         let n = 4 + rng.below(20);
@@ -301,6 +317,7 @@ fn shapes(cases: &[Case]) -> Vec<&'static str> {
         let k = &case.mapped;
         see("values computed once", k.pre.is_some());
         see("a chain after the maps", k.post.is_some());
+        see("constants taken out of the bodies", !k.constants.is_empty());
         for piece in &k.pieces {
             let moves =
                 |c: &Column, by: fn(i64) -> bool| matches!(c, Column::Affine { step, .. } if by(*step));
@@ -325,7 +342,7 @@ fn emitted_loops_equal_the_jit_bit_for_bit() {
     let Ok(compiler) = JitCompiler::new() else { return }; // host ISA unsupported
     let cases = all_cases();
     let seen = shapes(&cases);
-    assert_eq!(seen.len(), 9, "every shape of map: {seen:?}");
+    assert_eq!(seen.len(), 10, "every shape of map: {seen:?}");
     let c = c_compiler().map(|cc| c_outputs(&cc, &cases));
     let rust = rust_outputs(&cases);
     for (k, case) in cases.iter().enumerate() {
@@ -377,6 +394,8 @@ fn code_outside_tables(source: &str) -> String {
     let mut in_table = false;
     for line in source.lines() {
         in_table |= line.starts_with("static const uint32_t ") || line.contains(": [u32; ");
+        // The data taken out of the bodies grows with the instances too.
+        in_table |= line.starts_with("static const double ") || line.contains(": [f64; ");
         if !in_table && line != "#[allow(non_upper_case_globals)]" {
             code.push_str(line);
             code.push('\n');
@@ -385,7 +404,10 @@ fn code_outside_tables(source: &str) -> String {
     }
     // A number's digits and its point (a mixture's `1/N` is a constant of its body).
     let mut numbers = code.split(|c: char| c.is_ascii_digit() || c == '.').filter(|s| !s.is_empty());
-    numbers.next().map_or_else(String::new, |first| numbers.fold(first.to_string(), |s, t| s + "0" + t))
+    let code =
+        numbers.next().map_or_else(String::new, |first| numbers.fold(first.to_string(), |s, t| s + "0" + t));
+    // The exponent of a number written so (`1e-5` where another size has `0.002`).
+    code.replace("0e-0", "0").replace("0e0", "0")
 }
 
 /// The emitted C and Rust of the plan's maps (`factor::Maps`, as `dstar emit`

@@ -300,7 +300,7 @@ fn operand(dag: &ExprDag, id: NodeId) -> String {
 
 /// A C expression for `v` that the compiler reads back exactly: Rust's
 /// shortest round-trip digits, which C compilers round correctly.
-fn literal(v: f64) -> String {
+pub(crate) fn literal(v: f64) -> String {
     if v.is_nan() {
         "NAN".to_string()
     } else if v.is_infinite() {

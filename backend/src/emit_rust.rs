@@ -248,7 +248,7 @@ fn operand(dag: &ExprDag, id: NodeId) -> String {
 }
 
 /// A Rust expression for `v` that reads back exactly.
-fn literal(v: f64) -> String {
+pub(crate) fn literal(v: f64) -> String {
     if v.is_nan() {
         "f64::NAN".to_string()
     } else if v.is_infinite() {

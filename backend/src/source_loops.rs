@@ -28,6 +28,8 @@ pub(crate) enum Language {
 /// of a body's input and output.
 const PRE: &str = "pre";
 const SCRATCH: &str = "scratch";
+/// The constants taken out of the bodies ([`MapKernel::constants`]).
+const CONSTANTS: &str = "constants";
 const OUT: &str = "out";
 const BODY_IN: &str = "a";
 const BODY_OUT: &str = "r";
@@ -101,6 +103,30 @@ impl Language {
                 s.push_str("#[allow(non_upper_case_globals)]\n");
                 write_list(s, &format!("static {name}: [u32; {n}] = ["), entries, "];");
             }
+        }
+    }
+
+    /// The definition of the constants `name`, each read back exactly.
+    fn write_constants(self, s: &mut String, name: &str, values: &[f64]) {
+        let n = values.len();
+        match self {
+            Language::C => {
+                let values: Vec<String> = values.iter().map(|&v| crate::emit_c::literal(v)).collect();
+                write_list(s, &format!("static const double {name}[{n}] = {{"), &values, "};");
+            }
+            Language::Rust => {
+                let values: Vec<String> = values.iter().map(|&v| crate::emit_rust::literal(v)).collect();
+                s.push_str("#[allow(non_upper_case_globals)]\n");
+                write_list(s, &format!("static {name}: [f64; {n}] = ["), &values, "];");
+            }
+        }
+    }
+
+    /// `local`, a name for the array `global`.
+    fn alias(self, local: &str, global: &str) -> String {
+        match self {
+            Language::C => format!("const double *{local} = {global};"),
+            Language::Rust => format!("let {local}: &[f64] = &{global};"),
         }
     }
 
@@ -274,6 +300,8 @@ pub(crate) struct Loops<'a> {
     pre: usize,
     scratch: usize,
     num_outputs: usize,
+    /// The constants the bodies read after `pre`'s values.
+    constants: &'a [f64],
 }
 
 impl<'a> Loops<'a> {
@@ -285,6 +313,9 @@ impl<'a> Loops<'a> {
         input.0.extend([(PRE, pre), (SCRATCH, kernel.scratch)]);
         let output = Arrays(vec![(OUT, kernel.num_outputs), (SCRATCH, kernel.scratch)]);
         let kernel_inputs = |k: &Kernel| (0..k.num_inputs()).map(|j| input.at(j)).collect();
+        // What the bodies gather from: the blocks, `pre`'s values, the constants.
+        let mut gathered = Arrays(blocks.listed.clone());
+        gathered.0.extend([(PRE, pre), (CONSTANTS, kernel.constants.len())]);
         let mut reads: Vec<&'static str> = blocks.listed.iter().map(|&(name, _)| name).collect();
         let mut parts = Vec::new();
         if let Some(kernel) = &kernel.pre {
@@ -318,7 +349,7 @@ impl<'a> Loops<'a> {
             let slots = |columns: &[Column], arrays: &Arrays, tables: &mut Tables| -> Vec<Slot> {
                 columns.iter().map(|c| tables.slot(c, piece.instances, arrays)).collect()
             };
-            let gather = slots(&piece.gather.columns, &input, &mut tables);
+            let gather = slots(&piece.gather.columns, &gathered, &mut tables);
             let places = slots(&piece.places.columns, &output, &mut tables);
             loops.push(Loop { instances: piece.instances, gather, places });
             parts.push(body_part(fn_name, l, &piece.body));
@@ -340,14 +371,17 @@ impl<'a> Loops<'a> {
             });
         }
         let (scratch, num_outputs) = (kernel.scratch, kernel.num_outputs);
-        Loops { parts, loops, tables: tables.tables, fn_name: fn_name.to_string(), pre, scratch, num_outputs }
+        let constants = &kernel.constants[..];
+        let fn_name = fn_name.to_string();
+        Loops { parts, loops, tables: tables.tables, fn_name, pre, scratch, num_outputs, constants }
     }
 
     /// The names of the emitted functions and tables, which no function of
     /// the program may take.
     pub(crate) fn names(&self) -> Vec<String> {
         let tables = (0..self.tables.len()).map(|t| self.table_name(t));
-        self.parts.iter().map(|p| p.name.clone()).chain(tables).collect()
+        let constants = (!self.constants.is_empty()).then(|| self.constants_name());
+        self.parts.iter().map(|p| p.name.clone()).chain(tables).chain(constants).collect()
     }
 
     /// The kernels of the parts, for the functions they call.
@@ -378,6 +412,10 @@ impl<'a> Loops<'a> {
         format!("{}_table{t}", self.fn_name)
     }
 
+    fn constants_name(&self) -> String {
+        format!("{}_constants", self.fn_name)
+    }
+
     /// Every index table, defined.
     pub(crate) fn write_tables(&self, s: &mut String, language: Language) {
         if !self.tables.is_empty() {
@@ -385,6 +423,11 @@ impl<'a> Loops<'a> {
         }
         for (t, entries) in self.tables.iter().enumerate() {
             language.write_table(s, &self.table_name(t), entries);
+        }
+        if !self.constants.is_empty() {
+            let _ =
+                writeln!(s, "\n{}", language.comment("The constants the maps' bodies read, per instance."));
+            language.write_constants(s, &self.constants_name(), self.constants);
         }
     }
 
@@ -396,6 +439,9 @@ impl<'a> Loops<'a> {
         }
         if self.scratch > 0 {
             let _ = writeln!(s, "    {}", language.local_array(SCRATCH, self.scratch));
+        }
+        if !self.constants.is_empty() {
+            let _ = writeln!(s, "    {}", language.alias(CONSTANTS, &self.constants_name()));
         }
         let _ = writeln!(s, "    {}", language.zero_out(self.num_outputs));
         for part in &self.parts {
