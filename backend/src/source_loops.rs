@@ -588,6 +588,7 @@ mod tests {
     fn a_map_is_one_loop_reading_shared_inputs_once_and_adding_sums_after() {
         let map = MapKernel {
             pre: None,
+            constants: vec![],
             rest: kernel("in x0, x1, x2, x3, y\nout 0\nout 0\nout 0\nout 0\nout y"),
             rest_places: vec![0, 1, 2, 3, 4],
             pieces: vec![Piece {
