@@ -207,6 +207,32 @@ pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build,
     Ok(Build::Kernel(Box::new(Built { kernel: Symbolic::Whole(kernel), layout, method })))
 }
 
+/// The values, the gradient `wᵀJ` and the lower triangle of the
+/// Lagrangian Hessian of `f` (always the function of `searches`) in one
+/// kernel over `x`, `p` and `w`, laid out as [`crate::Hessian::layout`]
+/// (what `dstar emit --hessian` writes): as maps where the plan finds maps
+/// that pay ([`crate::mapped_lagrangian`]), else whole.
+///
+/// ```
+/// use factor::request::{build_lagrangian, Searches, Symbolic};
+/// let f = frontend::parse_program("in x, y\nout x*x*y")?.kernel()?;
+/// let built = build_lagrangian(&f, &Searches::default());
+/// // x²y, its gradient (2xy, x²) and the lower triangle (2y, 2x, 0 is no entry).
+/// assert_eq!(built.kernel.eval(&[1.0, 2.0, /* w */ 1.0]), [2.0, 4.0, 1.0, 4.0, 2.0]);
+/// assert!(matches!(built.kernel, Symbolic::Whole(_)), "too small for maps");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
+    if let Some((kernel, gradient, lower)) = searches.maps.lagrangian(f) {
+        let layout =
+            Layout::new(vec![Block::Values(f.num_outputs()), Block::Sparse(gradient), Block::Lower(lower)]);
+        return Built { kernel: Symbolic::Maps(Box::new(kernel)), layout, method: Some("maps") };
+    }
+    let hessian = lagrangian_hessian(f.clone());
+    let (layout, method) = (hessian.layout(), Some(hessian.method().name()));
+    Built { kernel: Symbolic::Whole(hessian.kernel().clone()), layout, method }
+}
+
 /// The values, the Jacobian, the gradient or the Lagrangian Hessian as
 /// maps ([`crate::mapped`]), where the plan finds maps that pay
 /// ([`crate::plan::maps`]); `None` for the other requests and for
