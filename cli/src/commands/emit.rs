@@ -2,7 +2,9 @@
 
 use super::{load, read_source, Failure, PipelineArgs};
 use clap::{Args, ValueEnum};
-use dstar::frontend::{Block, Layout};
+use dstar::backend::SourceKernel;
+use dstar::factor::{Built, Symbolic};
+use dstar::frontend::Block;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -76,25 +78,16 @@ pub fn run(args: &EmitArgs) -> Result<(), Failure> {
             compiler.disassemble(jacobian.kernel(), usize::from(args.points)).map_err(Failure::internal)?
         }
         Target::C | Target::Rust => {
-            let f = program.kernel().map_err(Failure::internal)?;
-            let m = program.outputs.len();
-            let (kernel, pattern) = match dstar::factor::Maps::default().jacobian(&f) {
-                Some((mapped, pattern)) => (Built::Mapped(Box::new(mapped)), pattern),
-                None => {
-                    let options = args.pipeline.options();
-                    let jacobian =
-                        dstar::differentiate(&program, &options).map_err(Failure::internal)?.jacobian;
-                    let pattern = jacobian.pattern().clone();
-                    (Built::Whole(jacobian.into_kernel()), pattern)
-                }
-            };
+            // The Jacobian Function::compile builds: as maps where the plan finds them.
+            let built = dstar::Function::new(program.clone(), args.pipeline.options())
+                .symbolic(dstar::Request::Jacobian)
+                .map_err(Failure::internal)?;
             let mut slots = program.output_names();
-            for (row, col) in pattern.positions() {
+            for (row, col) in built.layout.pattern().expect("a Jacobian's pattern").positions() {
                 slots.push(format!("d {}/d {}", program.outputs[row].name, program.inputs[col]));
             }
-            let layout = Layout::new(vec![Block::Values(m), Block::Sparse(pattern)]);
             let blocks = block_lengths(program.inputs.len(), program.params.len(), None);
-            let code = emit_source(args, &kernel, &blocks, &layout, &["values", "jac"])?;
+            let code = emit_source(args, &built, &blocks, &["values", "jac"])?;
             format!("{}{code}", layout_comment(&program, None, slots))
         }
         Target::Dot => dstar::derivative_graph_dot(&program).map_err(Failure::internal)?,
@@ -133,39 +126,21 @@ fn signatures_help() -> String {
     s
 }
 
-/// A kernel to emit: as maps where the plan finds them (as the JIT builds
-/// it), else written out.
-enum Built {
-    Whole(dstar::frontend::Kernel),
-    Mapped(Box<dstar::frontend::map::MapKernel>),
-}
-
-impl Built {
-    fn source(&self) -> dstar::backend::SourceKernel<'_> {
-        match self {
-            Built::Whole(kernel) => kernel.into(),
-            Built::Mapped(kernel) => (&**kernel).into(),
-        }
-    }
-}
-
-/// The C or Rust of `kernel` (block `lengths`), and with `--header FILE`
-/// its C header (output `layout`, its blocks called `names`) in FILE.
-fn emit_source(
-    args: &EmitArgs,
-    kernel: &Built,
-    lengths: &[usize],
-    layout: &Layout,
-    names: &[&str],
-) -> Result<String, Failure> {
+/// The C or Rust of `built`'s kernel (block `lengths`), and with `--header
+/// FILE` its C header (its output's blocks called `names`) in FILE.
+fn emit_source(args: &EmitArgs, built: &Built, lengths: &[usize], names: &[&str]) -> Result<String, Failure> {
+    let kernel: SourceKernel<'_> = match &built.kernel {
+        Symbolic::Whole(kernel) => kernel.into(),
+        Symbolic::Maps(kernel) => (&**kernel).into(),
+    };
     let code = match args.target {
-        Target::C => dstar::backend::emit_c(kernel.source(), &args.name, lengths),
-        _ => dstar::backend::emit_rust(kernel.source(), &args.name, lengths),
+        Target::C => dstar::backend::emit_c(kernel, &args.name, lengths),
+        _ => dstar::backend::emit_rust(kernel, &args.name, lengths),
     };
     let code = code.map_err(|e| Failure::input(format!("error: {e}\n")))?;
     let Some(path) = &args.header else { return Ok(code) };
-    let parts: Vec<(&str, &Block)> = names.iter().copied().zip(layout.blocks()).collect();
-    let header = dstar::backend::emit_c_header(kernel.source(), &args.name, lengths, &parts)
+    let parts: Vec<(&str, &Block)> = names.iter().copied().zip(built.layout.blocks()).collect();
+    let header = dstar::backend::emit_c_header(kernel, &args.name, lengths, &parts)
         .map_err(|e| Failure::input(format!("error: {e}\n")))?;
     std::fs::write(path, header)
         .map_err(|e| Failure::internal(format!("cannot write {}: {e}", path.display())))?;
@@ -243,22 +218,15 @@ fn emit_hessian(args: &EmitArgs, program: &dstar::frontend::Program) -> Result<(
             format!("# L = {}\n{}", lagrangian_sum(program, &weights), dstar::print_program(&lagrangian))
         }
         Target::C | Target::Rust => {
-            let m = program.outputs.len();
-            let (kernel, gradient, lower) = match dstar::factor::Maps::default().lagrangian(&f) {
-                Some((mapped, gradient, lower)) => (Built::Mapped(Box::new(mapped)), gradient, lower),
-                None => {
-                    let hessian = dstar::factor::lagrangian_hessian(f);
-                    let (gradient, lower) =
-                        (hessian.gradient_pattern().clone(), hessian.lower_pattern().clone());
-                    (Built::Whole(hessian.kernel().clone()), gradient, lower)
-                }
+            let built = dstar::factor::build_lagrangian(&f, &dstar::factor::Searches::default());
+            let [_, Block::Sparse(gradient), Block::Lower(lower)] = built.layout.blocks() else {
+                unreachable!("the values, the gradient and the lower triangle")
             };
             let mut slots = program.output_names();
             slots.extend(gradient.cols.iter().map(|&col| format!("dL/d {}", x[col])));
             slots.extend(lower.positions().map(|(row, col)| format!("d2L/d {} d {}", x[row], x[col])));
-            let layout = Layout::new(vec![Block::Values(m), Block::Sparse(gradient), Block::Lower(lower)]);
             let blocks = block_lengths(x.len(), program.params.len(), Some(weights.len()));
-            let code = emit_source(args, &kernel, &blocks, &layout, &["values", "grad", "hess"])?;
+            let code = emit_source(args, &built, &blocks, &["values", "grad", "hess"])?;
             format!("{}{code}", layout_comment(program, Some(&weights), slots))
         }
         Target::Asm => {
