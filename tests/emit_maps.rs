@@ -57,6 +57,19 @@ struct Case {
     input: Vec<f64>,
 }
 
+impl Case {
+    /// Where each block of the input starts, and its length; with `listed`,
+    /// only the blocks the emitted function takes (`x` and those not empty).
+    fn blocks(&self, listed: bool) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let starts = self.lengths.iter().scan(0, |at, &len| Some(std::mem::replace(at, *at + len)));
+        starts
+            .zip(&self.lengths)
+            .enumerate()
+            .filter(move |&(b, (_, &len))| !listed || b == 0 || len > 0)
+            .map(|(_, (at, &len))| (at, len))
+    }
+}
+
 /// The five kernels of `program` as maps under `rules` (none if it has no
 /// maps), at a seeded point: values, Jacobian, gradient (input `x, p`),
 /// Hessian and Lagrangian (input `x, p, w`).
@@ -228,14 +241,7 @@ fn c_outputs(cc: &str, cases: &[Case]) -> Vec<Vec<f64>> {
         .map(|(c, case)| {
             let mut source =
                 backend::emit_c(&case.mapped, &format!("k{c}"), &case.lengths).expect("a C name");
-            let mut blocks = Vec::new();
-            let mut at = 0;
-            for (b, &len) in case.lengths.iter().enumerate() {
-                if b == 0 || len > 0 {
-                    blocks.push(format!("in + {at}"));
-                }
-                at += len;
-            }
+            let blocks: Vec<String> = case.blocks(true).map(|(at, _)| format!("in + {at}")).collect();
             let _ = writeln!(
                 source,
                 "\nvoid k{c}_one(const double *in, double *out)\n{{\n    k{c}({}, out);\n}}",
@@ -275,14 +281,8 @@ fn rust_outputs(cases: &[Case]) -> Vec<Vec<f64>> {
     let mut main = String::from("fn main() {\n");
     for (c, case) in cases.iter().enumerate() {
         let kernel = backend::emit_rust(&case.mapped, "kernel", &case.lengths).expect("a Rust name");
-        let mut blocks = Vec::new();
-        let mut at = 0;
-        for (b, &len) in case.lengths.iter().enumerate() {
-            if b == 0 || len > 0 {
-                blocks.push(format!("&input[{at}..{}]", at + len));
-            }
-            at += len;
-        }
+        let blocks: Vec<String> =
+            case.blocks(true).map(|(at, len)| format!("&input[{at}..{}]", at + len)).collect();
         let _ = writeln!(
             src,
             "mod k{c} {{\n{kernel}\npub fn one(input: &[f64], out: &mut [f64]) {{\n    kernel({}, out);\n}}\n}}\n",
@@ -349,12 +349,7 @@ fn emitted_loops_equal_the_jit_bit_for_bit() {
         let (name, mapped) = (&case.name, &case.mapped);
         let mut jit = vec![0.0; mapped.num_outputs];
         let compiled = compiler.compile_mapped(mapped, &case.lengths).expect("compiles");
-        let mut parts = Vec::new();
-        let mut at = 0;
-        for &len in &case.lengths {
-            parts.push(&case.input[at..at + len]);
-            at += len;
-        }
+        let parts: Vec<&[f64]> = case.blocks(false).map(|(at, len)| &case.input[at..at + len]).collect();
         compiled.eval_parts(&parts, &mut jit).expect("lengths");
         assert!(same_bits(&jit, &mapped.eval(&case.input)), "{name}: the JIT vs the interpreter");
         if let Some(c) = &c {
