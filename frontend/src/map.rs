@@ -290,17 +290,16 @@ fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -
 
 /// The terms grouped into instances: terms reaching a common operation
 /// (one not `shared`) or call site are one instance, and a term reaching
-/// none joins its output's first term that does. Each list in term order;
-/// instances in the order of their first term.
+/// none joins its output's instance where the output has one. Each list in
+/// term order; instances in the order of their first term.
 fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>> {
     const NONE: u32 = u32::MAX;
     let mut owner = vec![NONE; dag.len()];
     let mut site_owner = vec![NONE; dag.sites().len()];
     let mut sets = UnionFind::new(terms.len());
     let mut stack = Vec::new();
-    // Per output: its first term that reads an operation of its own.
-    let mut first_owning: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut bare = Vec::new();
+    // The terms that read an operation of their own, and the others.
+    let (mut owning, mut bare) = (Vec::new(), Vec::new());
     for (t, term) in terms.iter().enumerate() {
         stack.push(term.node);
         let mut owns = false;
@@ -325,17 +324,27 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>>
             stack.extend_from_slice(dag.args(id));
         }
         if owns {
-            first_owning.entry(term.output).or_insert(t);
+            owning.push(t);
         } else {
             bare.push(t);
         }
     }
     // A term that owns nothing (an input, `c*x`, `-x`: a defect's `- x[k+1]`)
-    // joins its output's first term that does, rather than making a map of
-    // its own of one input per instance.
+    // joins its output's instance where the output's terms that own
+    // something are one instance (a defect), rather than making a map of its
+    // own of one input per instance; in a sum over many instances it stays
+    // apart, so that they stay alike.
+    let mut instance_of: FxHashMap<u32, Option<usize>> = FxHashMap::default();
+    for t in owning {
+        let set = sets.find(t);
+        let one = instance_of.entry(terms[t].output).or_insert(Some(set));
+        if *one != Some(set) {
+            *one = None;
+        }
+    }
     for t in bare {
-        if let Some(&owning) = first_owning.get(&terms[t].output) {
-            sets.union(t, owning);
+        if let Some(&Some(set)) = instance_of.get(&terms[t].output) {
+            sets.union(t, set);
         }
     }
     let mut index = vec![NONE; terms.len()];
