@@ -16,29 +16,10 @@ use dstar::factor;
 use dstar::frontend::map::{decompose, Column, Decomposition, MapKernel, MapRules};
 use dstar::frontend::{parse_program, Block, Kernel, Program};
 use std::fmt::Write;
+use testkit::map_rules::{COMPUTING, COPYING, LIFTING, RULES};
 use testkit::native::{c_compiler, CKernel, CSource};
 use testkit::zoo::{Form, Zoo};
 use testkit::{close, gen_py, same, same_bits, Rng, Tol};
-
-/// Low thresholds, so that small programs have maps (as `tests/maps.rs`).
-const RULES: MapRules = MapRules {
-    split_terms: 4,
-    min_instances: 2,
-    copy_uses: 16,
-    copy_ops: 16,
-    compute_common: false,
-    lift_constants: false,
-    work: 1 << 24,
-};
-
-/// Values 16 operations read computed once (`pre` and `post`).
-const COMPUTING: MapRules = MapRules { compute_common: true, ..RULES };
-
-/// Constants taken out of the bodies: data written as numbers.
-const LIFTING: MapRules = MapRules { lift_constants: true, ..COMPUTING };
-
-/// Every value of at most 64 operations copied into each instance reading it.
-const COPYING: MapRules = MapRules { copy_uses: 2, copy_ops: 64, ..RULES };
 
 const TOL: Tol = Tol { rel: 1e-11, abs: 1e-11 };
 

@@ -15,28 +15,9 @@
 use dstar::frontend::map::{decompose, Decomposition, MapKernel, MapRules};
 use dstar::frontend::{parse_program, Kernel, Program};
 use dstar::JitCompiler;
+use testkit::map_rules::{COMPUTING, COPYING, LIFTING, RULES};
 use testkit::zoo::{Form, Zoo};
 use testkit::{close, gen_py, same_bits, Rng, Tol};
-
-const RULES: MapRules = MapRules {
-    split_terms: 4,
-    min_instances: 2,
-    copy_uses: 16,
-    copy_ops: 16,
-    compute_common: false,
-    lift_constants: false,
-    work: 1 << 24,
-};
-
-/// The plan's first search: values 16 operations read computed once.
-const COMPUTING: MapRules = MapRules { compute_common: true, ..RULES };
-
-/// The plan's second search: every value of at most 64 operations copied
-/// into each instance reading it.
-const COPYING: MapRules = MapRules { copy_uses: 2, copy_ops: 64, ..RULES };
-
-/// The plan's third search: the first with constants taken out of bodies.
-const LIFTING: MapRules = MapRules { lift_constants: true, ..COMPUTING };
 
 /// The sizes tried: short always, long under `DSTAR_LONG=1`.
 fn sizes() -> Vec<usize> {

@@ -37,6 +37,7 @@ pub mod guards;
 pub mod harmonics;
 pub mod hyper;
 pub mod jet;
+pub mod map_rules;
 pub mod native;
 pub mod parity;
 pub mod rng;
