@@ -25,6 +25,8 @@ import time
 import jax
 import jax.numpy as jnp
 
+from jax_serve import serve
+
 jax.config.update("jax_enable_x64", True)
 
 
@@ -79,17 +81,7 @@ def main():
     values = jax.jit(residuals)(cams, pts, weights)
     print(json.dumps({"setup_s": setup_s, "values": [float(v) for v in values],
                       "reprojection": blocks.tolist(), "weight": [float(v) for v in dweight]}), flush=True)
-    kernels = {"jacobian": jac}
-    for line in sys.stdin:
-        words = line.split()
-        if not words or words[0] == "quit":
-            break
-        kernel, calls = kernels[words[1]], int(words[2])
-        start = time.perf_counter_ns()
-        for _ in range(calls):
-            for out in kernel(cams, pts, weights):
-                out.block_until_ready()
-        print(time.perf_counter_ns() - start, flush=True)
+    serve({"jacobian": jac}, cams, pts, weights)
 
 
 if __name__ == "__main__":

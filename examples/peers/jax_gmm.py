@@ -22,6 +22,8 @@ import time
 import jax
 import jax.numpy as jnp
 
+from jax_serve import serve
+
 jax.config.update("jax_enable_x64", True)
 
 
@@ -65,16 +67,7 @@ def main():
     function_setup_s = time.perf_counter() - start
     print(json.dumps({"setup_s": setup_s, "function_setup_s": function_setup_s, "value": float(v),
                       "grad": [float(a) for a in g]}), flush=True)
-    kernels = {"grad": grad, "value": value}
-    for line in sys.stdin:
-        words = line.split()
-        if not words or words[0] == "quit":
-            break
-        kernel, calls = kernels[words[1]], int(words[2])
-        start = time.perf_counter_ns()
-        for _ in range(calls):
-            kernel(theta, X).block_until_ready()
-        print(time.perf_counter_ns() - start, flush=True)
+    serve({"grad": grad, "value": value}, theta, X)
 
 
 if __name__ == "__main__":
