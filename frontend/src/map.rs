@@ -802,8 +802,9 @@ pub struct Piece {
 
 /// A kernel computed as `rest` plus maps (a derivative of a
 /// [`Decomposition`]), in this order:
-/// 1. `pre` computes values appended to the input (what pieces gather past
-///    the input: shared computed arguments);
+/// 1. `pre` computes values appended to the input, and `constants` follow
+///    them (what pieces gather past the input: shared computed arguments,
+///    data taken out of the bodies);
 /// 2. the output and `scratch` slots after it start at zero;
 /// 3. `rest`'s outputs (over the input alone) are added at `rest_places`;
 /// 4. each piece's outputs are added at its places (in the output or the
