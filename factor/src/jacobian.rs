@@ -337,6 +337,7 @@ impl Jacobian {
         let stopped = match report.stop_reason {
             StopReason::WorkLimit(limit) => format!("the subchain search over {limit} units"),
             StopReason::TooLarge(ops) => format!("the subchain pass skipped at {ops} ops"),
+            StopReason::ChainsOnly(ops) => format!("the e-graph rewriting skipped at {ops} ops"),
             _ => return,
         };
         let instead = if report.ops_after < report.ops_before {

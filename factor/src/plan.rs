@@ -45,6 +45,18 @@ pub const SIMPLIFY_MAX_OPS: usize = 500_000;
 pub const SIMPLIFY_WORK_PER_OP: u64 = 256;
 /// See [`SIMPLIFY_WORK_PER_OP`].
 pub const SIMPLIFY_WORK_BASE: u64 = 20_000;
+/// Kernels of more operations than this get the chains half of the
+/// common-subchain pass alone, without the e-graph half. Past the caches
+/// the e-graph costs about 7 µs per e-node, and on every kernel over this
+/// size measured (`dstar stats`, 2026-11-29) it saved nothing the chains had
+/// not, or next to nothing: single shooting over 10^4 steps (110k ops; 0
+/// saved, 1.5 s of a 1.6 s pass), the zoo's nested calls flat at 4,000
+/// (96k; 2 ops, 0.75 s), `gen.py minsurf 100 --flat` (98k; 0), `gen.py gmm
+/// 300` (199k; 0, 2.1 s) and `gen.py gmm 100 --flat` (128k; 65 of 190,053,
+/// a kernel the default pipeline builds as maps). Below it the e-graph
+/// finds what the chains cannot: `gen.py minsurf 100` (49k ops) 48,807 →
+/// 29,403, `gen.py cartpole 100 --flat` (37k) 33,102 → 31,203.
+pub const SIMPLIFY_EGRAPH_MAX_OPS: usize = 1 << 16;
 
 /// The forward- and reverse-mode baselines of `dstar stats` build their
 /// sweeps for real; they are skipped when the sweeps' cones hold more nodes
@@ -300,6 +312,7 @@ pub fn report_guard(strategy: Elimination, graph: &LinearizedGraph) -> Result<()
 pub fn simplifier() -> Simplifier {
     Simplifier::new()
         .with_max_ops(SIMPLIFY_MAX_OPS)
+        .with_egraph_max_ops(SIMPLIFY_EGRAPH_MAX_OPS)
         .with_work_per_op(SIMPLIFY_WORK_PER_OP, SIMPLIFY_WORK_BASE)
 }
 

@@ -66,3 +66,43 @@ fn kernels_over_the_size_limit_are_left_alone() {
     assert_eq!((report.ops_before, report.ops_after), (before, before));
     assert_eq!(jacobian.jacobian_ops(), before);
 }
+
+/// Over the e-graph's size limit the chains still run, and the e-graph does
+/// not; at the limit it does. A generated least-squares kernel, whose
+/// chains and e-graph both find sharing, at sizes on both sides.
+#[test]
+fn kernels_over_the_egraph_limit_get_the_chains_alone() {
+    for points in [3, 40] {
+        let mut source = String::from("in a, b, c\n");
+        let terms: Vec<String> = (0..points)
+            .map(|i| {
+                let t = f64::from(i) / 7.0 + 0.5;
+                format!("(a*exp(b*{t}) + c*{t}*{t} - {})^2", 1.0 + t)
+            })
+            .collect();
+        source.push_str(&format!("out {}\n", terms.join(" + ")));
+        let program = frontend::parse_program(&source).expect("valid");
+        let jacobian = factor::jacobian(program.kernel().unwrap());
+        let before = jacobian.jacobian_ops();
+        let (_, chains) = Simplifier::new().with_egraph_max_ops(before - 1).run(jacobian.kernel());
+        assert_eq!(chains.stop_reason.name(), "chains_only", "{points} points");
+        assert_eq!(
+            (chains.iterations, chains.egraph_nodes),
+            (0, 0),
+            "{points} points: the e-graph never ran"
+        );
+        let (_, full) = Simplifier::new().with_egraph_max_ops(before).run(jacobian.kernel());
+        assert_ne!(full.stop_reason.name(), "chains_only", "{points} points");
+        assert!(full.iterations > 0, "{points} points: the e-graph ran");
+        assert!(full.ops_after <= chains.ops_after && chains.ops_after <= before, "{points} points");
+        let mut simplified = factor::jacobian(program.kernel().unwrap());
+        // (`simplify` counts the entries alone, the function's nodes frozen.)
+        simplified.simplify(&Simplifier::new().with_egraph_max_ops(0));
+        let fallback = simplified
+            .ledger()
+            .fallbacks()
+            .iter()
+            .any(|f| f.to_string().contains("e-graph rewriting skipped"));
+        assert!(fallback, "{points} points: the ledger says what was skipped");
+    }
+}

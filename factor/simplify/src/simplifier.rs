@@ -28,13 +28,16 @@ pub enum StopReason {
     /// The kernel had more ops (the value) than the pass takes on: its
     /// stages that a time limit cannot interrupt would overrun the budget.
     TooLarge(usize),
+    /// The kernel had more ops (the value) than the e-graph half takes on:
+    /// the chains alone ran.
+    ChainsOnly(usize),
     /// egg stopped for another reason, named by the text.
     Other(String),
 }
 
 impl StopReason {
     /// A short machine-readable name: `saturated`, `iteration_limit`,
-    /// `node_limit`, `work_limit`, `too_large` or `other`.
+    /// `node_limit`, `work_limit`, `too_large`, `chains_only` or `other`.
     pub fn name(&self) -> &'static str {
         match self {
             StopReason::Saturated => "saturated",
@@ -42,6 +45,7 @@ impl StopReason {
             StopReason::NodeLimit(_) => "node_limit",
             StopReason::WorkLimit(_) => "work_limit",
             StopReason::TooLarge(_) => "too_large",
+            StopReason::ChainsOnly(_) => "chains_only",
             StopReason::Other(_) => "other",
         }
     }
@@ -55,6 +59,9 @@ impl std::fmt::Display for StopReason {
             StopReason::NodeLimit(n) => write!(f, "the node limit (e-graph at {n} nodes)"),
             StopReason::WorkLimit(w) => write!(f, "the work limit ({w} units)"),
             StopReason::TooLarge(ops) => write!(f, "not run: {ops} ops is over the pass's size limit"),
+            StopReason::ChainsOnly(ops) => {
+                write!(f, "chains only: {ops} ops is over the e-graph's size limit")
+            }
             StopReason::Other(text) => write!(f, "{text}"),
         }
     }
@@ -112,6 +119,7 @@ struct Rewritten {
 #[derive(Clone, Debug)]
 pub struct Simplifier {
     max_ops: usize,
+    egraph_max_ops: usize,
     node_limit: Option<usize>,
     iter_limit: Option<usize>,
     work_limit: Option<u64>,
@@ -123,6 +131,7 @@ impl Default for Simplifier {
     fn default() -> Simplifier {
         Simplifier {
             max_ops: DEFAULT_MAX_OPS,
+            egraph_max_ops: DEFAULT_MAX_OPS,
             node_limit: None,
             iter_limit: None,
             work_limit: None,
@@ -161,6 +170,13 @@ impl Simplifier {
     /// [`StopReason::TooLarge`]); [`DEFAULT_MAX_OPS`] unless set.
     pub fn with_max_ops(mut self, ops: usize) -> Simplifier {
         self.max_ops = ops;
+        self
+    }
+
+    /// Runs the chains alone on kernels of more than `ops` ops (the report
+    /// says [`StopReason::ChainsOnly`]); [`DEFAULT_MAX_OPS`] unless set.
+    pub fn with_egraph_max_ops(mut self, ops: usize) -> Simplifier {
+        self.egraph_max_ops = ops;
         self
     }
 
@@ -254,6 +270,11 @@ impl Simplifier {
                 report.ops_after = ops;
                 best = Some(Rewritten { dag: chained, roots: chained_roots });
             }
+        }
+        if ops_before > self.egraph_max_ops {
+            report.stop_reason = StopReason::ChainsOnly(ops_before);
+            report.elapsed = start.elapsed();
+            return (best, report);
         }
         let (input_dag, input_roots) = best.as_ref().map_or((dag, roots), |b| (&b.dag, &b.roots[..]));
         if let Some(found) = self.rewrite(input_dag, input_roots, num_inputs, &mut report) {
