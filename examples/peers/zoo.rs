@@ -81,6 +81,29 @@ pub fn report(only: &[String], long: bool) {
             }
         }
     }
+    if only.is_empty() || only.iter().any(|o| o == "shooting1") {
+        targets();
+    }
+}
+
+/// The targets for single shooting (2 states, 1 control per step),
+/// in both forms: the Jacobian set up at N = 10^4 in at most 0.5 s, the
+/// dense Lagrangian Hessian at N = 1,000 in at most 2 s.
+fn targets() {
+    println!("targets: single shooting, 2 states, 1 control per step");
+    let shooting = Zoo::SingleShooting { controls: 1 };
+    for form in [Form::Functions, Form::Flat] {
+        for (request, n, limit_ms) in [("jacobian", 10_000, 500.0), ("hessian", 1000, 2000.0)] {
+            let Some(f) = child(shooting, form, request, n) else { continue };
+            let verdict = if f.setup_ms <= limit_ms { "met" } else { "not met" };
+            println!(
+                "  {:<9} {request:<8} N = {n:>6}: set-up {:>8.1} ms, peak {:>7.1} MB (target <= {limit_ms} ms: {verdict})",
+                form.name(),
+                f.setup_ms,
+                f.peak_kb as f64 / 1024.0
+            );
+        }
+    }
 }
 
 /// The least-squares slope of `log y` against `log x`.
