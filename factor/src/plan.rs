@@ -19,8 +19,14 @@ use simplify::Simplifier;
 pub const TRY_BOTH_EDGE_LIMIT: usize = 1 << 18;
 
 /// Up to this many linearized edges, the eliminations compete with D* for
-/// the default Jacobian.
-pub const ELIMINATION_EDGE_LIMIT: usize = 1 << 14;
+/// the default Jacobian. At `1 << 14` a scalar chain of 4,000 links (28k
+/// edges) fell back to D*: 51,996 ops where Markowitz gives 39,999, and a
+/// slower set-up (333 ms, the subchain pass failing to recover them,
+/// against 85 ms); `gen.py cartpole 100 --flat` 44,210 → 38,410. No zoo
+/// shape's set-up grew past its fit at N to 8N; at `1 << 17` `gen.py gmm
+/// 100 --flat` and `minsurf 100 --flat` (over 65k edges, eliminations
+/// losing to D*) took 2.3× and 2.8× longer.
+pub const ELIMINATION_EDGE_LIMIT: usize = 1 << 16;
 
 /// The exact vertex optimum competes for the default Jacobian only up to
 /// this many intermediates (`2^10` subsets).
