@@ -67,6 +67,12 @@ fn eliminations(function: &Kernel) -> (Option<Jacobian>, Ledger) {
         ledger.fall_back(Stage::Eliminations, stopped, "D* alone");
         return (None, ledger);
     }
+    if let Some(edges) = plan::linearized_edges(function).filter(|&e| e > plan::ELIMINATION_EDGE_LIMIT) {
+        let stopped =
+            format!("the eliminations skipped at {edges} edges (over {})", plan::ELIMINATION_EDGE_LIMIT);
+        ledger.fall_back(Stage::Eliminations, stopped, "D* alone");
+        return (None, ledger);
+    }
     let mut kernel = function.clone();
     let graph = LinearizedGraph::new(&mut kernel);
     ledger.spend(Stage::Graph, graph.edges().len() as u64);
