@@ -305,11 +305,17 @@ pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &
             }
             let edges = pattern.edge_list();
             let (i, j) = edges[rng.below(edges.len())];
-            let options: Vec<Move> = pattern.moves_on(i, j).collect();
-            if options.is_empty() {
+            // At most two moves: front and back.
+            let mut options = [None; 2];
+            let mut count = 0;
+            for m in pattern.moves_on(i, j) {
+                options[count] = Some(m);
+                count += 1;
+            }
+            if count == 0 {
                 continue;
             }
-            let m = options[rng.below(options.len())];
+            let m = options[rng.below(count)].expect("counted");
             // Scoring and applying each touch the move's edges.
             work = work.saturating_sub(2 * pattern.move_work(m));
             let delta = pattern.nonunit_delta(m);
