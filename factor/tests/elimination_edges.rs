@@ -15,7 +15,7 @@ fn built_edges(function: &Kernel) -> usize {
 }
 
 #[test]
-fn the_counted_edges_are_the_built_graphs() {
+fn the_counted_edges_bound_the_built_graphs() {
     for zoo in Zoo::ALL {
         for n in [3, 40] {
             let program = frontend::parse_program(&zoo.generate(n, Form::Flat)).expect("the zoo parses");

@@ -108,12 +108,12 @@ fn kernels_over_the_egraph_limit_get_the_chains_alone() {
 }
 
 /// The chains' pairing spends work in proportion to the kernel on every
-/// shape of the zoo, at N and 8N (at most 2.7 units per op; 50 to 57 on
-/// single shooting before), and keeps its values: a sum read twice or more
-/// is one factor of each reader. Reverse sweeps over a chain read every adjoint (such a sum)
-/// twice; expanded into both readers, the pairing had to find the sharing
-/// again, at 62 units of work per op on single shooting (1.7 s at 10^4
-/// steps), for a kernel 25% larger than it went in.
+/// shape of the zoo, at N and 8N, and keeps its values: a sum read twice or
+/// more is one factor of each reader. Reverse sweeps over a chain read every
+/// adjoint (such a sum) twice; expanded into both readers, the pairing had
+/// to find the sharing again: 50 to 57 units of work per op on single
+/// shooting at these sizes (62 and 1.7 s at 10^4 steps, for a kernel 25%
+/// larger than it went in), where every shape now takes at most 2.7.
 #[test]
 fn pairing_work_stays_in_proportion_on_the_zoo() {
     use testkit::zoo::{Form, Zoo};

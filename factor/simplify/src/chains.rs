@@ -5,11 +5,12 @@
 //! (non-arithmetic nodes, reciprocals `1/b`, and arithmetic nodes kept whole
 //! because expanding them would distribute a product over a sum or grow past
 //! a size cap). A sum read twice or more is one factor of each reader, its
-//! own form rebuilt once: expanded into every reader, the
-//! sharing the DAG had is lost and pairing must find it again, most of it
-//! (reverse sweeps over a chain, whose adjoints are such sums: single
-//! shooting over 10^4 steps took 1.7 s to pair and came out 25% larger than
-//! it went in; read as factors, 50 ms, and no corpus kernel grew). Like terms are collected, so `x*(y+y) + 2*(x*y)` is `4·xy`.
+//! own form rebuilt once: expanded into every reader, the sharing the DAG
+//! had is lost and pairing must find it again, most of it (reverse sweeps
+//! over a chain, whose adjoints are such sums: single shooting over 10^4
+//! steps took 1.7 s to pair and came out 25% larger than it went in; read
+//! as factors, 50 ms, and no corpus kernel grew). Like terms are collected,
+//! so `x*(y+y) + 2*(x*y)` is `4·xy`.
 //! The forms that the kernel needs are then rebuilt with shared pieces:
 //! products first, by the most frequent pair of factors (a constant
 //! coefficient is a factor too, so it lands where it is shared), then sums by
