@@ -43,8 +43,11 @@ where
 
 /// Like [`sweep_components`], but exact for any number of inputs and
 /// outputs: the masks are taken 64 indices at a time, so the cost is the
-/// edges times the batches (`(inputs + outputs) / 64`). Counting stops once
-/// a direction passes `limit`, and reports `limit + 1` for it.
+/// edges times the batches that hold an end (at most `(inputs + outputs) /
+/// 64`), never the node bound times the batches: a graph of a few edges
+/// in a large DAG, with ends numbered up to a large index, costs a few
+/// edges per batch. Counting stops once a direction passes `limit`, and
+/// reports `limit + 1` for it.
 pub fn exact_sweep_components<E>(
     size: usize,
     sources: &[(usize, usize)],
@@ -55,13 +58,13 @@ pub fn exact_sweep_components<E>(
 where
     E: DoubleEndedIterator<Item = (usize, usize)> + Clone,
 {
-    let count = |ends: &[(usize, usize)], forward: bool| {
-        let batches = ends.iter().map(|&(_, k)| k / 64 + 1).max().unwrap_or(0);
+    let mut mask = vec![0u64; size];
+    let mut count = |ends: &[(usize, usize)], forward: bool| {
+        let mut ends = ends.to_vec();
+        ends.sort_unstable_by_key(|&(_, k)| k / 64);
         let mut total = 0u64;
-        let mut mask = vec![0u64; size];
-        for batch in 0..batches {
-            mask.iter_mut().for_each(|m| *m = 0);
-            for &(node, k) in ends.iter().filter(|(_, k)| k / 64 == batch) {
+        for batch in ends.chunk_by(|a, b| a.1 / 64 == b.1 / 64) {
+            for &(node, k) in batch {
                 mask[node] |= 1 << (k % 64);
             }
             let mut step = |from: usize, to: usize| {
@@ -73,13 +76,17 @@ where
             } else {
                 edges.clone().rev().for_each(|(tail, head)| step(head, tail));
             }
+            // Every mask set is at an end or an edge's end.
+            batch.iter().for_each(|&(node, _)| mask[node] = 0);
+            edges.clone().for_each(|(tail, head)| (mask[tail], mask[head]) = (0, 0));
             if total > limit {
                 return limit + 1;
             }
         }
         total
     };
-    (count(sources, true), count(sinks, false))
+    let forward = count(sources, true);
+    (forward, count(sinks, false))
 }
 
 #[cfg(test)]
@@ -101,5 +108,34 @@ mod tests {
             sweep_components(n, sources.iter().copied(), sinks.iter().copied(), edges.clone());
         assert!(estimate < forward, "the 64-bit masks alias past 64 inputs");
         assert_eq!(exact_sweep_components(n, &sources, &sinks, edges, 100).0, 101);
+    }
+
+    #[test]
+    fn exact_counts_depend_on_the_ends_not_on_their_numbers() {
+        // Two chains 0 -> 1 -> 2 and 3 -> 4 -> 5 in a bound of 10,000 nodes,
+        // with inputs numbered far apart (batches 0 and 150, none between).
+        let edges = [(0, 1), (3, 4), (1, 2), (4, 5)];
+        let near = exact_sweep_components(
+            10_000,
+            &[(0, 0), (3, 1)],
+            &[(2, 0), (5, 1)],
+            edges.iter().copied(),
+            u64::MAX,
+        );
+        let far = exact_sweep_components(
+            10_000,
+            &[(0, 0), (3, 9_600)],
+            &[(2, 7), (5, 9_999)],
+            edges.iter().copied(),
+            u64::MAX,
+        );
+        assert_eq!(near, (4, 4));
+        assert_eq!(far, near);
+        // Two inputs reaching one node count twice on its edge.
+        let joined = [(0, 2), (1, 2), (2, 3)];
+        assert_eq!(
+            exact_sweep_components(4, &[(0, 0), (1, 640)], &[(3, 0)], joined.iter().copied(), u64::MAX),
+            (4, 3)
+        );
     }
 }
