@@ -9,6 +9,7 @@
 //! and D* on the gradient graph (the gradient by a reverse sweep, then its
 //! Jacobian's lower triangle by [`derivative::factorize()`]).
 
+use crate::active::Active;
 use crate::ledger::{Ledger, Stage};
 use crate::plan;
 use derivative::propagate::{adjoints, materialize};
@@ -96,7 +97,18 @@ pub fn hessian_with(function: Kernel, weights: Weights, method: HessianMethod) -
     build(function, weights, Some(method))
 }
 
+/// On the active part of `function` ([`Active`]) where some output or
+/// variable is inactive, renumbered back.
 fn build(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> Hessian {
+    match Active::of(&function) {
+        Some(active) => {
+            build_all(active.kernel.clone(), weights, method).restored(&active, &function, weights)
+        }
+        None => build_all(function, weights, method),
+    }
+}
+
+fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) -> Hessian {
     match method {
         Some(HessianMethod::EdgePushing) => by_edge_pushing(&function, weights),
         // A method asked for is built whatever it costs.
@@ -267,6 +279,40 @@ impl Hessian {
             method,
             ledger: Ledger::default(),
         }
+    }
+
+    /// This Hessian, of `active`'s kernel, as the Hessian of `function`:
+    /// inputs renumbered back ([`Active::input`]), the inactive outputs'
+    /// values imported, entries at the variables' own places (renumbering
+    /// keeps their order).
+    fn restored(self, active: &Active, function: &Kernel, weights: Weights) -> Hessian {
+        let gradient: Vec<(usize, NodeId)> =
+            self.gradient().map(|(k, node)| (active.variables[k], node)).collect();
+        let lower: Vec<((usize, usize), NodeId)> = self
+            .lower_entries()
+            .map(|e| ((active.variables[e.row], active.variables[e.col]), e.node))
+            .collect();
+        let own_values = self.values().to_vec();
+        let Hessian { kernel, method, ledger, .. } = self;
+        let mut dag = kernel.into_parts().0.renumber_inputs(|k| active.input(function, k));
+        let mut values = function.roots().to_vec();
+        let inactive: Vec<usize> =
+            (0..values.len()).filter(|o| active.outputs.binary_search(o).is_err()).collect();
+        let roots: Vec<NodeId> = inactive.iter().map(|&o| values[o]).collect();
+        for (&o, node) in inactive.iter().zip(dag.import(function.dag(), &roots, None)) {
+            values[o] = node;
+        }
+        for (&o, node) in active.outputs.iter().zip(own_values) {
+            values[o] = node;
+        }
+        let num_inputs = match weights {
+            Weights::Inputs => function.num_inputs() + function.num_outputs(),
+            Weights::Unit => function.num_inputs(),
+        };
+        let n = function.num_variables();
+        let mut hessian = Hessian::new(dag, &values, num_inputs, n, &gradient, &lower, method);
+        hessian.ledger = ledger;
+        hessian
     }
 
     /// The kernel: values, gradient entries, lower-triangle entries.

@@ -17,6 +17,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod active;
 pub mod directional;
 pub mod hessian;
 pub mod higher;
