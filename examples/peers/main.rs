@@ -69,6 +69,11 @@
 //! run is skipped; without `python3 -c "import casadi"` (`pip install
 //! casadi`) the CasADi columns and the Hessians are, each with a note.
 
+// The allocator of the front doors (the CLI, the Python package): the
+// children's set-up is what their users see.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod ba;
 mod casadi;
 mod families;

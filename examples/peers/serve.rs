@@ -136,12 +136,14 @@ pub fn serve(path: &str, kinds: &str) {
 
     let mut kernels = Vec::new();
     let mut reports = Vec::new();
+    // One function for every kind, as a user compiles them: the search for
+    // maps runs once, in the first kind's symbolic phase, and the others
+    // share it (`Function::compile` keeps it).
+    let function = dstar::Function::new(program.clone(), options.clone());
     for kind in kinds.split(',').map(Kind::parse) {
         let name = kind.name();
-        // What `Function::compile` builds (maps where the plan finds them;
-        // a search of its own per request: its time is set-up), compiled
-        // here on its own to time the two stages apart.
-        let function = dstar::Function::new(program.clone(), options.clone());
+        // What `Function::compile` builds (maps where the plan finds them),
+        // compiled here on its own to time the two stages apart.
         let start = Instant::now();
         let built = function.symbolic(kind.request()).expect("builds");
         let mapped = matches!(built.kernel, Symbolic::Maps(_));
