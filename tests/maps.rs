@@ -276,6 +276,34 @@ fn small_kernels_are_not_mapped_by_the_plan() {
 }
 
 #[test]
+fn small_kernels_of_large_instances_get_their_hessians_as_maps() {
+    use dstar::factor::request::{build, Build, Searches, Symbolic};
+    use dstar::Request;
+    let built = |f: &Kernel, request| match build(request, f, &Searches::default()).unwrap() {
+        Build::Kernel(built) => Some(matches!(built.kernel, Symbolic::Maps(_))),
+        Build::Jacobian => None,
+    };
+    // Cart-pole's RK4 step, about 140 ops an instance, on both sides of
+    // plan::MAP_SMALL_KERNEL_OPS (4,096 ops written out) in both forms.
+    for (n, form) in [(25, &[][..]), (25, &["--flat"][..]), (40, &[][..]), (40, &["--flat"][..])] {
+        let what = format!("cartpole {n} {form:?}");
+        let f = parse_program(&gen_py("cartpole", n, form)).unwrap().kernel().unwrap();
+        let small = dstar::frontend::map::written_out(&f) < dstar::factor::plan::MAP_SMALL_KERNEL_OPS;
+        assert_eq!(small, n == 25, "{what}: the sizes straddle the limit");
+        assert_eq!(built(&f, Request::Hessian), Some(!small), "{what}: the Hessian");
+        assert_eq!(built(&f, Request::Jacobian), None, "{what}: the Jacobian is whole");
+        assert_eq!(built(&f, Request::Values), Some(false), "{what}: the values are whole");
+        assert_eq!(built(&f, Request::Gradient), Some(false), "{what}: the gradient is whole");
+    }
+    // A grid's cells, 9 ops an instance, from 5,625 ops to 19,881: never.
+    for n in [25, 47] {
+        let f = parse_program(&gen_py("minsurf", n, &[])).unwrap().kernel().unwrap();
+        assert!(dstar::factor::plan::maps(&f).is_none(), "minsurf {n}: small instances");
+        assert_eq!(built(&f, Request::Hessian), Some(false), "minsurf {n}: the Hessian is whole");
+    }
+}
+
+#[test]
 fn neighbours_sharing_a_node_become_maps_by_copying() {
     // Collocation: each node's dynamics (a call, or written out) is read by
     // the intervals on both sides, which the first search makes one

@@ -7,6 +7,7 @@
 //! Every guard counts work (edges, operations, intermediates), never time, so
 //! the same input gives the same kernel on every machine.
 
+use crate::request::Request;
 use derivative::{exact_sweep_components, sweep_components, DerivativeGraph, Orientation, Strategy};
 use eliminate::{Elimination, LinearizedGraph, Remainder, Skip};
 use frontend::map::{Decomposition, MapRules};
@@ -409,10 +410,38 @@ pub const MAP_SPLIT_TERMS: usize = 8;
 /// A map has at least this many instances.
 pub const MAP_MIN_INSTANCES: usize = 16;
 
-/// Kernels below this many operations (with every call written out) are
-/// differentiated whole: maps pay where the written-out derivative is
-/// large, and small kernels keep the D* results (and op counts) they have.
+/// Kernels of at least this many operations (with every call written out)
+/// are mapped wherever maps cover enough of them: maps pay where the
+/// written-out derivative is large.
 pub const MAP_MIN_OPS: u64 = 20_000;
+
+/// Kernels below this many operations are differentiated whole; from it
+/// to [`MAP_MIN_OPS`] their Lagrangian Hessians (the lower triangle, what
+/// [`Request::Hessian`] asks) are built from maps where an instance
+/// averages at least [`MAP_SMALL_KERNEL_BODY_OPS`] operations
+/// ([`maps_pay`]). Below that each instance's gathering and placing
+/// outweighs its body and the whole kernel's results run faster (with
+/// maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x slower;
+/// collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5, 3.3x),
+/// while the Hessians of large bodies gain from code that stays in cache
+/// (cart-pole `--flat` at 100 intervals, 66 ops an instance: 45 -> 15 µs,
+/// set-up 485 -> 27 ms; calls sharing arguments, 43: 42 -> 11 µs).
+pub const MAP_SMALL_KERNEL_OPS: u64 = 4096;
+
+/// See [`MAP_SMALL_KERNEL_OPS`].
+pub const MAP_SMALL_KERNEL_BODY_OPS: u64 = 32;
+
+/// Whether `request`'s kernel is built from the maps found in a kernel of
+/// `ops` operations (with every call written out): every request from
+/// [`MAP_MIN_OPS`] on, the lower triangle of the Hessian from
+/// [`MAP_SMALL_KERNEL_OPS`]. Below [`MAP_MIN_OPS`] the values, the
+/// Jacobian and the gradient gain nothing from maps (cart-pole `--flat` at
+/// 100 intervals: the function 5.7 µs whole, 8.0 µs as maps; the Jacobian
+/// 10.6 µs either way), and the values stay the program's bit for bit
+/// (maps may add a written-out sum's terms in another order).
+pub fn maps_pay(request: Request, ops: u64) -> bool {
+    ops >= MAP_MIN_OPS || request == Request::Hessian
+}
 
 /// Maps must cover at least this fraction (in percent) of the operations.
 pub const MAP_MIN_COVER_PERCENT: u64 = 50;
@@ -481,7 +510,8 @@ pub fn copied_maps(kernel: &Kernel) -> Option<Decomposition> {
 ///    ([`MapRules::lift_constants`]): data written into the program as
 ///    numbers (`gen.py --flat`, `.nl` files of data fits).
 fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
-    if frontend::map::written_out(kernel) < MAP_MIN_OPS {
+    let ops = frontend::map::written_out(kernel);
+    if ops < MAP_SMALL_KERNEL_OPS {
         return None;
     }
     let unmapped = |d: &Decomposition| d.written_out_ops() - d.mapped_ops();
@@ -501,6 +531,10 @@ fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
         }
     }
     let best = best?;
+    let instances: u64 = best.maps.iter().map(|m| m.instances as u64).sum();
+    if ops < MAP_MIN_OPS && best.mapped_ops() < MAP_SMALL_KERNEL_BODY_OPS * instances {
+        return None;
+    }
     // The copied maps are for Hessians (and the few Jacobians the others cannot give).
     let limit = if compute_common { MAP_INLINE_BODY_OPS } else { MAP_INLINE_HESSIAN_BODY_OPS };
     covers(&best, MAP_MIN_COVER_PERCENT).then_some(written_out_bodies(best, limit))

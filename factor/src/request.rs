@@ -13,6 +13,7 @@
 //! ```
 
 use crate::higher::{Budget, HigherError};
+use crate::plan;
 use crate::{gradient, hvp, lagrangian_hessian, taylor_series, vjp, Jacobian, Maps, Remainder};
 use frontend::map::MapKernel;
 use frontend::{Block, Kernel, Layout, SparsityPattern};
@@ -223,7 +224,10 @@ pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build,
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
-    if let Some((kernel, gradient, lower)) = searches.maps.lagrangian(f) {
+    let values = Request::Values;
+    let mapped =
+        || plan::maps_pay(values, frontend::map::written_out(f)).then(|| searches.maps.lagrangian(f))?;
+    if let Some((kernel, gradient, lower)) = mapped() {
         let layout =
             Layout::new(vec![Block::Values(f.num_outputs()), Block::Sparse(gradient), Block::Lower(lower)]);
         return Built { kernel: Symbolic::Maps(Box::new(kernel)), layout, method: Some("maps") };
@@ -239,6 +243,9 @@ pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
 /// kernels without.
 fn mapped(request: Request, f: &Kernel, maps: &Maps) -> Option<Built> {
     if !matches!(request, Request::Values | Request::Jacobian | Request::Gradient | Request::Hessian) {
+        return None;
+    }
+    if !plan::maps_pay(request, frontend::map::written_out(f)) {
         return None;
     }
     maps.found(f)?;

@@ -232,7 +232,9 @@ fn print_text(file: &Path, s: &Stats) {
     if let Some(maps) = &s.maps {
         let instances: usize = maps.instances.iter().sum();
         let maps_counted = super::counted(maps.instances.len(), "map");
-        println!("maps                 {maps_counted:>10}   over {instances} instances: compiled J, gradient and H use them");
+        let all = dstar::factor::plan::maps_pay(dstar::Request::Jacobian, maps.written_out_ops);
+        let users = if all { "compiled J, gradient and H use them" } else { "the compiled H uses them" };
+        println!("maps                 {maps_counted:>10}   over {instances} instances: {users}");
         println!(
             "  covering           {:>10}   of {} ops written out (copies of shared values included)",
             maps.mapped_ops, maps.written_out_ops
