@@ -108,6 +108,22 @@ pub struct ExprDag {
     /// Per node: whether it or a node below it (not inside a called
     /// function) is a `Select`, kept as nodes are interned.
     select_below: Vec<bool>,
+    /// The node of input `k` at `inputs[k]` ([`NodeId::NONE`] where there
+    /// is none), for `k` below [`DIRECT_INPUTS`], outside the table: a
+    /// model's inputs are half its names, and an index costs no probe.
+    inputs: Vec<NodeId>,
+}
+
+/// Inputs below this index are found by index, not by hashing
+/// ([`ExprDag::inputs`]); parameters while parsing (`1 << 31` on) are hashed.
+const DIRECT_INPUTS: u32 = 1 << 28;
+
+/// Input `k` if its node is kept by index.
+fn direct_input(node: &Node) -> Option<usize> {
+    match node.op {
+        Op::Input(k) if k < DIRECT_INPUTS => Some(k as usize),
+        _ => None,
+    }
 }
 
 impl ExprDag {
@@ -250,6 +266,9 @@ impl ExprDag {
 
     /// Looks up an existing node without adding it.
     pub fn find(&self, node: &Node) -> Option<NodeId> {
+        if let Some(k) = direct_input(node) {
+            return self.inputs.get(k).copied().filter(|&id| id != NodeId::NONE);
+        }
         let hash = node_hash(node);
         self.table.find(spread(hash), |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
     }
@@ -265,6 +284,19 @@ impl ExprDag {
             node.args().iter().all(|a| a.index() < self.len()),
             "{node:?}: arguments must be nodes of this DAG, created before their parent"
         );
+        if let Some(k) = direct_input(&node) {
+            if let Some(id) = self.find(&node) {
+                return id;
+            }
+            let id = NodeId::from_index(self.nodes.len());
+            if self.inputs.len() <= k {
+                self.inputs.resize(k + 1, NodeId::NONE);
+            }
+            self.inputs[k] = id;
+            self.select_below.push(false);
+            self.nodes.push(node);
+            return id;
+        }
         let hash = node_hash(&node);
         let nodes = &self.nodes;
         match self.table.find(spread(hash), |(id, h)| *h == hash && nodes[id.index()] == node) {
@@ -289,7 +321,12 @@ impl ExprDag {
         // index may be an old one of another input).
         let inputs: Vec<NodeId> = self.ids().filter(|&id| matches!(self.op(id), Op::Input(_))).collect();
         for &id in &inputs {
-            let hash = node_hash(&self.nodes[id.index()]);
+            let node = &self.nodes[id.index()];
+            if let Some(k) = direct_input(node) {
+                self.inputs[k] = NodeId::NONE;
+                continue;
+            }
+            let hash = node_hash(node);
             let entry = self.table.find_entry(spread(hash), |(i, _)| *i == id);
             entry.expect("every node is in the table").remove();
         }
@@ -297,6 +334,14 @@ impl ExprDag {
             let node = &mut self.nodes[id.index()];
             if let Op::Input(k) = node.op {
                 node.op = Op::Input(rename(k));
+            }
+            if let Some(k) = direct_input(node) {
+                if self.inputs.len() <= k {
+                    self.inputs.resize(k + 1, NodeId::NONE);
+                }
+                debug_assert_eq!(self.inputs[k], NodeId::NONE, "a one-to-one renaming merges no nodes");
+                self.inputs[k] = id;
+                continue;
             }
             let hash = node_hash(node);
             let nodes = &self.nodes;
