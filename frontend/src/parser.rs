@@ -368,9 +368,9 @@ struct Parser<'s> {
     /// numbers them after the inputs.
     params: Vec<String>,
     outputs: Vec<Output>,
-    /// Each output's name and its position, from 1, with whether the
-    /// position gave it (`out x` is `out1`): names given and names by
-    /// position must not meet.
+    /// The name and position (from 1) of each output named as an unnamed
+    /// output is (`out x` is `out1`), with whether the position gave it:
+    /// names given and names by position must not meet.
     output_names: FxHashMap<String, (usize, bool)>,
     values: Vec<Value>,
     frames: Vec<Frame<'s>>,
@@ -854,11 +854,15 @@ impl<'s> Parser<'s> {
             }
             None => (format!("out{position}"), start),
         };
-        if let Some(&(other, other_by_position)) = self.output_names.get(&name) {
-            let positional = if other_by_position { other } else { position };
-            return err(ParseErrorKind::DuplicateOutput { name, other: positional }, span);
+        // Two named outputs cannot share a name (the second binding fails
+        // first), so only a name an unnamed output could have is kept.
+        if is_positional_name(&name) {
+            if let Some(&(other, other_by_position)) = self.output_names.get(&name) {
+                let positional = if other_by_position { other } else { position };
+                return err(ParseErrorKind::DuplicateOutput { name, other: positional }, span);
+            }
+            self.output_names.insert(name.clone(), (position, by_position));
         }
-        self.output_names.insert(name.clone(), (position, by_position));
         self.outputs.push(Output { name, node });
         self.end_statement()
     }
@@ -1313,6 +1317,12 @@ fn defined_later(source: &str, offset: usize, name: &str) -> Option<u32> {
         let short = after.starts_with('=') && !after.starts_with("==");
         (long || short).then_some(before + i as u32 + 1)
     })
+}
+
+/// Whether `name` is the name of an unnamed output: `out` and its position.
+fn is_positional_name(name: &str) -> bool {
+    name.strip_prefix("out")
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
