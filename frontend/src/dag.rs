@@ -109,21 +109,11 @@ pub struct ExprDag {
     /// function) is a `Select`, kept as nodes are interned.
     select_below: Vec<bool>,
     /// The node of input `k` at `inputs[k]` ([`NodeId::NONE`] where there
-    /// is none), for `k` below [`DIRECT_INPUTS`], outside the table: a
-    /// model's inputs are half its names, and an index costs no probe.
+    /// is none), outside the table: a model's inputs are half its names,
+    /// and an index costs no probe. An input whose index is far past the
+    /// DAG's size ([`ExprDag::indexed`]) is hashed instead, so a small DAG
+    /// over inputs numbered to millions keeps a small array.
     inputs: Vec<NodeId>,
-}
-
-/// Inputs below this index are found by index, not by hashing
-/// ([`ExprDag::inputs`]); parameters while parsing (`1 << 31` on) are hashed.
-const DIRECT_INPUTS: u32 = 1 << 28;
-
-/// Input `k` if its node is kept by index.
-fn direct_input(node: &Node) -> Option<usize> {
-    match node.op {
-        Op::Input(k) if k < DIRECT_INPUTS => Some(k as usize),
-        _ => None,
-    }
 }
 
 impl ExprDag {
@@ -266,8 +256,10 @@ impl ExprDag {
 
     /// Looks up an existing node without adding it.
     pub fn find(&self, node: &Node) -> Option<NodeId> {
-        if let Some(k) = direct_input(node) {
-            return self.inputs.get(k).copied().filter(|&id| id != NodeId::NONE);
+        if let Op::Input(k) = node.op {
+            if let Some(&id) = self.inputs.get(k as usize).filter(|&&id| id != NodeId::NONE) {
+                return Some(id);
+            }
         }
         let hash = node_hash(node);
         self.table.find(spread(hash), |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
@@ -284,15 +276,12 @@ impl ExprDag {
             node.args().iter().all(|a| a.index() < self.len()),
             "{node:?}: arguments must be nodes of this DAG, created before their parent"
         );
-        if let Some(k) = direct_input(&node) {
+        if let Some(k) = self.indexed(&node) {
             if let Some(id) = self.find(&node) {
                 return id;
             }
             let id = NodeId::from_index(self.nodes.len());
-            if self.inputs.len() <= k {
-                self.inputs.resize(k + 1, NodeId::NONE);
-            }
-            self.inputs[k] = id;
+            self.index_input(k, id);
             self.select_below.push(false);
             self.nodes.push(node);
             return id;
@@ -317,14 +306,16 @@ impl ExprDag {
     /// one-to-one on the inputs present: every node keeps its id.
     pub fn renumber_inputs(mut self, rename: impl Fn(u32) -> u32) -> ExprDag {
         // In place: only the inputs' ops and hashes change, so only their
-        // slots in the table move (all out first, then all in, as a new
-        // index may be an old one of another input).
+        // slots in the table or the index move (all out first, then all
+        // in, as a new index may be an old one of another input).
         let inputs: Vec<NodeId> = self.ids().filter(|&id| matches!(self.op(id), Op::Input(_))).collect();
         for &id in &inputs {
             let node = &self.nodes[id.index()];
-            if let Some(k) = direct_input(node) {
-                self.inputs[k] = NodeId::NONE;
-                continue;
+            if let Op::Input(k) = node.op {
+                if self.inputs.get(k as usize) == Some(&id) {
+                    self.inputs[k as usize] = NodeId::NONE;
+                    continue;
+                }
             }
             let hash = node_hash(node);
             let entry = self.table.find_entry(spread(hash), |(i, _)| *i == id);
@@ -335,12 +326,10 @@ impl ExprDag {
             if let Op::Input(k) = node.op {
                 node.op = Op::Input(rename(k));
             }
-            if let Some(k) = direct_input(node) {
-                if self.inputs.len() <= k {
-                    self.inputs.resize(k + 1, NodeId::NONE);
-                }
-                debug_assert_eq!(self.inputs[k], NodeId::NONE, "a one-to-one renaming merges no nodes");
-                self.inputs[k] = id;
+            let node = &self.nodes[id.index()];
+            if let Some(k) = self.indexed(node) {
+                debug_assert!(self.find(node).is_none(), "a one-to-one renaming merges no nodes");
+                self.index_input(k, id);
                 continue;
             }
             let hash = node_hash(node);
@@ -352,6 +341,24 @@ impl ExprDag {
             self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
         }
         self
+    }
+
+    /// The index of input node `node` if it is kept by index: an input
+    /// below the array's length, or below twice the DAG's size and `2^28`
+    /// (parameters while parsing, from `2^31`, are hashed), so the array
+    /// grows in proportion to the nodes.
+    fn indexed(&self, node: &Node) -> Option<usize> {
+        let Op::Input(k) = node.op else { return None };
+        let k = k as usize;
+        (k < self.inputs.len() || (k < 1 << 28 && k < 2 * self.nodes.len() + 1024)).then_some(k)
+    }
+
+    /// Keeps input node `id` at index `k`.
+    fn index_input(&mut self, k: usize, id: NodeId) {
+        if self.inputs.len() <= k {
+            self.inputs.resize((k + 1).max(2 * self.inputs.len()).min(1 << 28), NodeId::NONE);
+        }
+        self.inputs[k] = id;
     }
 
     /// The constant `value`.
@@ -559,6 +566,38 @@ mod tests {
         assert_ne!(dag.add(x, zero), x);
         assert_ne!(dag.sub(x, x), zero);
         assert_eq!(dag.apply(Op::Pow, &[x, zero]), one);
+    }
+
+    #[test]
+    fn inputs_are_found_by_index_or_by_hash_alike() {
+        // Small indices by index, one far past the DAG's size by hash, then
+        // the array grown past it: every input found once, whichever holds it.
+        let mut dag = ExprDag::new();
+        let far = 5_000_000;
+        let (a, b, c) = (dag.input(0), dag.input(far), dag.input(3));
+        assert!(dag.inputs.len() < 10_000, "a small DAG keeps a small array");
+        for _ in 0..3_000_000 {
+            dag.nodes.push(Node::new(Op::Const(Real::new(0.0)), &[]));
+            dag.select_below.push(false);
+        }
+        let d = dag.input(far - 1);
+        assert!(dag.inputs.len() >= far, "grown with the DAG");
+        assert_eq!([dag.input(0), dag.input(far), dag.input(3), dag.input(far - 1)], [a, b, c, d]);
+        for (k, id) in [(0, a), (far, b), (3, c), (far - 1, d)] {
+            assert_eq!(dag.find(&Node::new(Op::Input(k as u32), &[])), Some(id));
+        }
+        // Renumbering swaps places between the two, and back.
+        let swap = |k: u32| match k {
+            0 => far as u32,
+            k if k == far as u32 => 0,
+            k => k + (1 << 30),
+        };
+        let dag = dag.renumber_inputs(swap);
+        let find = |dag: &ExprDag, k: u32| dag.find(&Node::new(Op::Input(k), &[]));
+        assert_eq!(find(&dag, far as u32), Some(a));
+        assert_eq!(find(&dag, 0), Some(b));
+        assert_eq!(find(&dag, 3 + (1 << 30)), Some(c));
+        assert_eq!(find(&dag, 3), None);
     }
 
     #[test]
