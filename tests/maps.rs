@@ -303,6 +303,45 @@ fn small_kernels_of_large_instances_get_their_hessians_as_maps() {
     }
 }
 
+/// Where the maps found computing common values compute none and their
+/// bodies are small ([`dstar::factor::plan::copies_nothing`]), the
+/// Lagrangian Hessian takes them instead of searching again: the second
+/// search must find the same maps, so the Hessians built from either are
+/// the same kernel, bit for bit.
+#[test]
+fn maps_that_copy_nothing_are_the_copied_maps() {
+    use dstar::factor::plan::{copied_maps, copies_nothing, maps};
+    let mut programs: Vec<(String, Program)> = Vec::new();
+    for family in Zoo::ALL {
+        for form in [Form::Functions, Form::Flat] {
+            let name = format!("{} {} 300", family.name(), form.name());
+            programs.push((name, parse_program(&family.generate(300, form)).expect("the zoo parses")));
+        }
+    }
+    for (family, n) in [("cartpole", 40), ("cartpole", 150), ("fit", 1000), ("gmm", 30)] {
+        for form in [&[][..], &["--flat"][..]] {
+            let program = parse_program(&gen_py(family, n, form)).expect("gen.py parses");
+            programs.push((format!("gen.py {family} {n} {form:?}"), program));
+        }
+    }
+    let mut rng = Rng::new(11);
+    let mut reused = Vec::new();
+    for (name, program) in &programs {
+        let f = program.kernel().unwrap();
+        let Some(found) = maps(&f).filter(copies_nothing) else { continue };
+        let copied = copied_maps(&f).unwrap_or_else(|| panic!("{name}: the second search finds maps"));
+        let (a, pattern_a) = dstar::factor::mapped_hessian(&found);
+        let (b, pattern_b) = dstar::factor::mapped_hessian(&copied);
+        assert_eq!(pattern_a, pattern_b, "{name}: the Hessian's pattern");
+        assert_eq!(a.count_ops(), b.count_ops(), "{name}: the Hessian's ops");
+        let input = rng.point(f.num_inputs() + f.num_outputs(), -1.0, 1.0);
+        assert!(same_bits(&a.eval(&input), &b.eval(&input)), "{name}: the Hessians' values");
+        reused.push(name.clone());
+    }
+    eprintln!("maps reused on {reused:?}");
+    assert!(reused.len() >= 4, "maps reused on {reused:?} only");
+}
+
 #[test]
 fn neighbours_sharing_a_node_become_maps_by_copying() {
     // Collocation: each node's dynamics (a call, or written out) is read by

@@ -499,7 +499,11 @@ impl Maps {
     }
 
     fn copied(&self, f: &Kernel) -> Option<&Decomposition> {
-        self.copied.get_or_init(|| crate::plan::copied_maps(f)).as_ref()
+        let search = || match self.computed.get() {
+            Some(Some(found)) if crate::plan::copies_nothing(found) => Some(found.clone()),
+            _ => crate::plan::copied_maps(f),
+        };
+        self.copied.get_or_init(search).as_ref()
     }
 
     /// The values as maps ([`mapped_values`]).

@@ -540,6 +540,18 @@ fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
     covers(&best, MAP_MIN_COVER_PERCENT).then_some(written_out_bodies(best, limit))
 }
 
+/// Whether `found` (the maps of [`maps`]) are also the maps
+/// [`copied_maps`] finds, so that the Lagrangian Hessian can take them
+/// without searching again: nothing is computed once (so there is nothing
+/// to copy instead), and every body is written out within the Hessian's
+/// limit ([`MAP_INLINE_HESSIAN_BODY_OPS`]), as the second search would
+/// write it. Cart-pole at 10^5 intervals: a second search of 0.1 s saved.
+pub fn copies_nothing(found: &Decomposition) -> bool {
+    let written_out = |m: &frontend::map::Map| frontend::map::written_out(&m.body);
+    found.computed.is_none()
+        && found.maps.iter().all(|m| !m.body.has_calls() && written_out(m) <= MAP_INLINE_HESSIAN_BODY_OPS)
+}
+
 /// Map bodies of at most this many operations with their calls written
 /// out are written out for values, Jacobians and gradients: the body is
 /// built, differentiated and compiled once whatever its size, and a body
