@@ -29,11 +29,7 @@ impl Active {
             return None;
         }
         let (n, m, dag) = (function.num_variables(), function.num_outputs(), function.dag());
-        let is_variable = |op: Op| matches!(op, Op::Input(k) if (k as usize) < n);
-        let mut varies = vec![false; dag.len()];
-        for v in dag.ids() {
-            varies[v.index()] = is_variable(dag.op(v)) || dag.args(v).iter().any(|a| varies[a.index()]);
-        }
+        let varies = dag.reads_inputs_below(n);
         let outputs: Vec<usize> = (0..m).filter(|&o| varies[function.roots()[o].index()]).collect();
         let roots: Vec<_> = outputs.iter().map(|&o| function.roots()[o]).collect();
         let reach = dag.reachable(&roots);
@@ -66,9 +62,9 @@ impl Active {
     }
 
     /// The kernel's input index of input `k` of a kernel derived from the
-    /// active one with `extra` inputs per active output after its own
-    /// (weights): variables and parameters back in place, the extra inputs
-    /// of active output `i` at `function`'s inputs plus `outputs[i]`.
+    /// active one with one input per active output after its own (a
+    /// weight): variables and parameters back in place, the weight of
+    /// active output `i` at `function`'s inputs plus `outputs[i]`.
     pub fn input(&self, function: &Kernel, k: u32) -> u32 {
         let (k, a) = (k as usize, self.variables.len());
         let own = self.kernel.num_inputs();

@@ -246,14 +246,7 @@ pub fn linearized_edges(function: &Kernel) -> Option<usize> {
         return None;
     }
     let dag = function.dag();
-    let variables = function.num_variables();
-    let mut varies = vec![false; dag.len()];
-    for id in dag.ids() {
-        varies[id.index()] = match dag.op(id) {
-            frontend::Op::Input(k) => (k as usize) < variables,
-            _ => dag.args(id).iter().any(|a| varies[a.index()]),
-        };
-    }
+    let varies = dag.reads_inputs_below(function.num_variables());
     let reach = dag.reachable(function.roots());
     let edges = |id: frontend::NodeId| {
         let args = dag.args(id);

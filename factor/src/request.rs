@@ -224,10 +224,9 @@ pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build,
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
-    let values = Request::Values;
-    let mapped =
-        || plan::maps_pay(values, frontend::map::written_out(f)).then(|| searches.maps.lagrangian(f))?;
-    if let Some((kernel, gradient, lower)) = mapped() {
+    // The kernel holds the values: maps only where they pay for values.
+    let pays = plan::maps_pay(Request::Values, frontend::map::written_out(f));
+    if let Some((kernel, gradient, lower)) = pays.then(|| searches.maps.lagrangian(f)).flatten() {
         let layout =
             Layout::new(vec![Block::Values(f.num_outputs()), Block::Sparse(gradient), Block::Lower(lower)]);
         return Built { kernel: Symbolic::Maps(Box::new(kernel)), layout, method: Some("maps") };

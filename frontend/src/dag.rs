@@ -449,6 +449,20 @@ impl ExprDag {
         crate::copy::copy(self, other, roots, inputs, crate::copy::Calls::Keep)
     }
 
+    /// `reads[i]` tells whether node `i` is an input `k < n` or reads one
+    /// through its arguments (calls' results through the call's
+    /// arguments): the nodes that vary with the first `n` inputs.
+    pub fn reads_inputs_below(&self, n: usize) -> Vec<bool> {
+        let mut reads = vec![false; self.len()];
+        for id in self.ids() {
+            reads[id.index()] = match self.op(id) {
+                Op::Input(k) => (k as usize) < n,
+                _ => self.args(id).iter().any(|a| reads[a.index()]),
+            };
+        }
+        reads
+    }
+
     /// `reachable[i]` tells whether node `i` is reachable from `roots`.
     pub fn reachable(&self, roots: &[NodeId]) -> Vec<bool> {
         let mut reach = vec![false; self.len()];

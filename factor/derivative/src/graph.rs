@@ -83,10 +83,7 @@ impl DerivativeGraph {
         let is_leaf =
             |dag: &ExprDag, v: NodeId| matches!(dag.op(v), Op::Input(k) if (k as usize) < num_inputs);
         // A superset of the path nodes, so partials are built only where they may be needed.
-        let mut reaches_leaf = vec![false; size];
-        for v in dag.ids() {
-            reaches_leaf[v.index()] = is_leaf(dag, v) || dag.args(v).iter().any(|a| reaches_leaf[a.index()]);
-        }
+        let reaches_leaf = dag.reads_inputs_below(num_inputs);
         let mut candidates = Vec::new();
         for index in 0..size {
             let v = NodeId::from_index(index);
