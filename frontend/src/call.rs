@@ -138,6 +138,12 @@ pub struct Site {
     pub level: u32,
     /// The argument nodes, one per argument of the function.
     pub args: Box<[NodeId]>,
+    /// The node of result 0 and how many results were made with it, at
+    /// consecutive ids outside the hash-cons table
+    /// ([`ExprDag::call`](crate::ExprDag::call) makes a new site's results
+    /// together: a call costs no probe per result); `(NONE, 0)` where they
+    /// were made one by one.
+    pub(crate) results: (NodeId, u32),
 }
 
 impl Site {

@@ -180,8 +180,21 @@ impl ExprDag {
     /// same arguments is the same site. Panics on a wrong argument count.
     pub fn call(&mut self, function: &Arc<FunctionDef>, args: &[NodeId]) -> Vec<NodeId> {
         assert_eq!(args.len(), function.args().len(), "{}: an argument per parameter", function.name());
+        let sites = self.sites.len();
         let site = self.site_of(function, 0, args);
-        (0..function.results().len()).map(|out| self.call_out(site, out)).collect()
+        let results = function.results().len();
+        if site as usize != sites {
+            return (0..results).map(|out| self.call_out(site, out)).collect();
+        }
+        // A new site: none of its results can be a node yet.
+        let first = NodeId::from_index(self.nodes.len());
+        for out in 0..results {
+            let out = u32::try_from(out).expect("fewer than 2^32 results");
+            self.select_below.push(false);
+            self.nodes.push(Node::new(Op::Call(CallOut { site, out }), &[]));
+        }
+        self.sites[site as usize].results = (first, u32::try_from(results).expect("fewer than 2^32 results"));
+        (0..results).map(|out| NodeId::from_index(first.index() + out)).collect()
     }
 
     /// Result `out` of the call of `function`'s derivative chain at `level`
@@ -231,7 +244,8 @@ impl ExprDag {
             return site;
         }
         let site = u32::try_from(self.sites.len()).expect("fewer than 2^32 call sites");
-        self.sites.push(Site { function: Arc::clone(function), level, args: args.into() });
+        let results = (NodeId::NONE, 0);
+        self.sites.push(Site { function: Arc::clone(function), level, args: args.into(), results });
         self.site_table.insert_unique(hash, (site, hash), |&(_, h)| h);
         site
     }
@@ -256,6 +270,9 @@ impl ExprDag {
 
     /// Looks up an existing node without adding it.
     pub fn find(&self, node: &Node) -> Option<NodeId> {
+        if let Some(id) = self.site_out(node) {
+            return Some(id);
+        }
         if let Op::Input(k) = node.op {
             if let Some(&id) = self.inputs.get(k as usize).filter(|&&id| id != NodeId::NONE) {
                 return Some(id);
@@ -276,6 +293,9 @@ impl ExprDag {
             node.args().iter().all(|a| a.index() < self.len()),
             "{node:?}: arguments must be nodes of this DAG, created before their parent"
         );
+        if let Some(id) = self.site_out(&node) {
+            return id;
+        }
         if let Some(k) = self.indexed(&node) {
             if let Some(id) = self.find(&node) {
                 return id;
@@ -351,6 +371,14 @@ impl ExprDag {
         let Op::Input(k) = node.op else { return None };
         let k = k as usize;
         (k < self.inputs.len() || (k < 1 << 28 && k < 2 * self.nodes.len() + 1024)).then_some(k)
+    }
+
+    /// The node of call result `node` where it was made with its site's
+    /// first results ([`ExprDag::call`]), which keeps it outside the table.
+    fn site_out(&self, node: &Node) -> Option<NodeId> {
+        let Op::Call(CallOut { site, out }) = node.op else { return None };
+        let (first, made) = self.sites.get(site as usize)?.results;
+        (out < made).then(|| NodeId::from_index(first.index() + out as usize))
     }
 
     /// Keeps input node `id` at index `k`.
@@ -531,7 +559,7 @@ fn node_hash(node: &Node) -> u32 {
 /// The table's 64-bit hash, a function of the stored 32 bits alone so the
 /// table can grow without rehashing nodes (the multiplier spreads them over
 /// the high bits, which the table uses for its tags).
-fn spread(hash: u32) -> u64 {
+pub(crate) fn spread(hash: u32) -> u64 {
     u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
@@ -612,6 +640,35 @@ mod tests {
         assert_eq!(find(&dag, 0), Some(b));
         assert_eq!(find(&dag, 3 + (1 << 30)), Some(c));
         assert_eq!(find(&dag, 3), None);
+    }
+
+    #[test]
+    fn call_results_are_one_node_each_however_they_are_asked_for() {
+        // `call` makes a new site's results outside the table; every other
+        // way of asking for them must find the same nodes.
+        let mut body = ExprDag::new();
+        let (a, b) = (body.input(0), body.input(1));
+        let roots = vec![body.add(a, b), body.sub(a, b)];
+        let body = crate::Kernel::new(body, roots, 2).expect("a body over its arguments");
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let f = Arc::new(FunctionDef::new("f".into(), names(&["a", "b"]), names(&["s", "d"]), body));
+        let mut dag = ExprDag::new();
+        let (x, y) = (dag.input(0), dag.input(1));
+        // A site made one result at a time, then called whole.
+        let late = dag.call_at_level(&f, 0, &[y, x], 1);
+        let first = dag.call(&f, &[x, y]);
+        assert_eq!(first[1].index(), first[0].index() + 1, "a new site's results are consecutive");
+        let size = dag.len();
+        assert_eq!(dag.call(&f, &[x, y]), first);
+        assert_eq!(dag.call_at_level(&f, 0, &[x, y], 1), first[1]);
+        let Op::Call(c) = dag.op(first[0]) else { panic!("a call result") };
+        assert_eq!(dag.call_out(c.site, 1), first[1]);
+        assert_eq!(dag.find(&Node::new(Op::Call(CallOut { site: c.site, out: 0 }), &[])), Some(first[0]));
+        assert_eq!(dag.len(), size, "nothing made twice");
+        let whole = dag.call(&f, &[y, x]);
+        assert_eq!(whole[1], late);
+        assert_eq!(dag.call(&f, &[y, x]), whole);
+        assert_eq!(dag.len(), size + 1, "only the late site's first result is new");
     }
 
     #[test]

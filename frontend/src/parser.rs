@@ -6,7 +6,7 @@
 
 use crate::builder::{renumber, PARAM_BASE};
 use crate::call::FunctionDef;
-use crate::dag::{ExprDag, NodeId};
+use crate::dag::{spread, ExprDag, NodeId};
 use crate::error::{DidYouMean, ParseError, ParseErrorKind};
 use crate::kernel::Kernel;
 use crate::lexer::{Lexer, Token, TokenStream};
@@ -14,6 +14,7 @@ pub use crate::name::{check_name, reserved, NameError};
 use crate::op::{Cmp, Op};
 use crate::program::{Output, Program, SpanMap};
 use crate::span::Span;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
@@ -224,37 +225,57 @@ struct Binding {
 }
 
 /// The symbol table: the bindings in the order they were made, and a hash
-/// table of their indices. Four-byte slots keep the table small enough to
-/// stay in cache on million-name programs; a binding is read only when the
-/// table finds a likely match.
+/// table of their indices, each with 32 bits of its name's hash (as the
+/// DAG's table: growing never reads a name again). A binding is read only
+/// when the table finds a likely match.
 #[derive(Default)]
 struct Names<'s> {
     bindings: Vec<(&'s str, Binding)>,
-    table: HashTable<u32>,
+    table: HashTable<(u32, u32)>,
 }
 
-fn name_hash(name: &str) -> u64 {
-    FxBuildHasher.hash_one(name)
+/// 32 bits of a name's hash: what the table stores.
+fn name_hash(name: &str) -> u32 {
+    let h = FxBuildHasher.hash_one(name);
+    (h ^ (h >> 32)) as u32
 }
 
 impl<'s> Names<'s> {
     fn reserve(&mut self, additional: usize) {
-        let Names { bindings, table } = self;
-        bindings.reserve(additional);
-        table.reserve(additional, |&i| name_hash(bindings[i as usize].0));
+        self.bindings.reserve(additional);
+        self.table.reserve(additional, |&(_, h)| spread(h));
     }
 
     fn get(&self, name: &str) -> Option<&Binding> {
-        let i = self.table.find(name_hash(name), |&i| self.bindings[i as usize].0 == name)?;
+        let hash = name_hash(name);
+        let same = |&(i, h): &(u32, u32)| h == hash && self.bindings[i as usize].0 == name;
+        let (i, _) = self.table.find(spread(hash), same)?;
         Some(&self.bindings[*i as usize].1)
+    }
+
+    /// Binds `name` unless it is bound; then it returns that binding. One
+    /// probe, where [`Names::get`] and [`Names::insert`] take two.
+    fn insert_new(&mut self, name: &'s str, binding: Binding) -> Result<(), Binding> {
+        let Names { bindings, table } = self;
+        let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
+        let hash = name_hash(name);
+        let same = |&(i, h): &(u32, u32)| h == hash && bindings[i as usize].0 == name;
+        match table.entry(spread(hash), same, |&(_, h)| spread(h)) {
+            Entry::Occupied(entry) => Err(bindings[entry.get().0 as usize].1),
+            Entry::Vacant(entry) => {
+                entry.insert((index, hash));
+                bindings.push((name, binding));
+                Ok(())
+            }
+        }
     }
 
     /// Binds `name`, which callers have checked is not bound yet.
     fn insert(&mut self, name: &'s str, binding: Binding) {
-        let Names { bindings, table } = self;
-        let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
-        table.insert_unique(name_hash(name), index, |&i| name_hash(bindings[i as usize].0));
-        bindings.push((name, binding));
+        let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 names");
+        let hash = name_hash(name);
+        self.table.insert_unique(spread(hash), (index, hash), |&(_, h)| spread(h));
+        self.bindings.push((name, binding));
     }
 
     fn names(&self) -> impl Iterator<Item = &'s str> + '_ {
@@ -806,32 +827,36 @@ impl<'s> Parser<'s> {
 
     /// Declares the next input, `name`, and returns its node.
     fn declare_input(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        self.declare_leaf(name, span, self.inputs.len())?;
+        let node = self.declare_leaf(name, span, self.inputs.len())?;
         self.inputs.push(name.to_string());
-        Ok(self.names.get(name).expect("just declared").node)
+        Ok(node)
     }
 
     /// Declares the next parameter, `name`, and returns its node.
     fn declare_param(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        self.declare_leaf(name, span, PARAM_BASE as usize + self.params.len())?;
+        let node = self.declare_leaf(name, span, PARAM_BASE as usize + self.params.len())?;
         self.params.push(name.to_string());
-        Ok(self.names.get(name).expect("just declared").node)
+        Ok(node)
     }
 
-    /// Binds `name` to input node `k`, unless it is reserved or bound.
-    fn declare_leaf(&mut self, name: &'s str, span: Span, k: usize) -> Result<(), ParseError> {
+    /// Binds `name` to input node `k`, unless it is reserved or bound, and
+    /// returns the node.
+    fn declare_leaf(&mut self, name: &'s str, span: Span, k: usize) -> Result<NodeId, ParseError> {
         check_reserved(name, span)?;
         if self.defined_index(name).is_some() {
             return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
         }
-        if let Some(b) = self.names.get(name) {
+        // The node is made before the name is checked (one probe): on a
+        // duplicate the parse fails, and an unused input changes nothing.
+        let node = self.dag.input(k);
+        if let Err(b) =
+            self.names.insert_new(name, Binding { node, offset: span.start.offset, is_input: true })
+        {
             let first = span_at(self.source, b.offset, name.len());
             return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
         }
-        let node = self.dag.input(k);
         self.spans.fill(&self.dag, span);
-        self.names.insert(name, Binding { node, offset: span.start.offset, is_input: true });
-        Ok(())
+        Ok(node)
     }
 
     fn output(&mut self) -> Result<(), ParseError> {
