@@ -16,7 +16,7 @@ pub(crate) fn forward_edge(graph: &LinearizedGraph, log: bool) -> Pattern {
     for i in graph.vertices() {
         // Front eliminations of (i, j) only add edges leaving i, to vertices
         // after j: the loop ends once i's successors are all outputs.
-        while let Some(j) = first_intermediate(&pattern, pattern.succs(i).iter().copied()) {
+        while let Some(j) = first_intermediate(&pattern, pattern.succs(i).keys().copied()) {
             pattern.apply(Move::Front(i, j));
         }
     }

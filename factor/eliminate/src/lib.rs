@@ -26,6 +26,7 @@ pub mod face;
 pub mod graph;
 pub mod matching;
 pub mod metagraph;
+mod neighbours;
 mod pattern;
 pub mod rng;
 pub mod scarcity;

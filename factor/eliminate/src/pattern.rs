@@ -9,8 +9,7 @@
 
 use crate::cost::Cost;
 use crate::graph::{LinearizedGraph, VertexId, VertexKind};
-use indexmap::IndexSet;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::neighbours::Neighbours;
 
 /// One elementary update `c_ki (+)= c_kj · c_ji` of an elimination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,13 +38,15 @@ pub(crate) enum Move {
 pub(crate) struct Pattern {
     kinds: Vec<VertexKind>,
     /// `preds[j][i]` is the unit flag of edge `i → j`.
-    preds: Vec<BTreeMap<VertexId, bool>>,
-    succs: Vec<BTreeSet<VertexId>>,
-    /// Every edge, indexable so that random moves are drawn in O(1); kept
-    /// only by patterns that draw or list edges ([`Pattern::new`]), not by
-    /// the vertex eliminations ([`Pattern::unlisted`]), where hashing every
-    /// inserted and removed edge took a fifth of their time.
-    edge_list: Option<IndexSet<(VertexId, VertexId)>>,
+    preds: Vec<Neighbours<bool>>,
+    /// `succs[i][j]` is the place of edge `i → j` in the edge list (0 when
+    /// the pattern keeps none).
+    succs: Vec<Neighbours<u32>>,
+    /// Every edge, indexable so that random moves are drawn in O(1); a
+    /// removed edge's place takes the last edge. Kept only by patterns that
+    /// draw or list edges ([`Pattern::new`]), not by the vertex
+    /// eliminations ([`Pattern::unlisted`]).
+    edge_list: Option<Vec<(VertexId, VertexId)>>,
     /// Number of edges.
     edges: usize,
     nonunit: usize,
@@ -98,9 +99,9 @@ impl Pattern {
         let n = kinds.len();
         let mut pattern = Pattern {
             kinds,
-            preds: vec![BTreeMap::new(); n],
-            succs: vec![BTreeSet::new(); n],
-            edge_list: listed.then(IndexSet::new),
+            preds: vec![Neighbours::default(); n],
+            succs: vec![Neighbours::default(); n],
+            edge_list: listed.then(Vec::new),
             edges: 0,
             nonunit: 0,
             live_intermediates: 0,
@@ -145,12 +146,12 @@ impl Pattern {
     }
 
     /// The predecessors of `v` with the unit flags of their edges.
-    pub fn preds(&self, v: VertexId) -> &BTreeMap<VertexId, bool> {
+    pub fn preds(&self, v: VertexId) -> &Neighbours<bool> {
         &self.preds[v.index()]
     }
 
     /// The successors of `v`.
-    pub fn succs(&self, v: VertexId) -> &BTreeSet<VertexId> {
+    pub fn succs(&self, v: VertexId) -> &Neighbours<u32> {
         &self.succs[v.index()]
     }
 
@@ -163,7 +164,7 @@ impl Pattern {
     ///
     /// # Panics
     /// On a pattern built by [`Pattern::unlisted`].
-    pub fn edge_list(&self) -> &IndexSet<(VertexId, VertexId)> {
+    pub fn edge_list(&self) -> &[(VertexId, VertexId)] {
         self.edge_list.as_ref().expect("the pattern lists its edges (Pattern::new)")
     }
 
@@ -196,7 +197,7 @@ impl Pattern {
     pub fn vertex_cost(&self, j: VertexId) -> Cost {
         let mut cost = Cost::ZERO;
         for (&i, &u_ij) in &self.preds[j.index()] {
-            for &k in &self.succs[j.index()] {
+            for &k in self.succs[j.index()].keys() {
                 let u_jk = self.preds[k.index()][&j];
                 cost.mults += usize::from(!(u_ij || u_jk));
                 cost.adds += usize::from(self.preds[k.index()].contains_key(&i));
@@ -210,7 +211,7 @@ impl Pattern {
     pub fn eliminate_vertex(&mut self, j: VertexId) {
         assert!(self.is_live_intermediate(j), "only live intermediates are eliminated, not {j:?}");
         let preds: Vec<VertexId> = self.preds[j.index()].keys().copied().collect();
-        let succs: Vec<VertexId> = self.succs[j.index()].iter().copied().collect();
+        let succs: Vec<VertexId> = self.succs[j.index()].keys().copied().collect();
         for &i in &preds {
             for &k in &succs {
                 self.product(i, j, k);
@@ -250,13 +251,13 @@ impl Pattern {
         assert!(self.allows(m), "{m:?} is not allowed");
         match m {
             Move::Front(i, j) => {
-                let succs: Vec<VertexId> = self.succs[j.index()].iter().copied().collect();
+                let succs: Vec<VertexId> = self.succs[j.index()].keys().copied().collect();
                 for k in succs {
                     self.product(i, j, k);
                 }
                 self.remove_edge(i, j);
                 if self.preds[j.index()].is_empty() {
-                    let succs: Vec<VertexId> = self.succs[j.index()].iter().copied().collect();
+                    let succs: Vec<VertexId> = self.succs[j.index()].keys().copied().collect();
                     for k in succs {
                         self.remove_edge(j, k);
                     }
@@ -287,7 +288,7 @@ impl Pattern {
             cost.adds += usize::from(self.preds[to.index()].contains_key(&from));
         };
         match m {
-            Move::Front(i, j) => self.succs[j.index()].iter().for_each(|&k| count(i, j, k)),
+            Move::Front(i, j) => self.succs[j.index()].keys().for_each(|&k| count(i, j, k)),
             Move::Back(i, j) => self.preds[i.index()].keys().for_each(|&h| count(h, i, j)),
         }
         cost
@@ -311,12 +312,12 @@ impl Pattern {
         match m {
             Move::Front(i, j) => {
                 let u_ij = self.preds[j.index()][&i];
-                for &k in &self.succs[j.index()] {
+                for &k in self.succs[j.index()].keys() {
                     target(i, k, u_ij && self.preds[k.index()][&j]);
                 }
                 delta -= isize::from(!u_ij);
                 if self.preds[j.index()].len() == 1 {
-                    let gone = self.succs[j.index()].iter().filter(|&&k| !self.preds[k.index()][&j]).count();
+                    let gone = self.succs[j.index()].keys().filter(|&&k| !self.preds[k.index()][&j]).count();
                     delta -= gone as isize;
                 }
             }
@@ -403,9 +404,10 @@ impl Pattern {
         }
         let absent = self.preds[to.index()].insert(from, unit).is_none();
         debug_assert!(absent, "edge {from:?} -> {to:?} inserted twice");
-        self.succs[from.index()].insert(to);
+        let place = self.edge_list.as_ref().map_or(0, |list| list.len());
+        self.succs[from.index()].insert(to, u32::try_from(place).expect("fewer than 2^32 edges"));
         if let Some(list) = &mut self.edge_list {
-            list.insert((from, to));
+            list.push((from, to));
         }
         self.edges += 1;
         self.nonunit += usize::from(!unit);
@@ -418,9 +420,12 @@ impl Pattern {
         if self.kinds[to.index()] == VertexKind::Intermediate && self.preds[to.index()].is_empty() {
             self.live_intermediates -= 1;
         }
-        self.succs[from.index()].remove(&to);
+        let place = self.succs[from.index()].remove(&to).expect("removed edges exist");
         if let Some(list) = &mut self.edge_list {
-            list.swap_remove(&(from, to));
+            list.swap_remove(place as usize);
+            if let Some(&(i, j)) = list.get(place as usize) {
+                *self.succs[i.index()].get_mut(&j).expect("listed edges exist") = place;
+            }
         }
         self.edges -= 1;
         self.nonunit -= usize::from(!unit);

@@ -229,7 +229,7 @@ pub(crate) fn greedy_moves(graph: &LinearizedGraph) -> Vec<Move> {
         work.set(work.get().saturating_sub(p.move_work(m)));
         (p.nonunit_delta(m), p.move_cost(m).total())
     };
-    let edges: Vec<(VertexId, VertexId)> = pattern.edge_list().iter().copied().collect();
+    let edges: Vec<(VertexId, VertexId)> = pattern.edge_list().to_vec();
     for (i, j) in edges {
         for m in pattern.moves_on(i, j) {
             heap.push(Reverse((score(&pattern, m), key(m))));
@@ -258,7 +258,7 @@ pub(crate) fn greedy_moves(graph: &LinearizedGraph) -> Vec<Move> {
                 .preds(v)
                 .keys()
                 .map(|&p| (p, v))
-                .chain(pattern.succs(v).iter().map(|&s| (v, s)))
+                .chain(pattern.succs(v).keys().map(|&s| (v, s)))
                 .collect();
             for (i, j) in near {
                 for m in pattern.moves_on(i, j) {
@@ -340,7 +340,7 @@ pub(crate) fn randomized_moves(graph: &LinearizedGraph, anneal: Anneal, start: &
 /// The vertices whose incident moves `m` may re-score.
 fn touched_by(pattern: &Pattern, m: Move) -> Vec<VertexId> {
     match m {
-        Move::Front(i, j) => [i, j].into_iter().chain(pattern.succs(j).iter().copied()).collect(),
+        Move::Front(i, j) => [i, j].into_iter().chain(pattern.succs(j).keys().copied()).collect(),
         Move::Back(i, j) => [i, j].into_iter().chain(pattern.preds(i).keys().copied()).collect(),
     }
 }

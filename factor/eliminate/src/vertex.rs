@@ -48,7 +48,7 @@ pub(crate) fn eliminate_markowitz(pattern: &mut Pattern, among: impl Fn(VertexId
             continue;
         }
         let neighbors: Vec<VertexId> =
-            pattern.preds(j).keys().chain(pattern.succs(j).iter()).copied().collect();
+            pattern.preds(j).keys().chain(pattern.succs(j).keys()).copied().collect();
         pattern.eliminate_vertex(j);
         order.push(j);
         for v in neighbors {
