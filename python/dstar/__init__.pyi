@@ -8,6 +8,7 @@ from ._dstar import (
     Expr as Expr,
     Function as Function,
     InternalError as InternalError,
+    Map as Map,
     ParseError as ParseError,
     Operand as Operand,
     __version__ as __version__,

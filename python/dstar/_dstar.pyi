@@ -1,7 +1,7 @@
 """Type stubs of the extension module (see ``dstar/__init__.pyi`` for docs)."""
 
 from os import PathLike
-from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,16 @@ class Expr:
 
 class Condition:
     def __bool__(self) -> bool: ...
+
+class Map:
+    # Each argument one Operand (shared by every call) or a sequence of n
+    # (one per call); per result a list of n Exprs, or with sum=True their
+    # sum; a tuple of those for several results.
+    @property
+    def n(self) -> int: ...
+    def __call__(
+        self, *args: Union[Operand, Sequence[Operand]], p: Optional[Sequence[Operand]] = None
+    ) -> Union[List[Expr], Expr, Tuple[Union[List[Expr], Expr], ...]]: ...
 
 class Function:
     def __init__(
@@ -96,6 +106,8 @@ class Function:
     def __call__(
         self, *args: Operand, p: Optional[Sequence[Operand]] = None
     ) -> Union[np.ndarray, Expr, Tuple[Expr, ...]]: ...
+    # n calls at once (CasADi's F.map(n)): see Map.
+    def map(self, n: int, *, sum: bool = False) -> Map: ...
     @overload
     def jacobian(self, x: ArrayLike, *, p: Optional[ArrayLike] = None) -> np.ndarray: ...
     @overload

@@ -73,7 +73,7 @@ impl Inputs<'_> {
 pub struct Function {
     function: dstar::Function,
     /// The name its calls print ([`Function::definition`]).
-    name: String,
+    pub(crate) name: String,
     source: OnceLock<String>,
     /// The function as a [`FunctionDef`], built on the first symbolic call.
     definition: OnceLock<Arc<FunctionDef>>,
@@ -99,6 +99,24 @@ impl Function {
 
     fn program(&self) -> &Program {
         self.function.program()
+    }
+
+    /// Number of outputs: results of a call.
+    pub(crate) fn num_outputs(&self) -> usize {
+        self.m()
+    }
+
+    /// The call of this function on expressions `args` (its inputs, then
+    /// its parameters, or the parameters as `p`): an expression per result,
+    /// a tuple of them for several.
+    pub(crate) fn call_on<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        p: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let defaults = self.program().param_values.as_deref();
+        Ok(crate::expr::call(py, self.definition(), self.n(), args, p, defaults)?.into_bound(py))
     }
 
     fn n(&self) -> usize {
@@ -463,8 +481,7 @@ impl Function {
         p: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if crate::expr::has_expr(args, p) {
-            let defaults = self.program().param_values.as_deref();
-            return Ok(crate::expr::call(py, self.definition(), self.n(), args, p, defaults)?.into_bound(py));
+            return self.call_on(py, args, p);
         }
         let (n, q) = (self.n(), self.program().params.len());
         let (x, p) = match args.len() {
@@ -485,6 +502,24 @@ impl Function {
             }
         };
         self.part(py, Request::Values, Part::Block(0), &x, p.as_ref(), Weights::None)
+    }
+
+    /// ``n`` calls at once, as CasADi's ``F.map(n)``: a :class:`Map`
+    /// whose arguments are each one expression or number (shared by every
+    /// call) or a sequence of ``n`` (one per call), and whose results are
+    /// lists of ``n`` expressions, or with ``sum=True`` their sums. The
+    /// calls are the calls a loop makes (see :attr:`calls`), found as one
+    /// map when the model is compiled.
+    ///
+    /// >>> x, u = dstar.symbols("x u")
+    /// >>> step = dstar.Function([x, u], [x + 0.1 * u, x * u], name="step")
+    /// >>> xs, us = dstar.vector("x", 100), dstar.vector("u", 100)
+    /// >>> nxt, cost = step.map(100)(xs, us)
+    /// >>> len(nxt), dstar.Function(xs + us, nxt).calls
+    /// (100, 100)
+    #[pyo3(signature = (n, *, sum = false))]
+    fn map(slf: PyRef<'_, Self>, n: usize, sum: bool) -> crate::map::Map {
+        crate::map::Map::new(slf.into(), n, sum)
     }
 
     /// The Jacobian at ``x`` (columns for the inputs only): dense

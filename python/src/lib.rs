@@ -13,6 +13,7 @@ mod expr;
 mod function;
 mod graph;
 mod interrupt;
+mod map;
 mod nl;
 mod threads;
 
@@ -175,6 +176,7 @@ fn _dstar(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Function>()?;
     m.add_class::<Expr>()?;
     m.add_class::<Condition>()?;
+    m.add_class::<map::Map>()?;
     m.add("ParseError", m.py().get_type::<ParseError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     // The package's version: pyproject.toml takes it from Cargo.toml.

@@ -4,6 +4,7 @@ by the plan without the user doing anything; the derivatives built as maps
 equal NumPy's formulas."""
 
 import numpy as np
+import pytest
 
 import dstar
 from conftest import close
@@ -66,3 +67,59 @@ def test_a_loop_of_calls_and_its_written_out_twin_are_maps():
         close(f.gradient(x, p=p), gradient, 1e-10)
         close(f.hessian(x, p=p), hessian, 1e-10)
         close(f.jacobian(x, p=p)[0], gradient, 1e-10)
+
+
+def shooting(use_map):
+    """Multiple shooting of a pendulum over N intervals: the defects
+    x[k+1] - step(x[k], u[k]) and the sum of the controls' squares, built
+    with a loop of calls or with step.map(N)."""
+    n = 400
+    th, om, u, h = dstar.symbols("th om u h")
+    step = dstar.Function(
+        [th, om, u], [th + h * om, om + h * (u - dstar.sin(th)), u * u], params=[h], name="step"
+    )
+    ths, oms, us = dstar.vector("th", n + 1), dstar.vector("om", n + 1), dstar.vector("u", n)
+    if use_map:
+        nth, nom, cost = step.map(n)(ths[:n], oms[:n], us, 0.05)
+        total = step.map(n, sum=True)(ths[:n], oms[:n], us, 0.05)[2]
+    else:
+        calls = [step(ths[k], oms[k], us[k], 0.05) for k in range(n)]
+        nth, nom, cost = ([c[r] for c in calls] for r in range(3))
+        total = cost[0]
+        for c in cost[1:]:
+            total = total + c
+    defects = [a - b for a, b in zip(ths[1:], nth)] + [a - b for a, b in zip(oms[1:], nom)]
+    return dstar.Function(ths + oms + us, [total] + defects, name="ocp")
+
+
+def test_a_map_is_the_loop_it_stands_for():
+    """step.map(n) makes the calls a loop makes, in the same order: the
+    same program text, hence the same maps and the same numbers."""
+    mapped, looped = shooting(True), shooting(False)
+    assert mapped.source() == looped.source()
+    assert mapped.calls == looped.calls == 400  # the summed map makes the same calls
+    x = np.random.default_rng(3).normal(size=mapped.n_in)
+    assert np.array_equal(mapped(x), looped(x))
+    close(mapped.jacobian(x), looped.jacobian(x), 0.0)
+    weights = np.ones(mapped.n_out)
+    close(mapped.hessian(x, weights), looped.hessian(x, weights), 0.0)
+
+
+def test_map_arguments_are_shared_or_one_per_call():
+    a, b = dstar.symbols("a b")
+    f = dstar.Function([a, b], [a * b], name="f")
+    xs = dstar.vector("x", 3)
+    def shown(e):
+        return str(e).split("; ")[0]
+
+    assert [shown(e) for e in f.map(3)(xs, 2.0)] == ["t1 = f(x_0, 2)", "t1 = f(x_1, 2)", "t1 = f(x_2, 2)"]
+    each = f.map(3)(np.array([1.0, 2.0, 3.0]), xs[0])
+    assert [shown(e) for e in each] == ["t1 = f(1, x_0)", "t1 = f(2, x_0)", "t1 = f(3, x_0)"]
+    assert str(f.map(2, sum=True)(xs[:2], xs[2])) == "t1 = f(x_0, x_2); t2 = f(x_1, x_2); t1 + t2"
+    assert repr(f.map(3, sum=True)) == "f.map(3, sum=True)" and f.map(3).n == 3
+    with pytest.raises(ValueError, match=r"f.map\(3\): argument 1 has 2 items; give 3"):
+        f.map(3)(xs[:2], 1.0)
+    with pytest.raises(TypeError, match=r"f.map\(3\): argument 2 is a NoneType"):
+        f.map(3)(xs, None)
+    with pytest.raises(TypeError, match=r"f\(\) takes its 2 inputs"):
+        f.map(3)(xs)

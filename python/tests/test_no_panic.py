@@ -225,6 +225,12 @@ RECIPES = {
     "sparse": lambda c: [OMIT, True, False],
     "symmetric": lambda c: [OMIT, True],
     "kind": lambda c: ["values", "jacobian", "hessian"],
+    "Function.n": lambda c: [3, 0, 1, -1, 2**70, 2.5, "3"],
+    "sum": lambda c: [OMIT, True, "yes"],
+    # Map (F.map(3)): per input one value shared by every call, or 3 of them
+    "Map.*args": lambda c: [tuple([[c.x, c.y, 1.0]] * c.n), tuple([c.x] * c.n), tuple([[c.x] * 2] * c.n),
+                            tuple([np.ones(3)] * c.n + [1.0] * c.q), (), tuple([None] * c.n),
+                            tuple(["xyz"] * c.n), tuple([{1: 2, 3: 4, 5: 6}] * c.n)],
     "iters": lambda c: [1, 0, OMIT],
     # NLP
     "x0": lambda c: [c.point(c.n), *_vectors(c.n)[1:], None],
@@ -325,6 +331,9 @@ def targets(entry):
     elif owner == "Function":
         for name, f in FUNCTIONS.items():
             yield name, Context(f=f), f
+    elif owner == "Map":
+        for name, f in FUNCTIONS.items():
+            yield name, Context(f=f), f.map(3)
     elif owner == "NLP":
         for name, nlp in NLPS.items():
             yield name, Context(nlp=nlp), nlp
