@@ -12,7 +12,7 @@
 
 use dstar::frontend::{Kernel, Layout, Program};
 use dstar::{backend, factor, Args, Function, Options, Request};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use testkit::native::c_compiler;
 use testkit::{close, gen_py, Tol};
@@ -28,13 +28,6 @@ const WITH_FUNCTIONS: &str = "# @point 0.4 -0.2 0.9\n# @params 1.5\nparam k\nin 
                               function spring(a, b, c) -> (en, fo)\n  en = c * sq(a - b)\n  fo = sin(a) * b\nend\n\
                               e1, f1 = spring(u, v, k)\ne2, f2 = spring(v, w, k)\n\
                               out r1 = e1 + f2\nout r2 = f1 * w\n";
-
-/// A directory of its own for one compilation.
-fn scratch(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dstar-header-{}-{what}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a writable temp dir");
-    dir
-}
 
 /// Runs `command`, panicking with its output unless it succeeds; its stdout.
 fn run(command: &mut Command, what: &str) -> String {
@@ -159,7 +152,8 @@ fn build_and_run(cc: &str, dir: &Path) -> String {
 }
 
 /// Emits `kernel` (blocks `lengths`, output `layout` in parts `names`) as
-/// `f` with its header into a new directory with the program of `blocks`.
+/// `f` with its header into a new scratch directory (removed when dropped)
+/// with the program of `blocks`.
 fn emit(
     what: &str,
     kernel: &Kernel,
@@ -167,14 +161,15 @@ fn emit(
     layout: &Layout,
     names: &[&str],
     main: String,
-) -> PathBuf {
-    let dir = scratch(what);
+) -> testkit::Scratch {
+    let scratch = testkit::scratch(&format!("dstar-header-{what}"));
+    let dir = scratch.path();
     let parts: Vec<_> = names.iter().copied().zip(layout.blocks()).collect();
     let header = backend::emit_c_header(kernel, "f", lengths, &parts).expect("a header");
     std::fs::write(dir.join("kernel.h"), header).expect("writing");
     std::fs::write(dir.join("kernel.c"), backend::emit_c(kernel, "f", lengths).expect("C")).expect("writing");
     std::fs::write(dir.join("main.c"), main).expect("writing");
-    dir
+    scratch
 }
 
 fn assert_matrix(what: &str, got: &[Vec<f64>], want: &[Vec<f64>]) {
@@ -208,11 +203,10 @@ fn check(cc: &str, program: &Program, what: &str) {
         &["values", "jac"],
         main,
     );
-    let (values, dense) = parse_output(&build_and_run(cc, &dir), &[("jac", m, n, false)]);
+    let (values, dense) = parse_output(&build_and_run(cc, dir.path()), &[("jac", m, n, false)]);
     let jit = function.compile(Request::Jacobian).expect("compiles").eval_dense(at).expect("lengths");
     assert_matrix(&format!("{what} values"), &[values], &jit[0]);
     assert_matrix(&format!("{what} Jacobian"), &dense[0], &jit[1]);
-    let _ = std::fs::remove_dir_all(&dir);
 
     let hessian = factor::lagrangian_hessian(program.kernel().expect("a kernel"));
     let lengths = [n, p.len(), m];
@@ -222,13 +216,12 @@ fn check(cc: &str, program: &Program, what: &str) {
     let names = ["values", "grad", "hess"];
     let dir = emit(&format!("{what}-hess"), hessian.kernel(), &lengths, &hessian.layout(), &names, main);
     let shapes = [("grad", 1, n, false), ("hess", n, n, true)];
-    let (_, dense) = parse_output(&build_and_run(cc, &dir), &shapes);
+    let (_, dense) = parse_output(&build_and_run(cc, dir.path()), &shapes);
     let at = at.w(&w);
     let gradient = function.compile(Request::Vjp(1)).expect("compiles").eval_dense(at).expect("lengths");
     assert_matrix(&format!("{what} gradient"), &dense[0], gradient.last().expect("a block"));
     let lower = function.compile(Request::Hessian).expect("compiles").eval_dense(at).expect("lengths");
     assert_matrix(&format!("{what} Hessian"), &dense[1], lower.last().expect("a block"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -66,8 +66,8 @@ fn emit_writes_text_c_rust_and_dot() {
 #[test]
 fn emit_writes_a_c_header_and_one_layout_comment() {
     let file = corpus_file("lyons.dstar");
-    let dir = std::env::temp_dir().join(format!("dstar-cli-header-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = testkit::scratch("dstar-cli-header");
+    let dir = scratch.path();
     let header = dir.join("lyons.h");
     let at = header.to_str().unwrap();
     let (status, c, stderr) = dstar(&["emit", &file, "--target", "c", "--name", "lyons", "--header", at]);
@@ -107,7 +107,6 @@ fn emit_writes_a_c_header_and_one_layout_comment() {
     let (status, _, stderr) = dstar(&["emit", &file, "--target", "c", "--header", "/nonexistent/dir/f.h"]);
     assert_eq!(status, 1);
     assert!(stderr.contains("cannot write /nonexistent/dir/f.h"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 36: a program whose repetitions the plan keeps as maps (gen.py's
@@ -117,8 +116,8 @@ fn emit_writes_a_c_header_and_one_layout_comment() {
 /// gradient and lower triangle's.
 #[test]
 fn emit_writes_maps_as_loops_under_the_same_header() {
-    let dir = std::env::temp_dir().join(format!("dstar-cli-maps-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = testkit::scratch("dstar-cli-maps");
+    let dir = scratch.path();
     let file = dir.join("cartpole.dstar");
     std::fs::write(&file, testkit::gen_py("cartpole", 150, &[])).unwrap();
     let (file, header) = (file.to_str().unwrap(), dir.join("f.h"));
@@ -156,7 +155,6 @@ fn emit_writes_maps_as_loops_under_the_same_header() {
         assert!(rust.contains("for i in 0..150usize {"), "{flags:?}");
         assert!(rust.contains(&dstar::backend::rust_signature("f", &lengths).unwrap()), "{flags:?}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -43,10 +43,8 @@ fn eval_takes_the_point_from_the_command_line() {
 
 #[test]
 fn non_finite_values_are_json_strings() {
-    let dir = std::env::temp_dir().join(format!("dstar-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("nonfinite.dstar");
-    std::fs::write(&file, "in x\nout a = log(x)\nout b = -1/x\nout c = sqrt(x - 1)\n").unwrap();
+    let (_dir, file) =
+        problem("nonfinite.dstar", "in x\nout a = log(x)\nout b = -1/x\nout c = sqrt(x - 1)\n");
     let (status, stdout, _) = dstar(&["eval", file.to_str().unwrap(), "--at", "0", "--json"]);
     assert_eq!(status, 0);
     assert_eq!(stdout.trim(), r#"{"inputs":["x"],"outputs":["a","b","c"],"values":["-inf","-inf","nan"]}"#);
@@ -123,8 +121,8 @@ fn hessians_are_symmetric_matrices_per_output() {
 /// `x^2`'s into NaN.
 #[test]
 fn weights_ask_for_the_lagrangian_and_each_output_stands_alone() {
-    let dir = std::env::temp_dir().join(format!("dstar-cli-each-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = testkit::scratch("dstar-cli-each");
+    let dir = scratch.path();
     let file = dir.join("two.dstar");
     std::fs::write(&file, "in x\nout x^2\nout sqrt(x)\n").unwrap();
     let file = file.to_str().unwrap();
@@ -163,23 +161,22 @@ fn weights_ask_for_the_lagrangian_and_each_output_stands_alone() {
     assert_eq!(status, 0, "{stderr}");
     let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(got["lagrangian_hessian"].as_array().unwrap().len(), 60);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A problem file `name` with `source` in a fresh directory of this test run.
-fn problem(name: &str, source: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("dstar-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(name);
+/// A problem file `name` with `source` in a scratch directory of its own
+/// (removed when dropped).
+fn problem(name: &str, source: &str) -> (testkit::Scratch, std::path::PathBuf) {
+    let dir = testkit::scratch("dstar-cli");
+    let file = dir.path().join(name);
     std::fs::write(&file, source).unwrap();
-    file
+    (dir, file)
 }
 
 /// Issue 31: the text output wrote 1e-150 as 0.000…0001 (150 zeros); it
 /// shows values as --json and the REPL do.
 #[test]
 fn issue_31_text_output_shows_huge_and_tiny_values_with_an_exponent() {
-    let file = problem("square.dstar", "in x\nout y = x*x\n");
+    let (_dir, file) = problem("square.dstar", "in x\nout y = x*x\n");
     let file = file.to_str().unwrap();
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1e-150", "--jacobian"]);
     assert_eq!((status, stdout.as_str()), (0, "y = 1e-300\n  gradient: [2e-150]\n"), "{stderr}");
@@ -198,7 +195,7 @@ fn issue_31_text_output_shows_huge_and_tiny_values_with_an_exponent() {
 /// read as infinity), as it is in a file.
 #[test]
 fn issue_31_values_on_the_command_line_read_as_everywhere() {
-    let file = problem("pair.dstar", "in x, y\nout f = x*y\nout g = x + y\n");
+    let (_dir, file) = problem("pair.dstar", "in x, y\nout f = x*y\nout g = x + y\n");
     let file = file.to_str().unwrap();
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1, 2"]);
     assert_eq!((status, stdout.as_str()), (0, "f = 2\ng = 3\n"), "{stderr}");
@@ -228,7 +225,7 @@ fn issue_31_values_on_the_command_line_read_as_everywhere() {
         assert_eq!(status, 2, "{value}: {stderr}");
         assert!(stderr.contains("expected a value before and after each comma"), "{stderr}");
     }
-    let point = problem("overflow.dstar", "# @point 1e400 1\nin x, y\nout x*y\n");
+    let (_dir, point) = problem("overflow.dstar", "# @point 1e400 1\nin x, y\nout x*y\n");
     let (status, _, stderr) = dstar(&["eval", point.to_str().unwrap()]);
     assert_eq!(status, 2);
     assert!(stderr.contains("1:1: the number '1e400' is too large"), "{stderr}");
@@ -242,7 +239,7 @@ fn values_are_separated_by_commas_or_blanks_everywhere() {
         let source = format!(
             "# @point 1{separator}2\n# @params 3{separator}4\nparam a, b\nin x, y\nout f = a*x + b*y\n"
         );
-        let file = problem("lists.dstar", &source);
+        let (_dir, file) = problem("lists.dstar", &source);
         let file = file.to_str().unwrap();
         let (status, stdout, stderr) = dstar(&["eval", file]);
         assert_eq!((status, stdout.as_str()), (0, "f = 11\n"), "{separator:?}: {stderr}");
@@ -253,11 +250,11 @@ fn values_are_separated_by_commas_or_blanks_everywhere() {
         let (status, _, stderr) = dstar(&["bench", file, "--at", &at, "--params", &params]);
         assert_eq!(status, 0, "{separator:?}: {stderr}");
     }
-    let file = problem("noparams.dstar", "in x, y\nout f = x*y\n");
+    let (_dir, file) = problem("noparams.dstar", "in x, y\nout f = x*y\n");
     let (status, _, stderr) = dstar(&["eval", file.to_str().unwrap(), "--at", "1 2", "--params", "0"]);
     assert_eq!(status, 2);
     assert!(stderr.ends_with("--params has 1 value but the function has 0 parameters\n"), "{stderr}");
-    let file = problem("short.dstar", "# @point 1\nin x, y\nout f = x*y\n");
+    let (_dir, file) = problem("short.dstar", "# @point 1\nin x, y\nout f = x*y\n");
     let (status, _, stderr) = dstar(&["eval", file.to_str().unwrap()]);
     assert_eq!(status, 2);
     assert!(stderr.contains("'# @point' gives 1 number for 2 inputs"), "{stderr}");
@@ -269,7 +266,7 @@ fn values_are_separated_by_commas_or_blanks_everywhere() {
 #[test]
 fn parameters_come_from_the_command_line_or_the_file() {
     let source = "# @params 2\nparam a\nin x, y\nout f = a*x*y\n";
-    let file = problem("param.dstar", source);
+    let (_dir, file) = problem("param.dstar", source);
     let file = file.to_str().unwrap();
     let (status, stdout, stderr) = dstar(&["eval", file, "--at", "1,3", "--jacobian"]);
     assert_eq!((status, stdout.as_str()), (0, "f = 6\n  gradient: [6, 2]\n"), "{stderr}");
@@ -286,7 +283,7 @@ fn parameters_come_from_the_command_line_or_the_file() {
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(stderr.contains("1 parameter"), "--params {bad:?}: {stderr}");
     }
-    let bare = problem("bare.dstar", "param a, b\nin x\nout f = a*x + b\n");
+    let (_dir, bare) = problem("bare.dstar", "param a, b\nin x\nout f = a*x + b\n");
     let (status, _, stderr) = dstar(&["eval", bare.to_str().unwrap(), "--at", "1"]);
     assert_eq!(status, 2);
     assert!(stderr.contains("no '# @params' comment; give their values with --params"), "{stderr}");
@@ -296,7 +293,7 @@ fn parameters_come_from_the_command_line_or_the_file() {
     let (status, stdout, stderr) = dstar(&["stats", file]);
     assert_eq!(status, 0, "{stderr}");
     assert!(stdout.contains("1 parameter"), "{stdout}");
-    let wrong = problem("wrong.dstar", "# @params 1 2\nparam a\nin x\nout a*x\n");
+    let (_dir, wrong) = problem("wrong.dstar", "# @params 1 2\nparam a\nin x\nout a*x\n");
     let (status, _, stderr) = dstar(&["eval", wrong.to_str().unwrap(), "--at", "1"]);
     assert_eq!(status, 2);
     assert!(stderr.contains("1:1:"), "{stderr}");

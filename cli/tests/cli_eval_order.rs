@@ -6,15 +6,18 @@ fn dstar(args: &[&str]) -> (i32, String, String) {
     testkit::command::run(env!("CARGO_BIN_EXE_dstar"), args)
 }
 
-fn file(text: &str, name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("dstar-eval-order-{}-{name}.dstar", std::process::id()));
+/// `text` as the file `name` in a scratch directory (removed when dropped).
+fn file(text: &str, name: &str) -> (testkit::Scratch, String) {
+    let dir = testkit::scratch("dstar-eval-order");
+    let path = dir.path().join(format!("{name}.dstar"));
     std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
+    let path = path.to_str().unwrap().to_string();
+    (dir, path)
 }
 
 #[test]
 fn prints_coefficients_and_derivatives_along_the_direction() {
-    let f = file("in x, y\nout f = exp(x) * y\nout g = 1/(1 - x)\n# @point 0 1\n", "two");
+    let (_dir, f) = file("in x, y\nout f = exp(x) * y\nout g = 1/(1 - x)\n# @point 0 1\n", "two");
     let (status, stdout, stderr) = dstar(&["eval", &f, "--order", "3", "--direction", "1,2", "--json"]);
     assert_eq!(status, 0, "{stderr}");
     let got: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -39,7 +42,7 @@ fn prints_coefficients_and_derivatives_along_the_direction() {
 
 #[test]
 fn bad_orders_and_directions_are_refused_clearly() {
-    let f = file("in x, y\nout sin(x) * y\n# @point 0 1\n", "bad");
+    let (_dir, f) = file("in x, y\nout sin(x) * y\n# @point 0 1\n", "bad");
     let refused = |args: &[&str]| {
         let mut all = vec!["eval", f.as_str()];
         all.extend_from_slice(args);

@@ -11,13 +11,6 @@ fn dstar(args: &[&str]) -> (i32, String, String) {
 
 const HS71: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../frontend/tests/nl/hs71.nl");
 
-/// A scratch directory of this test process.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("dstar-cli-nl-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn eval_reads_an_nl_file_at_its_initial_point() {
     let (status, stdout, stderr) = dstar(&["eval", HS71, "--json"]);
@@ -36,7 +29,8 @@ fn eval_reads_an_nl_file_at_its_initial_point() {
 
 #[test]
 fn the_header_marks_an_nl_file_whatever_its_name() {
-    let dir = scratch("header");
+    let scratch = testkit::scratch("dstar-cli-nl-header");
+    let dir = scratch.path();
     let file = dir.join("model.txt");
     std::fs::copy(HS71, &file).unwrap();
     let (status, stdout, stderr) = dstar(&["eval", file.to_str().unwrap(), "--json"]);
@@ -60,7 +54,8 @@ fn stats_and_emit_take_nl_files() {
 
 #[test]
 fn nl_errors_exit_2_at_their_line() {
-    let dir = scratch("errors");
+    let scratch = testkit::scratch("dstar-cli-nl-errors");
+    let dir = scratch.path();
     let text = std::fs::read_to_string(HS71).unwrap();
     let line = text.lines().position(|l| l.starts_with("C0")).unwrap() + 2;
     let bad: String = text

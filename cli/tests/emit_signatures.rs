@@ -40,8 +40,8 @@ fn help_signatures(help: &str) -> BTreeMap<String, Vec<String>> {
 
 #[test]
 fn issue_34_help_gives_the_signatures_emit_writes() {
-    let dir = std::env::temp_dir().join(format!("dstar-emit-signatures-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = testkit::scratch("dstar-emit-signatures");
+    let dir = scratch.path();
     let plain = dir.join("plain.dstar");
     let with_params = dir.join("params.dstar");
     std::fs::write(&plain, "in x, y\nout sin(x) * y\nout x / y\n").unwrap();
@@ -78,5 +78,4 @@ fn issue_34_help_gives_the_signatures_emit_writes() {
         }
         assert_eq!(help.get(case), Some(&written), "'{case}' in `dstar help emit` against what emit writes");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }

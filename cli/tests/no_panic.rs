@@ -148,21 +148,19 @@ fn written_out(printed: &str) -> Option<String> {
 }
 
 /// The written programs and `count` generated ones (each also without its
-/// `# @params` line if it has one), in a directory of their own.
-fn cases(tag: &str, count: usize) -> Vec<Case> {
-    let dir = std::env::temp_dir().join(format!("dstar-no-panic-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cases: Vec<Case> = WRITTEN.iter().map(|(name, text)| case(&dir, name, text, true)).collect();
+/// `# @params` line if it has one), written into `dir`.
+fn cases(dir: &std::path::Path, count: usize) -> Vec<Case> {
+    let mut cases: Vec<Case> = WRITTEN.iter().map(|(name, text)| case(dir, name, text, true)).collect();
     let mut rng = testkit::Rng::new(34);
     for k in 0..count {
         let ops = 6 + rng.below(if testkit::long_run() { 60 } else { 20 });
         let text = testkit::functions::generate(&mut rng, ops).structured;
         // The first generated program is benched in the short run, every one in the long run.
-        cases.push(case(&dir, &format!("generated_{k}"), &text, k == 0 || testkit::long_run()));
+        cases.push(case(dir, &format!("generated_{k}"), &text, k == 0 || testkit::long_run()));
         if text.contains("# @params") {
             let without: String =
                 text.lines().filter(|l| !l.starts_with("# @params")).map(|l| format!("{l}\n")).collect();
-            cases.push(case(&dir, &format!("generated_{k}_no_defaults"), &without, false));
+            cases.push(case(dir, &format!("generated_{k}_no_defaults"), &without, false));
         }
     }
     cases
@@ -195,7 +193,8 @@ fn check(args: &[String], case: &Case) -> (i32, Option<String>) {
 /// listing every run that panicked or failed without a message (keeping
 /// the files). Returns how many runs there were and how many ended in status 0.
 fn run_all(tag: &str, count: usize, commands: impl Fn(&Case) -> Vec<Vec<String>>) -> (usize, usize) {
-    let cases = cases(tag, count);
+    let scratch = testkit::scratch(&format!("dstar-no-panic-{tag}"));
+    let cases = cases(scratch.path(), count);
     let (mut failures, mut runs, mut successes) = (vec![], 0, 0);
     for case in &cases {
         for args in commands(case) {
@@ -212,9 +211,6 @@ fn run_all(tag: &str, count: usize, commands: impl Fn(&Case) -> Vec<Vec<String>>
         failures.len(),
         failures.join("\n\n")
     );
-    if let Some(dir) = cases.first().and_then(|c| c.path.parent()) {
-        std::fs::remove_dir_all(dir).ok();
-    }
     (runs, successes)
 }
 

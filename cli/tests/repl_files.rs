@@ -13,9 +13,8 @@ fn repl(script: &[u8]) -> Run {
 
 #[test]
 fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
-    let dir = std::env::temp_dir().join(format!("dstar-repl-files-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("session.dstar");
+    let dir = testkit::scratch("dstar-repl-files");
+    let file = dir.path().join("session.dstar");
     let path = file.to_str().unwrap();
     let script = format!(
         "f(x, y) = sin(x*y) + x^2\nh(u) = exp(u)\ng(y, x) = x - y\nc = 3\nx = y^2; k(x) = x + 1\n\
@@ -53,16 +52,14 @@ fn issue_12_a_saved_session_is_a_problem_file_and_loads_back() {
             &format!("{}", 2.0 * 2f64.cos() + 2.0)
         ]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 27: parameters are saved with their values, which `dstar eval`
 /// takes as its defaults and a new session gets back.
 #[test]
 fn issue_27_a_saved_session_keeps_its_parameters() {
-    let dir = std::env::temp_dir().join(format!("dstar-repl-params-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("session.dstar");
+    let dir = testkit::scratch("dstar-repl-params");
+    let file = dir.path().join("session.dstar");
     let path = file.to_str().unwrap();
     let script = format!("param g = 9.81, unused = 1\nh(t) = g*t^2/2\nv(t) = diff(h, t)\n:save {path}\n");
     let Run { status, stdout: out, .. } = repl(script.as_bytes());
@@ -84,7 +81,6 @@ fn issue_27_a_saved_session_keeps_its_parameters() {
         out,
         "loaded h(t), v(t); param g = 9.81\nparam g = 9.81\nh(t) = g * t^2 / 2\nv(t) = t * g\n19.62\n"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 12: one non-UTF-8 line ended a piped REPL with status 1 and the

@@ -510,8 +510,8 @@ fn script(rng: Rng, dir: &Path, commands: &[String], lines: usize) -> Vec<u8> {
 
 #[test]
 fn issue_34_generated_sessions_never_panic_nor_hang() {
-    let root = std::env::temp_dir().join(format!("dstar-repl-no-panic-{}", std::process::id()));
-    std::fs::create_dir_all(&root).unwrap();
+    let scratch = testkit::scratch("dstar-repl-no-panic");
+    let root = scratch.path().to_path_buf();
     let help = help(&root);
     for f in &help.functions {
         assert!(
@@ -543,5 +543,4 @@ fn issue_34_generated_sessions_never_panic_nor_hang() {
         assert!(matches!(run.status, 0 | 2), "status {}: {replay}\n{}\n{tail}", run.status, run.stderr);
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let _ = std::fs::remove_dir_all(&root);
 }

@@ -9,15 +9,14 @@ use std::process::Command;
 #[test]
 fn ctrl_c_stops_a_computation_and_keeps_the_session() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/terminal/session.py");
-    let history = std::env::temp_dir().join(format!("dstar-history-{}", std::process::id()));
-    let _ = std::fs::remove_file(&history);
+    let scratch = testkit::scratch("dstar-history");
+    let history = scratch.path().join("history");
     let out = Command::new("python3")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_dstar"))
         .arg(&history)
         .output()
         .expect("python3 runs (the machine's Python drives the pseudo-terminal)");
-    let _ = std::fs::remove_file(&history);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(stdout.trim(), "ok");

@@ -96,13 +96,17 @@ ENTRY_POINTS = entry_points()
 # -- the programs -------------------------------------------------------------
 
 
+# Removed when the interpreter exits (TemporaryDirectory's finalizer).
+_SCRATCH = tempfile.TemporaryDirectory(prefix="dstar-no-panic-")
+
+
 def nl_paths():
     """Paths for ``NLP.from_nl``: the reader's fixtures (Pyomo wrote them),
     the same truncated, with an unknown o-code, not UTF-8, a directory, a
     missing file, not a path."""
     fixtures = pathlib.Path(__file__).resolve().parents[2] / "frontend" / "tests" / "nl"
     good = sorted(fixtures.glob("*.nl"))
-    broken = pathlib.Path(tempfile.mkdtemp(prefix="dstar-no-panic-"))
+    broken = pathlib.Path(_SCRATCH.name)
     hs71 = (fixtures / "hs71.nl").read_bytes() if good else b"g3 1 1 0\n"
     variants = {"truncated.nl": hs71[: len(hs71) // 2], "opcode.nl": hs71.replace(b"o2", b"o74"),
                 "latin1.nl": hs71.replace(b"#", b"\xe9"), "empty.nl": b""}

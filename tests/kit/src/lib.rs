@@ -41,6 +41,7 @@ pub mod map_rules;
 pub mod native;
 pub mod parity;
 pub mod rng;
+pub mod scratch;
 pub mod shapes;
 pub mod structured;
 pub mod timing;
@@ -63,6 +64,7 @@ pub use hyper::{eval_hyper, hessian_oracle, HyperDual, HyperEval};
 pub use jet::{eval_jets, Jet};
 pub use parity::assert_nodewise_parity;
 pub use rng::Rng;
+pub use scratch::{scratch, Scratch};
 pub use structured::gen_py;
 pub use tol::{all_close, close, rows_close, same, same_bits, ulps, well_conditioned, Tol};
 

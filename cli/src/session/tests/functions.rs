@@ -31,8 +31,8 @@ out cost = sq(u) + 0.01 * sq(om1) + c
 
 #[test]
 fn a_file_with_functions_loads_with_its_values() {
-    let path = std::env::temp_dir().join(format!("dstar-functions-{}.dstar", std::process::id()));
-    let path = path.to_string_lossy().into_owned();
+    let dir = testkit::scratch("dstar-functions");
+    let path = dir.path().join("functions.dstar").to_string_lossy().into_owned();
     std::fs::write(&path, FILE).unwrap();
     let mut s = Session::new();
     assert_eq!(
@@ -53,5 +53,4 @@ fn a_file_with_functions_loads_with_its_values() {
     }
     assert_eq!(run(&mut s, "sq(3)"), "9");
     assert_eq!(run(&mut s, "grad(sq)"), "# columns: z\n[2 * z]");
-    let _ = std::fs::remove_file(&path);
 }

@@ -6,10 +6,11 @@
 use super::*;
 use proptest::prelude::*;
 
-fn temp_file(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("dstar-params-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name).display().to_string()
+/// A scratch directory (removed when dropped) and the path of `name` in it.
+fn temp_file(name: &str) -> (testkit::Scratch, String) {
+    let dir = testkit::scratch("dstar-params");
+    let path = dir.path().join(name).display().to_string();
+    (dir, path)
 }
 
 #[test]
@@ -240,7 +241,7 @@ fn clear_and_reset_forget_parameters() {
 
 #[test]
 fn save_and_load_restore_definitions_and_parameter_values() {
-    let path = temp_file("saved.dstar");
+    let (_dir, path) = temp_file("saved.dstar");
     let mut s = Session::new();
     run(&mut s, "param g = 9.81, unused = 4, m = -0.1; h(t) = g*t^2/2; en(v) = m*v^2 + g; c = 3");
     assert_eq!(
@@ -290,12 +291,11 @@ fn save_and_load_restore_definitions_and_parameter_values() {
         "loaded h(t), en(v), c, k(v); param g = 9.81, m = -0.1, n = 5"
     );
     assert_eq!(run(&mut u, "k(2)"), "10");
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
 fn load_reads_parameters_of_any_problem_file() {
-    let path = temp_file("pendulum.dstar");
+    let (_dir, path) = temp_file("pendulum.dstar");
     std::fs::write(
         &path,
         "# @params 9.81 0.5\nparam g, len\nin th, om\nout dom = -g/len*sin(th)\nout dth = om\n",
@@ -340,7 +340,6 @@ fn load_reads_parameters_of_any_problem_file() {
         e.message,
         format!("cannot load {path}: 'x' would be both a parameter and an argument of 'f'")
     );
-    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -350,10 +349,9 @@ fn commands_on_expressions_with_parameters() {
     assert!(run(&mut s, ":ops f").starts_with("function: "));
     let time = run(&mut s, ":time f");
     assert!(time.contains("(at x = 0.5... and the parameters' values;"), "{time}");
-    let dot = temp_file("f.dot");
+    let (_dir, dot) = temp_file("f.dot");
     assert!(run(&mut s, &format!(":dot f {dot}")).starts_with(&format!("wrote {dot}")));
     assert!(std::fs::read_to_string(&dot).unwrap().contains("label=\"a\""), "the partial by a's sin term");
-    let _ = std::fs::remove_file(&dot);
 }
 
 /// Leaves of the generated expressions: variables, parameters, numbers.

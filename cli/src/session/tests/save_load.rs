@@ -183,9 +183,8 @@ proptest! {
 /// or `x = y^2; f(x) = x+1` the saved file was rejected.
 #[test]
 fn issue_12_saved_sessions_load_with_their_own_arguments() {
-    let dir = std::env::temp_dir().join(format!("dstar-save-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("s.dstar").display().to_string();
+    let dir = testkit::scratch("dstar-save");
+    let file = dir.path().join("s.dstar").display().to_string();
     let mut s = Session::new();
     for line in
         ["f(x, y) = sin(x*y) + x^2", "h(u) = exp(u)", "g(y, x) = x - y", "c = 3", "x = y^2; k(x) = x + 1"]
@@ -213,7 +212,6 @@ fn issue_12_saved_sessions_load_with_their_own_arguments() {
     let text = saved(&c);
     assert!(dstar::frontend::parse_program(&text).is_ok(), "{text}");
     assert_eq!(run(&mut loaded(&text), "b()"), "4");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
