@@ -117,6 +117,11 @@ impl ChunkPlan {
         self.chunks.len()
     }
 
+    /// Number of operations, over all chunks.
+    pub(crate) fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+
     /// The operations chunk `c` computes, in a topological order.
     pub(crate) fn ops(&self, c: usize) -> &[NodeId] {
         &self.ops[self.chunks[c].clone()]

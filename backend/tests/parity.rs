@@ -91,3 +91,47 @@ fn random_programs_with_integer_powers_match_node_by_node() {
         }
     }
 }
+
+#[test]
+fn programs_past_the_optimizer_limit_match_the_interpreter_bit_for_bit() {
+    // Straight-line code of `OPTIMIZE_BELOW_OPS` operations or more
+    // compiles without Cranelift's optimizer: every operation, on both
+    // sides of the limit.
+    let compiler = JitCompiler::new().expect("a supported host");
+    let limit = JitCompiler::OPTIMIZE_BELOW_OPS;
+    let mut rng = Rng::new(13);
+    for (seed, ops, past) in [(200, limit / 2, false), (201, 3 * limit, true)] {
+        let case = with_seed(seed, &Shape { outputs: 6000, ..Shape::every(6, ops) });
+        let reach = case.dag.reachable(&case.outputs);
+        let reached: Vec<Op> = case
+            .dag
+            .ids()
+            .filter(|id| reach[id.index()])
+            .map(|id| case.dag.op(id))
+            .filter(|op| !op.is_leaf())
+            .collect();
+        assert_eq!(reached.len() >= limit, past, "seed {seed}: {} operations", reached.len());
+        let seen: HashSet<Op> = reached.iter().copied().collect();
+        assert!(
+            Op::ALL.iter().filter(|op| !op.is_leaf()).all(|op| seen.contains(op)),
+            "seed {seed} misses an operation"
+        );
+        let kernel = compiler
+            .compile(
+                &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
+            )
+            .expect("compiles");
+        let mut out = vec![0.0; case.outputs.len()];
+        for x in case.probe_points(&mut rng) {
+            kernel.eval(&x, &mut out).expect("lengths match");
+            let want = frontend::eval(&case.dag, &case.outputs, &x);
+            for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
+                assert!(
+                    same(got, want),
+                    "seed {seed} ({} operations), output {k}: JIT {got:e}, interpreter {want:e}",
+                    reached.len()
+                );
+            }
+        }
+    }
+}

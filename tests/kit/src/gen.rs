@@ -429,7 +429,9 @@ impl<'a> Builder<'a> {
     /// The value of `node` at the point, evaluating the nodes added since
     /// the last call.
     pub(crate) fn value(&mut self, node: NodeId) -> f64 {
-        for id in self.dag.ids().skip(self.values.len()) {
+        // Not `ids().skip(..)`: skipping a mapped range steps through it,
+        // which made generating a program quadratic in its size.
+        for id in (self.values.len()..self.dag.len()).map(NodeId::from_index) {
             let value = match self.dag.op(id) {
                 Op::Input(k) => self.point[k as usize],
                 op => {
