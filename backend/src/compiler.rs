@@ -499,7 +499,7 @@ impl Session {
                 }
             }
             match compiling {
-                Some(batch) => define_batch(module, batch, listing.as_deref_mut()),
+                Some(batch) => define_batch(module, batch, listing),
                 None => Ok(()),
             }
         })
