@@ -330,3 +330,61 @@ fn issue_34_ties_of_min_and_max_do_not_depend_on_order_or_calls() {
         "ties of min and max: {against_written} results against the written form, {against_duals} Jacobians"
     );
 }
+
+/// A chain of `n` calls of a 6-operation step (3 arguments, 2 results: a
+/// small function), and, with `rest`, an output of `rest` further
+/// operations of the inputs.
+fn small_step_chain(n: usize, rest: usize) -> String {
+    let mut text = String::from("in a0, b0");
+    for i in 0..n {
+        text += &format!(", u{i}");
+    }
+    text += "\nfunction step(a, b, u) -> (a1, b1)\n  a1 = a + 0.1*b\n  b1 = b + 0.1*(u - a*a)\nend\n";
+    for i in 0..n {
+        text += &format!("a{}, b{} = step(a{i}, b{i}, u{i})\n", i + 1, i + 1);
+    }
+    let mut r = String::from("a0");
+    for k in 0..rest / 2 {
+        r = format!("({r})*u{} + b0", k % n);
+    }
+    text += &format!("out a{n}\nout b{n}\nout {r}\n");
+    text
+}
+
+#[test]
+fn small_functions_are_written_out_where_their_calls_are_most_of_the_kernel() {
+    let compiler = JitCompiler::new().expect("a supported host");
+    let mut rng = Rng::new(41);
+    // 40 calls of 18 instructions of glue: 720; past 8 x 720 other
+    // operations the calls stay.
+    for (rest, written_out) in [(0, true), (2000, true), (8 * 720 + 200, false)] {
+        let text = small_step_chain(40, rest);
+        let what = format!("40 calls, {rest} other operations");
+        let program = parse(&text, &what);
+        let kernel = program.kernel().expect("a kernel");
+        let step = &dstar::frontend::call::called_functions(kernel.dag(), kernel.roots(), &[])[0];
+        assert!(dstar::frontend::call::is_small(step), "{what}: the step is small");
+        let chosen = dstar::frontend::call::small_calls_written_out(&kernel);
+        assert_eq!(chosen.has_calls(), !written_out, "{what}");
+        // The machine code calls the step only where the calls stay (the
+        // step and the rest call no library function).
+        let listing = compiler.disassemble(&kernel, 1).expect("compiles");
+        assert_eq!(listing.contains("call "), !written_out, "{what}");
+        // Bit for bit the interpreter's, one point and two at a time.
+        let jit = compiler.compile(&kernel).expect("compiles");
+        compiler.compile_two_points(&kernel, &jit).expect("compiles");
+        for _ in 0..5 {
+            let x = rng.point(kernel.num_inputs(), -1.0, 1.0);
+            let mut out = vec![0.0; kernel.num_outputs()];
+            jit.eval(&x, &mut out).expect("lengths");
+            assert!(same_bits(&out, &kernel.eval(&x)), "{what} at {x:?}");
+        }
+    }
+    // A function bigger than its glue is called.
+    let big = "in x\nfunction g(t) -> (r)\n  r = sin(t)*t + cos(t)*t*t + exp(t)*t + t*t*t*t + log(t*t + 1)\nend\nout g(x) + g(x*x)\n";
+    let program = parse(big, "big");
+    let kernel = program.kernel().expect("a kernel");
+    let g = &dstar::frontend::call::called_functions(kernel.dag(), kernel.roots(), &[])[0];
+    assert!(!dstar::frontend::call::is_small(g), "g is not small");
+    assert!(dstar::frontend::call::small_calls_written_out(&kernel).has_calls());
+}

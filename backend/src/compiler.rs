@@ -23,7 +23,7 @@ use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
-use frontend::call::called_functions;
+use frontend::call::{called_functions, small_calls_written_out};
 use frontend::{ExprDag, Kernel, NodeId, Op, Stop};
 use rayon::prelude::*;
 
@@ -71,14 +71,16 @@ impl JitCompiler {
     /// chunks costs little.
     pub const DEFAULT_CHUNK_SIZE: usize = 1000;
 
-    /// Straight-line code of this many operations or more compiles
-    /// without Cranelift's optimizer (its e-graph pass: a fifth of
-    /// compiling): the DAG has shared and folded what it would, and the
+    /// Straight-line code of this many operations or more, without calls,
+    /// compiles without Cranelift's optimizer (its e-graph pass: a fifth
+    /// of compiling): the DAG has shared and folded what it would, and the
     /// code differs little (the single-shooting Hessian of 1,000 steps,
     /// 2.5 M operations: 20.89 MB against 20.91 MB, as fast; its JIT 1.8 s
-    /// against 2.3 s). Below, it keeps libm's addresses and address
-    /// arithmetic in registers across the loop bodies of maps and functions
-    /// (cart-pole's 10% faster, `calls_shared`'s Hessian 13%).
+    /// against 2.3 s). Smaller kernels, and kernels with calls, keep it:
+    /// it keeps libm's addresses and the call area's addresses in
+    /// registers across calls (cart-pole's maps 10% faster, `calls_shared`'s
+    /// Hessian 13%, the 400-step single-shooting Hessian with functions
+    /// 15-25%).
     pub const OPTIMIZE_BELOW_OPS: usize = 50_000;
 
     /// A compiler for the host machine, with the backtracking allocator.
@@ -156,8 +158,9 @@ impl JitCompiler {
     /// [`CodegenError::InputParts`] for lengths that do not fit; Cranelift's
     /// own failures; [`CodegenError::SelfCheck`].
     pub fn compile_parts(&self, kernel: &Kernel, lengths: &[usize]) -> Result<JitKernel, CodegenError> {
-        let callees = self.compile_callees(kernel)?;
-        self.compile_with(kernel, lengths, &callees)
+        let kernel = small_calls_written_out(kernel);
+        let callees = self.compile_callees(&kernel)?;
+        self.compile_with(&kernel, lengths, &callees)
     }
 
     /// [`compile_parts`](Self::compile_parts) of a kernel whose calls are
@@ -178,11 +181,13 @@ impl JitCompiler {
     /// Compiles every function `kernel` calls, to any depth, callees first,
     /// each once (with the callees compiled before it): a loop over the
     /// call graph, however deep it nests.
+    /// Each body with its small calls written out
+    /// ([`small_calls_written_out`]), as the kernel.
     fn compile_callees(&self, kernel: &Kernel) -> Result<Callees, CodegenError> {
         let mut callees = Callees::default();
         for function in called_functions(kernel.dag(), kernel.roots(), &[]) {
-            let body = function.body();
-            let jit = self.compile_with(body, &[body.num_inputs()], &callees)?;
+            let body = small_calls_written_out(function.body());
+            let jit = self.compile_with(&body, &[body.num_inputs()], &callees)?;
             callees.insert(&function, jit);
         }
         Ok(callees)
@@ -232,6 +237,7 @@ impl JitCompiler {
         if jit.has_two_points() {
             return Ok(());
         }
+        let kernel = &*small_calls_written_out(kernel);
         let parts = &jit.parts;
         let Built { code, chunks, scratch_len } =
             self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees)?;
@@ -256,8 +262,9 @@ impl JitCompiler {
         let mut listing = String::new();
         let parts = InputParts::new(&[kernel.num_inputs()]);
         let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
-        let callees = self.compile_callees(kernel)?;
-        self.build(kernel, &parts, variant, Some(&mut listing), &callees)?;
+        let kernel = small_calls_written_out(kernel);
+        let callees = self.compile_callees(&kernel)?;
+        self.build(&kernel, &parts, variant, Some(&mut listing), &callees)?;
         Ok(listing)
     }
 
@@ -423,7 +430,8 @@ struct Session {
     code: OwnedModule,
     isa: OwnedTargetIsa,
     /// The ISA without Cranelift's optimizer, for plans of
-    /// [`JitCompiler::OPTIMIZE_BELOW_OPS`] operations or more; made when first needed.
+    /// [`JitCompiler::OPTIMIZE_BELOW_OPS`] operations or more without
+    /// calls; made when first needed.
     unoptimized: Option<OwnedTargetIsa>,
     regalloc: Regalloc,
     /// The imported library functions, by [`Op::index`].
@@ -457,11 +465,12 @@ impl Session {
         let op_uses = pairs::op_uses(dag, outputs);
         let input =
             LowerInput { dag, plan, libm: &self.libm, sincos: self.sincos, op_uses: &op_uses, parts, calls };
-        if plan.num_ops() >= JitCompiler::OPTIMIZE_BELOW_OPS && self.unoptimized.is_none() {
+        let optimize = plan.num_ops() < JitCompiler::OPTIMIZE_BELOW_OPS || calls.is_some();
+        if !optimize && self.unoptimized.is_none() {
             self.unoptimized = Some(isa(self.regalloc, false)?);
         }
         let isa = match &self.unoptimized {
-            Some(unoptimized) if plan.num_ops() >= JitCompiler::OPTIMIZE_BELOW_OPS => &**unoptimized,
+            Some(unoptimized) if !optimize => &**unoptimized,
             _ => &*self.isa,
         };
         let module = self.code.module_mut();

@@ -202,6 +202,50 @@ pub fn inline(dag: &ExprDag, roots: &[NodeId]) -> (ExprDag, Vec<NodeId>) {
     (out, roots)
 }
 
+/// `kernel` with its calls of small functions ([`is_small`]) written out
+/// (the same values, bit for bit) where the code around those calls is a
+/// fair part of the kernel: at least an eighth of its operations. Compiled
+/// kernels are (the JIT asks), and so are the bodies of the functions they
+/// call. A chain of 1,000 calls of a 6-operation step (3 arguments, 2
+/// results) ran in 21 µs called and 10.6 µs written out, its Jacobian in
+/// 29 µs and 16.5 µs. Where the calls are a small part, as in the Hessian
+/// of that chain (2.5 M operations), copying the kernel would cost more
+/// set-up (0.7 s) than the calls cost it.
+pub fn small_calls_written_out(kernel: &Kernel) -> std::borrow::Cow<'_, Kernel> {
+    use std::borrow::Cow;
+    if !kernel.has_calls() {
+        return Cow::Borrowed(kernel);
+    }
+    let (dag, roots) = (kernel.dag(), kernel.roots());
+    let small: std::collections::HashSet<FunctionId> =
+        called_functions(dag, roots, &[]).iter().filter(|f| is_small(f)).map(|f| FunctionId::of(f)).collect();
+    let glue: u64 = dag
+        .reached_sites(roots)
+        .into_iter()
+        .map(|s| dag.site(s).called())
+        .filter(|f| small.contains(&FunctionId::of(f)))
+        .map(|f| glue(f.body()))
+        .sum();
+    if small.is_empty() || 8 * glue < kernel.count_ops() as u64 {
+        return Cow::Borrowed(kernel);
+    }
+    Cow::Owned(kernel.inlined_if(&|f| small.contains(&FunctionId::of(f))))
+}
+
+/// Whether `function`, its calls written out, is no bigger than the code
+/// that calls it ([`glue`]).
+pub fn is_small(function: &FunctionDef) -> bool {
+    let body = function.body();
+    inlined_ops(body.dag(), body.roots()) <= glue(body)
+}
+
+/// About the instructions of a call of `body`: it stores its arguments,
+/// loads its results (in the callee as well), and enters and leaves a
+/// frame.
+fn glue(body: &Kernel) -> u64 {
+    2 * (body.num_inputs() + body.num_outputs()) as u64 + 8
+}
+
 /// The operations of `roots` of `dag` with every call written out (what
 /// [`inline`] would build, without building it): each function's count is
 /// computed once.

@@ -19,6 +19,10 @@ pub enum Calls<'a> {
     /// Each call's body is copied in its place, to any depth, node for
     /// node: the values of the calls bit for bit.
     Inline,
+    /// The calls of the functions `pick` picks are written out as with
+    /// [`Inline`](Calls::Inline) (and the calls in their bodies, to any
+    /// depth); the others stay.
+    InlineIf(&'a dyn Fn(&FunctionDef) -> bool),
 }
 
 impl std::fmt::Debug for Calls<'_> {
@@ -27,6 +31,7 @@ impl std::fmt::Debug for Calls<'_> {
             Calls::Keep => "Keep",
             Calls::Relink(_) => "Relink",
             Calls::Inline => "Inline",
+            Calls::InlineIf(_) => "InlineIf",
         })
     }
 }
@@ -53,15 +58,20 @@ pub fn copy(
             (Op::Call(c), _) => {
                 let site = from.site(c.site);
                 let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
+                let inline = match calls {
+                    Calls::Inline => true,
+                    Calls::InlineIf(pick) => pick(&site.called()),
+                    Calls::Keep | Calls::Relink(_) => false,
+                };
                 match calls {
-                    Calls::Inline => {
+                    _ if inline => {
                         let results = inlined[c.site as usize].get_or_insert_with(|| {
                             let called = site.called();
                             copy(into, called.body().dag(), called.body().roots(), Some(&args), Calls::Inline)
                         });
                         results[c.out as usize]
                     }
-                    Calls::Keep | Calls::Relink(_) => {
+                    _ => {
                         let relinked = match calls {
                             Calls::Relink(relink) => relink(&site.function),
                             _ => None,

@@ -178,6 +178,19 @@ impl Kernel {
         Kernel { dag, roots, ..self.clone_shape() }
     }
 
+    /// The same function with the calls of the functions `pick` picks
+    /// written out (to any depth in their bodies), the others kept: the
+    /// same values, bit for bit.
+    pub fn inlined_if(&self, pick: &dyn Fn(&crate::call::FunctionDef) -> bool) -> Kernel {
+        if !self.has_calls() {
+            return self.clone();
+        }
+        let mut dag = ExprDag::new();
+        let roots =
+            crate::copy::copy(&mut dag, &self.dag, &self.roots, None, crate::copy::Calls::InlineIf(pick));
+        Kernel { dag, roots, ..self.clone_shape() }
+    }
+
     /// An empty kernel of this one's inputs and variables.
     fn clone_shape(&self) -> Kernel {
         Kernel {
