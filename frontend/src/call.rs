@@ -233,15 +233,15 @@ pub fn small_calls_written_out(kernel: &Kernel) -> std::borrow::Cow<'_, Kernel> 
 }
 
 /// Whether `function`, its calls written out, is no bigger than the code
-/// that calls it ([`glue`]).
+/// that calls it: a call stores its arguments, loads its results (in the
+/// callee as well), and enters and leaves a frame, about
+/// `2 (arguments + results) + 8` instructions.
 pub fn is_small(function: &FunctionDef) -> bool {
     let body = function.body();
     inlined_ops(body.dag(), body.roots()) <= glue(body)
 }
 
-/// About the instructions of a call of `body`: it stores its arguments,
-/// loads its results (in the callee as well), and enters and leaves a
-/// frame.
+/// About the instructions of a call of `body` ([`is_small`]).
 fn glue(body: &Kernel) -> u64 {
     2 * (body.num_inputs() + body.num_outputs()) as u64 + 8
 }
