@@ -451,8 +451,9 @@ impl Session {
     ///
     /// Batches go down a two-stage pipeline: while one batch compiles
     /// (its chunks side by side on rayon's threads), this thread lowers the
-    /// next one into Cranelift IR. Each chunk compiles alone and is defined
-    /// in order, so the code does not depend on the threads.
+    /// next one into Cranelift IR; on a thread of rayon's pool, each batch
+    /// compiles before the next is lowered. Each chunk compiles alone and
+    /// is defined in order, so the code does not depend on the threads.
     fn compile_chunks(
         &mut self,
         dag: &ExprDag,
@@ -501,9 +502,14 @@ impl Session {
                     lowered.push((id, func));
                     self.chunks.push(id);
                 }
-                if let Some(batch) =
-                    compiling.replace(threads.spawn(move || (start, compile_batch(isa, lowered, disasm))))
-                {
+                // A thread of rayon's pool compiles here: blocked on another
+                // thread, it could not help with the work that thread waits on.
+                let batch = if rayon::current_thread_index().is_some() {
+                    Batch::Compiled(start, compile_batch(isa, lowered, disasm))
+                } else {
+                    Batch::Compiling(threads.spawn(move || (start, compile_batch(isa, lowered, disasm))))
+                };
+                if let Some(batch) = compiling.replace(batch) {
                     define_batch(module, batch, listing.as_deref_mut())?;
                 }
             }
@@ -606,14 +612,24 @@ fn compile_batch(
         .collect()
 }
 
-/// Defines in `module`, in order, the chunks of the batch `compiling`
-/// compiles (its first chunk's index, and the chunks), once it has.
+/// A batch of chunks, by its first chunk's index.
+enum Batch<'scope> {
+    /// Compiled already.
+    Compiled(usize, Vec<Result<Compiled, CodegenError>>),
+    /// Being compiled by a thread of its own.
+    Compiling(std::thread::ScopedJoinHandle<'scope, (usize, Vec<Result<Compiled, CodegenError>>)>),
+}
+
+/// Defines in `module`, in order, the chunks of `batch`, once compiled.
 fn define_batch(
     module: &mut JITModule,
-    compiling: std::thread::ScopedJoinHandle<'_, (usize, Vec<Result<Compiled, CodegenError>>)>,
+    batch: Batch<'_>,
     mut listing: Option<&mut String>,
 ) -> Result<(), CodegenError> {
-    let (first, compiled) = compiling.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let (first, compiled) = match batch {
+        Batch::Compiled(first, compiled) => (first, compiled),
+        Batch::Compiling(thread) => thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+    };
     for (index, chunk) in (first..).zip(compiled) {
         let chunk = chunk?;
         module.define_function_bytes(chunk.id, chunk.alignment, &chunk.bytes, &chunk.relocs)?;

@@ -199,3 +199,36 @@ fn issue_31_compiling_stops_between_batches_of_chunks() {
     assert_eq!(asked.load(Ordering::Relaxed), 3, "asked once per batch, until it said stop");
     assert!(compiler.compile(&kernel).is_ok(), "a compiler without the stop compiles it");
 }
+
+#[test]
+fn kernels_compile_on_every_thread_of_rayons_pool_at_once() {
+    // Each compile on a thread of the pool, twice as many as its threads:
+    // a compile that blocked a pool thread on work only the pool can do
+    // would never finish. A watchdog fails the test instead of hanging.
+    use rayon::prelude::*;
+    let case = with_seed(5, &Shape { outputs: 4000, ..Shape::every(6, 120_000) });
+    let kernel = frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap();
+    let reach = case.dag.reachable(&case.outputs);
+    let ops = case.dag.ids().filter(|id| reach[id.index()] && !case.dag.op(*id).is_leaf()).count();
+    assert!(ops > 32 * JitCompiler::DEFAULT_CHUNK_SIZE, "{ops} operations: batches of 16 chunks, several");
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let compiler = JitCompiler::new().unwrap();
+        let x = case.point.clone();
+        let outputs: Vec<Vec<f64>> = (0..2 * rayon::current_num_threads())
+            .into_par_iter()
+            .map(|_| {
+                let jit = compiler.compile(&kernel).expect("compiles");
+                let mut out = vec![0.0; kernel.num_outputs()];
+                jit.eval(&x, &mut out).expect("lengths");
+                out
+            })
+            .collect();
+        done.send((outputs, frontend::eval(kernel.dag(), kernel.roots(), &x))).unwrap();
+    });
+    let (outputs, want) =
+        finished.recv_timeout(std::time::Duration::from_secs(120)).expect("every compile finishes");
+    for out in outputs {
+        assert!(out.iter().zip(&want).all(|(a, b)| same(*a, *b)), "bit for bit the interpreter's");
+    }
+}
