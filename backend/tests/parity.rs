@@ -23,6 +23,22 @@ fn assert_nodewise_parity(
     });
 }
 
+/// `case` compiled whole, against the interpreter bit for bit at its
+/// probe points.
+fn assert_outputs_match(compiler: &JitCompiler, case: &testkit::Case, rng: &mut Rng, what: &str) {
+    let kernel = compiler
+        .compile(&frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap())
+        .expect("compiles");
+    let mut out = vec![0.0; case.outputs.len()];
+    for x in case.probe_points(rng) {
+        kernel.eval(&x, &mut out).expect("lengths match");
+        let want = frontend::eval(&case.dag, &case.outputs, &x);
+        for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
+            assert!(same(got, want), "{what} at {x:?}, output {k}: JIT {got:e}, interpreter {want:e}");
+        }
+    }
+}
+
 #[test]
 fn corpus_matches_the_interpreter() {
     let compiler = JitCompiler::new().expect("a supported host");
@@ -57,22 +73,7 @@ fn random_programs_match_the_interpreter_bit_for_bit() {
         let case = with_seed(seed, &Shape::every(4, 80));
         let reach = case.dag.reachable(&case.outputs);
         seen.extend(case.dag.ids().filter(|id| reach[id.index()]).map(|id| case.dag.op(id)));
-        let kernel = compiler
-            .compile(
-                &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-            )
-            .expect("compiles");
-        let mut out = vec![0.0; case.outputs.len()];
-        for x in case.probe_points(&mut rng) {
-            kernel.eval(&x, &mut out).expect("lengths match");
-            let want = frontend::eval(&case.dag, &case.outputs, &x);
-            for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
-                assert!(
-                    same(got, want),
-                    "seed {seed} at {x:?}, output {k}: JIT {got:e}, interpreter {want:e}"
-                );
-            }
-        }
+        assert_outputs_match(&compiler, &case, &mut rng, &format!("seed {seed}"));
     }
     for op in Op::ALL {
         assert!(seen.contains(&op), "no generated program reaches {op:?}");
@@ -116,22 +117,7 @@ fn programs_past_the_optimizer_limit_match_the_interpreter_bit_for_bit() {
             Op::ALL.iter().filter(|op| !op.is_leaf()).all(|op| seen.contains(op)),
             "seed {seed} misses an operation"
         );
-        let kernel = compiler
-            .compile(
-                &frontend::Kernel::new(case.dag.clone(), case.outputs.to_vec(), case.num_inputs).unwrap(),
-            )
-            .expect("compiles");
-        let mut out = vec![0.0; case.outputs.len()];
-        for x in case.probe_points(&mut rng) {
-            kernel.eval(&x, &mut out).expect("lengths match");
-            let want = frontend::eval(&case.dag, &case.outputs, &x);
-            for (k, (&got, &want)) in out.iter().zip(&want).enumerate() {
-                assert!(
-                    same(got, want),
-                    "seed {seed} ({} operations), output {k}: JIT {got:e}, interpreter {want:e}",
-                    reached.len()
-                );
-            }
-        }
+        let what = format!("seed {seed} ({} operations)", reached.len());
+        assert_outputs_match(&compiler, &case, &mut rng, &what);
     }
 }
