@@ -352,6 +352,52 @@ fn small_step_chain(n: usize, rest: usize) -> String {
 }
 
 #[test]
+fn calls_past_the_optimizer_limit_match_the_interpreter_bit_for_bit() {
+    // In a kernel of `OPTIMIZE_BELOW_OPS` operations or more, the chunks
+    // with calls compile with Cranelift's optimizer and the others without:
+    // calls spread over the kernel, on both sides of the limit.
+    let compiler = JitCompiler::new().expect("a supported host");
+    let mut rng = Rng::new(43);
+    let limit = JitCompiler::OPTIMIZE_BELOW_OPS;
+    for statements in [limit / 8, limit / 2 + 1000] {
+        let mut text = String::from("in x, u0, u1, u2\nfunction g(t) -> (r)\n");
+        text += "  r = sin(t)*t + cos(t)*t*t + exp(t)*t + t*t*t*t + log(t*t + 1)\nend\ns0 = x\n";
+        for k in 1..=statements {
+            if k % 997 == 0 {
+                text += &format!("s{k} = g(s{})*u{}\n", k - 1, k % 3);
+            } else {
+                text += &format!("s{k} = s{}*u{} + x\n", k - 1, k % 3);
+            }
+        }
+        text += &format!("out s{statements}\nout s{}\n", statements / 2);
+        let what = format!("{statements} statements");
+        let program = parse(&text, &what);
+        let kernel = program.kernel().expect("a kernel");
+        assert_eq!(
+            kernel.count_ops() >= limit,
+            statements > limit / 4,
+            "{what}: {} operations",
+            kernel.count_ops()
+        );
+        assert!(dstar::frontend::call::small_calls_written_out(&kernel).has_calls(), "{what}: g is called");
+        let jit = compiler.compile(&kernel).expect("compiles");
+        let mut out = vec![0.0; kernel.num_outputs()];
+        for _ in 0..3 {
+            let x = rng.point(kernel.num_inputs(), -0.3, 0.3);
+            jit.eval(&x, &mut out).expect("lengths");
+            assert!(same_bits(&out, &kernel.eval(&x)), "{what} at {x:?}");
+        }
+        compiler.compile_two_points(&kernel, &jit).expect("compiles");
+        let xs = rng.point(4 * kernel.num_inputs(), -0.3, 0.3);
+        let mut outs = vec![0.0; 4 * kernel.num_outputs()];
+        jit.eval_batch(&xs, &mut outs).expect("lengths");
+        for (x, out) in xs.chunks(kernel.num_inputs()).zip(outs.chunks(kernel.num_outputs())) {
+            assert!(same_bits(out, &kernel.eval(x)), "{what}, two points at a time, at {x:?}");
+        }
+    }
+}
+
+#[test]
 fn small_functions_are_written_out_where_their_calls_are_most_of_the_kernel() {
     let compiler = JitCompiler::new().expect("a supported host");
     let mut rng = Rng::new(41);

@@ -23,8 +23,9 @@ pub(crate) struct Scalar {
     /// Operations computed two at a time, and each pair's vector once computed.
     pairs: ChunkPairs,
     vectors: Vec<Option<Value>>,
-    /// Vectors of two scalars built so far: a product's operands shared by
-    /// several pairs (a matrix row) are packed once.
+    /// Vectors of two scalars built so far, by their lanes: a splat (one
+    /// node twice), or a product's operands shared by several pairs (a
+    /// matrix row), each packed once.
     packed: HashMap<(NodeId, NodeId), Value>,
     /// Outputs stored so far, to check that all are.
     stored: usize,
@@ -189,8 +190,13 @@ impl<M: Module> Lowering<'_, '_, M, Scalar> {
     fn vector(&mut self, lanes: PairOperand) -> Value {
         match lanes {
             PairOperand::Splat(id) => {
+                if let Some(&v) = self.width.packed.get(&(id, id)) {
+                    return v;
+                }
                 let s = self.operand(id);
-                self.b.ins().splat(types::F64X2, s)
+                let v = self.b.ins().splat(types::F64X2, s);
+                self.width.packed.insert((id, id), v);
+                v
             }
             PairOperand::Inputs(i) => {
                 let (part, index) = self.input.parts.locate(i as usize);
