@@ -353,9 +353,9 @@ fn small_step_chain(n: usize, rest: usize) -> String {
 
 #[test]
 fn calls_past_the_optimizer_limit_match_the_interpreter_bit_for_bit() {
-    // In a kernel of `OPTIMIZE_BELOW_OPS` operations or more, the chunks
-    // with calls compile with Cranelift's optimizer and the others without:
-    // calls spread over the kernel, on both sides of the limit.
+    // Straight-line code of `OPTIMIZE_BELOW_OPS` operations or more
+    // compiles without Cranelift's optimizer unless it calls functions:
+    // calls spread over kernels on both sides of the limit.
     let compiler = JitCompiler::new().expect("a supported host");
     let mut rng = Rng::new(43);
     let limit = JitCompiler::OPTIMIZE_BELOW_OPS;

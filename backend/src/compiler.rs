@@ -71,17 +71,16 @@ impl JitCompiler {
     /// chunks costs little.
     pub const DEFAULT_CHUNK_SIZE: usize = 1000;
 
-    /// The chunks of straight-line code of this many operations or more
-    /// compile without Cranelift's optimizer (its e-graph pass: a fifth
-    /// of compiling), except those with calls: the DAG has shared and
-    /// folded what it would, and the code differs little (the
-    /// single-shooting Hessian of 1,000 steps, 2.5 M operations: 20.89 MB
-    /// against 20.91 MB, as fast; its JIT 1.8 s against 2.3 s). Smaller
-    /// kernels, and chunks with calls, keep it: it keeps libm's addresses
-    /// and the call area's addresses in registers across calls (cart-pole's
-    /// maps 10% faster, `calls_shared`'s Hessian 13%, the 400-step
-    /// single-shooting Hessian with functions 15-25% when its chunks with
-    /// calls lost it).
+    /// Straight-line code of this many operations or more, without calls,
+    /// compiles without Cranelift's optimizer (its e-graph pass: a fifth
+    /// of compiling): the DAG has shared and folded what it would, and the
+    /// code differs little (the single-shooting Hessian of 1,000 steps,
+    /// 2.5 M operations: 20.89 MB against 20.91 MB, as fast; its JIT 1.8 s
+    /// against 2.3 s). Smaller kernels, and kernels with calls, keep it:
+    /// it keeps libm's addresses and the call area's addresses in
+    /// registers across calls (cart-pole's maps 10% faster, `calls_shared`'s
+    /// Hessian 13%, the 400-step single-shooting Hessian with functions
+    /// 15-25%).
     pub const OPTIMIZE_BELOW_OPS: usize = 50_000;
 
     /// A compiler for the host machine, with the backtracking allocator.
@@ -430,9 +429,9 @@ struct Built {
 struct Session {
     code: OwnedModule,
     isa: OwnedTargetIsa,
-    /// The ISA without Cranelift's optimizer, for the chunks without calls
-    /// of plans of [`JitCompiler::OPTIMIZE_BELOW_OPS`] operations or more;
-    /// made when first needed.
+    /// The ISA without Cranelift's optimizer, for plans of
+    /// [`JitCompiler::OPTIMIZE_BELOW_OPS`] operations or more without
+    /// calls; made when first needed.
     unoptimized: Option<OwnedTargetIsa>,
     regalloc: Regalloc,
     /// The imported library functions, by [`Op::index`].
@@ -467,14 +466,14 @@ impl Session {
         let op_uses = pairs::op_uses(dag, outputs);
         let input =
             LowerInput { dag, plan, libm: &self.libm, sincos: self.sincos, op_uses: &op_uses, parts, calls };
-        let large = plan.num_ops() >= JitCompiler::OPTIMIZE_BELOW_OPS;
-        if large && self.unoptimized.is_none() {
+        let optimize = plan.num_ops() < JitCompiler::OPTIMIZE_BELOW_OPS || calls.is_some();
+        if !optimize && self.unoptimized.is_none() {
             self.unoptimized = Some(isa(self.regalloc, false)?);
         }
-        let optimized = &*self.isa;
-        let unoptimized = self.unoptimized.as_deref().unwrap_or(optimized);
-        let has_call =
-            |c: usize| calls.is_some() && plan.ops(c).iter().any(|&id| matches!(dag.op(id), Op::Call(_)));
+        let isa = match &self.unoptimized {
+            Some(unoptimized) if !optimize => &**unoptimized,
+            _ => &*self.isa,
+        };
         let module = self.code.module_mut();
         let disasm = listing.is_some();
         let mut fctx = FunctionBuilderContext::new();
@@ -500,16 +499,15 @@ impl Session {
                             lower_chunk::<_, Lanes>(module, &mut func, &mut fctx, &input, &mut cache, c)
                         }
                     }
-                    let isa = if large && !has_call(c) { unoptimized } else { optimized };
-                    lowered.push((id, func, isa));
+                    lowered.push((id, func));
                     self.chunks.push(id);
                 }
                 // A thread of rayon's pool compiles here: blocked on another
                 // thread, it could not help with the work that thread waits on.
                 let batch = if rayon::current_thread_index().is_some() {
-                    Batch::Compiled(start, compile_batch(lowered, disasm))
+                    Batch::Compiled(start, compile_batch(isa, lowered, disasm))
                 } else {
-                    Batch::Compiling(threads.spawn(move || (start, compile_batch(lowered, disasm))))
+                    Batch::Compiling(threads.spawn(move || (start, compile_batch(isa, lowered, disasm))))
                 };
                 if let Some(batch) = compiling.replace(batch) {
                     define_batch(module, batch, listing.as_deref_mut())?;
@@ -604,12 +602,13 @@ impl Compiled {
 
 /// Compiles a batch of lowered chunks side by side, in order.
 fn compile_batch(
-    mut lowered: Vec<(FuncId, Function, &dyn TargetIsa)>,
+    isa: &dyn TargetIsa,
+    mut lowered: Vec<(FuncId, Function)>,
     disasm: bool,
 ) -> Vec<Result<Compiled, CodegenError>> {
     lowered
         .par_drain(..)
-        .map_init(Context::new, |ctx, (id, func, isa)| Compiled::new(isa, ctx, id, func, disasm))
+        .map_init(Context::new, |ctx, (id, func)| Compiled::new(isa, ctx, id, func, disasm))
         .collect()
 }
 
