@@ -9,7 +9,7 @@
 //! in one chunk, so one `sincos` call computes both.
 
 use crate::function_first::FunctionFirst;
-use crate::order::{depth_first, Operations};
+use crate::order::{chunk_end, depth_first, Operations};
 use crate::sincos;
 use frontend::{ExprDag, NodeId};
 use std::ops::Range;
@@ -214,10 +214,9 @@ fn split(
     let mut start = 0;
     while start < ops.len() {
         let limit = if start < boundary { boundary.min(ops.len()) } else { ops.len() };
-        let mut end = (start + chunk_size).min(limit);
-        if end < limit && sincos::partner(dag, ops[end - 1]) == Some(ops[end]) {
-            end += 1;
-        }
+        let end = chunk_end(start, chunk_size, limit, |a, b| {
+            sincos::AVAILABLE && sincos::partner(dag, ops[a]) == Some(ops[b])
+        });
         chunks.push(start..end);
         start = end;
     }

@@ -140,10 +140,8 @@ impl Operations {
         let mut start = 0;
         let mut c = 0;
         while start < order.len() {
-            let mut end = (start + chunk_size).min(order.len());
-            if end < order.len() && self.partner[order[end - 1] as usize] == order[end] {
-                end += 1;
-            }
+            let end =
+                chunk_end(start, chunk_size, order.len(), |a, b| self.partner[order[a] as usize] == order[b]);
             for &i in &order[start..end] {
                 chunk_of[i as usize] = c;
             }
@@ -159,6 +157,23 @@ impl Operations {
             c += 1;
         }
         crossings
+    }
+}
+
+/// Where the chunk of an order starting at `start` ends: `chunk_size`
+/// operations on, at most `limit`, and one more where it would end between
+/// sin/cos partners (`partners(end - 1, end)`, positions in the order).
+pub(crate) fn chunk_end(
+    start: usize,
+    chunk_size: usize,
+    limit: usize,
+    partners: impl Fn(usize, usize) -> bool,
+) -> usize {
+    let end = (start + chunk_size).min(limit);
+    if end < limit && partners(end - 1, end) {
+        end + 1
+    } else {
+        end
     }
 }
 
