@@ -81,12 +81,13 @@ fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
     for map in &d.maps {
         let (width, t) = (map.body.num_inputs(), map.body.num_outputs());
         // A result every instance adds into the same output: summed over
-        // the instances, then added.
+        // the even instances and over the odd ones, then both added.
         let summed: Vec<bool> =
             (0..t).map(|r| (0..map.instances).all(|i| map.targets[i * t + r] == map.targets[r])).collect();
-        let mut sums = vec![0.0; t];
+        let (mut even, mut odd) = (vec![0.0; t], vec![0.0; t]);
         for i in 0..map.instances {
             let leaves: Vec<f64> = map.leaves[i * width..][..width].iter().map(|&k| x[k as usize]).collect();
+            let sums = if i % 2 == 0 { &mut even } else { &mut odd };
             for (r, v) in map.body.eval(&leaves).into_iter().enumerate() {
                 match summed[r] {
                     true => sums[r] += v,
@@ -95,7 +96,7 @@ fn values(d: &Decomposition, x: &[f64]) -> Vec<f64> {
             }
         }
         for r in (0..t).filter(|&r| summed[r]) {
-            out[map.targets[r] as usize] += sums[r];
+            out[map.targets[r] as usize] += even[r] + odd[r];
         }
     }
     out
@@ -399,4 +400,40 @@ fn a_mixture_model_computes_its_shared_values_once() {
     let d = decompose(&program.kernel().unwrap(), &COMPUTING).expect("maps");
     assert_eq!(d.computed.as_ref().map(Kernel::num_outputs), Some(55), "50 exp(q) and 5 sums");
     assert!(check("gmm 17", &program, &COMPUTING, &mut Rng::new(13)));
+}
+
+/// `n` instances of a chain of `steps` steps over `x_i` and the shared
+/// `a` and `b`, each summed into `f` and kept in a row of its own.
+fn shared_chains(n: usize, steps: usize) -> String {
+    let xs: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+    let mut s = format!("in a, b, {}\n", xs.join(", "));
+    for i in 0..n {
+        s += &format!("t{i}_0 = x{i}\n");
+        for k in 1..=steps {
+            s += &format!("t{i}_{k} = t{i}_{}*a + sin(t{i}_{})*b\n", k - 1, k - 1);
+        }
+    }
+    let ends: Vec<String> = (0..n).map(|i| format!("t{i}_{steps}")).collect();
+    s += &format!("out f = {}\n", ends.join(" + "));
+    for (i, end) in ends.iter().enumerate() {
+        s += &format!("out r{i} = {end}*x{i}\n");
+    }
+    s
+}
+
+/// Bodies large enough to run two instances at once, one per SIMD lane,
+/// each lane adding into sums of its own (the value, the shared inputs'
+/// gradient and Hessian entries): on both sides of the pairs' threshold,
+/// and with an instance left over, the compiled map kernels equal their
+/// interpreter bit for bit, and the program within rounding.
+#[test]
+fn sums_of_instances_run_in_pairs_equal_the_interpreter() {
+    let mut rng = Rng::new(19);
+    for n in [7, 8, 9, 16, 17] {
+        let program = parse_program(&shared_chains(n, 40)).unwrap();
+        let d = decompose(&program.kernel().unwrap(), &RULES).expect("maps");
+        assert_eq!(d.maps.iter().map(|m| m.instances).collect::<Vec<_>>(), [n], "{n}: one map");
+        assert!(d.maps[0].body.count_ops() >= 128, "{n}: a body large enough for pairs");
+        assert!(check(&format!("shared chains {n}"), &program, &RULES, &mut rng), "{n}");
+    }
 }

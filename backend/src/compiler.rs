@@ -173,7 +173,7 @@ impl JitCompiler {
     ) -> Result<JitKernel, CodegenError> {
         let parts = self.parts(kernel, lengths)?;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, &parts, Variant::OnePoint, None, callees)?;
+            self.build(kernel, &parts, Variant::OnePoint, None, callees, &[])?;
         let m = kernel.roots().len();
         self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, callees.clone()))
     }
@@ -240,8 +240,8 @@ impl JitCompiler {
         let kernel = &*small_calls_written_out(kernel);
         let parts = &jit.parts;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees)?;
-        let two = TwoPoints::new(code, &chunks, scratch_len);
+            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &[])?;
+        let two = TwoPoints::new(code, &chunks, scratch_len, jit.num_outputs(), 0);
         if self.self_check {
             self_check::two_points(kernel, |x0, x1, out0, out1| {
                 two.eval(parts.split(x0), parts.split(x1), out0, out1)
@@ -249,6 +249,48 @@ impl JitCompiler {
         }
         jit.set_two_points(two);
         Ok(())
+    }
+
+    /// The two-point variant of `jit`, compiled by this compiler from
+    /// `kernel` (a map's body), in which each output `k` with `summed[k]
+    /// = Some(r)` is not stored but added to a running sum per lane: point
+    /// 0's to `out0[m + 2r]`, point 1's to `out0[m + 2r + 1]`, `m` the
+    /// outputs (so `out0` holds `m + 2 ×` the sums, and `out1` `m`). Bit for
+    /// bit the one-point kernel's outputs added to the sums.
+    ///
+    /// # Errors
+    /// As [`compile_two_points`](Self::compile_two_points).
+    pub(crate) fn compile_summing_pairs(
+        &self,
+        kernel: &Kernel,
+        jit: &JitKernel,
+        summed: &[Option<u32>],
+    ) -> Result<TwoPoints, CodegenError> {
+        let m = kernel.roots().len();
+        assert_eq!((kernel.num_inputs(), m), (jit.num_inputs(), jit.num_outputs()), "compiled from `kernel`");
+        assert_eq!(summed.len(), m, "an entry per output");
+        let sums = summed.iter().flatten().count();
+        let slot = |r: u32| u32::try_from(m + 2 * r as usize).expect("fewer than 2^32 outputs and sums");
+        let slots: Vec<Option<u32>> = summed.iter().map(|r| r.map(slot)).collect();
+        let kernel = &*small_calls_written_out(kernel);
+        let parts = &jit.parts;
+        let Built { code, chunks, scratch_len } =
+            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &slots)?;
+        let two = TwoPoints::new(code, &chunks, scratch_len, m, sums);
+        if self.self_check {
+            self_check::two_points(kernel, |x0, x1, out0, out1| {
+                // Sums starting at -0.0 end at the outputs themselves, bit for bit.
+                let mut with_sums = vec![-0.0; m + 2 * sums];
+                two.eval(parts.split(x0), parts.split(x1), &mut with_sums, out1);
+                out0.copy_from_slice(&with_sums[..m]);
+                for (k, slot) in slots.iter().enumerate() {
+                    if let Some(at) = slot.map(|at| at as usize) {
+                        (out0[k], out1[k]) = (with_sums[at], with_sums[at + 1]);
+                    }
+                }
+            })?;
+        }
+        Ok(two)
     }
 
     /// The machine code [`compile`](Self::compile) generates for `kernel`,
@@ -264,7 +306,7 @@ impl JitCompiler {
         let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
         let kernel = small_calls_written_out(kernel);
         let callees = self.compile_callees(&kernel)?;
-        self.build(&kernel, &parts, variant, Some(&mut listing), &callees)?;
+        self.build(&kernel, &parts, variant, Some(&mut listing), &callees, &[])?;
         Ok(listing)
     }
 
@@ -342,6 +384,7 @@ impl JitCompiler {
         variant: Variant,
         listing: Option<&mut String>,
         callees: &Callees,
+        summed: &[Option<u32>],
     ) -> Result<Built, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
@@ -352,6 +395,7 @@ impl JitCompiler {
         let calls = (!callees.is_empty())
             .then(|| CallLayout::new(dag, outputs, callees, lanes * plan.scratch_len(), lanes));
         let mut session = self.session(variant)?;
+        session.summed = summed.to_vec();
         session.compile_chunks(dag, outputs, &plan, parts, listing, calls.as_ref())?;
         session.finish(&plan, calls.as_ref())
     }
@@ -391,6 +435,7 @@ impl JitCompiler {
             sincos,
             signature,
             variant,
+            summed: Vec::new(),
             chunks: Vec::new(),
             stop,
         })
@@ -439,6 +484,8 @@ struct Session {
     sincos: Option<FuncId>,
     signature: Signature,
     variant: Variant,
+    /// Two points: the outputs added to sums ([`LowerInput::summed`]).
+    summed: Vec<Option<u32>>,
     /// The chunks compiled so far, in call order.
     chunks: Vec<FuncId>,
     /// Asked before each batch of chunks.
@@ -464,8 +511,16 @@ impl Session {
         calls: Option<&CallLayout>,
     ) -> Result<(), CodegenError> {
         let op_uses = pairs::op_uses(dag, outputs);
-        let input =
-            LowerInput { dag, plan, libm: &self.libm, sincos: self.sincos, op_uses: &op_uses, parts, calls };
+        let input = LowerInput {
+            dag,
+            plan,
+            libm: &self.libm,
+            sincos: self.sincos,
+            op_uses: &op_uses,
+            parts,
+            calls,
+            summed: &self.summed,
+        };
         let optimize = plan.num_ops() < JitCompiler::OPTIMIZE_BELOW_OPS || calls.is_some();
         if !optimize && self.unoptimized.is_none() {
             self.unoptimized = Some(isa(self.regalloc, false)?);

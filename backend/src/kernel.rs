@@ -81,27 +81,43 @@ impl Callees {
 pub(crate) struct TwoPoints {
     chunks: Vec<TwoPointsFn>,
     scratch_len: usize,
+    outputs: usize,
+    /// Pairs of sums in `out0` after the outputs.
+    sums: usize,
     _code: OwnedModule,
 }
 
 impl TwoPoints {
-    /// Wraps the finalized `chunks` of `code`.
-    pub(crate) fn new(mut code: OwnedModule, chunks: &[FuncId], scratch_len: usize) -> TwoPoints {
+    /// Wraps the finalized `chunks` of `code`, which store `outputs` and
+    /// add to `sums` pairs of sums after them.
+    pub(crate) fn new(
+        mut code: OwnedModule,
+        chunks: &[FuncId],
+        scratch_len: usize,
+        outputs: usize,
+        sums: usize,
+    ) -> TwoPoints {
         let chunks = two_points_chunks(&mut code, chunks);
-        TwoPoints { chunks, scratch_len, _code: code }
+        TwoPoints { chunks, scratch_len, outputs, sums, _code: code }
     }
 
     /// Evaluates the points whose input parts start at `x0` and `x1` into
     /// `out0` and `out1`; the caller checked that each part `p` of either
-    /// point holds the kernel's `lengths[p]` values and that
-    /// `out0.len() == out1.len() == num_outputs`.
+    /// point holds the kernel's `lengths[p]` values. `out1` holds the
+    /// outputs, and `out0` the outputs and then, for the variant adding to
+    /// sums ([`crate::JitCompiler::compile_summing_pairs`]), two per sum.
     #[inline]
     pub(crate) fn eval(&self, x0: Parts, x1: Parts, out0: &mut [f64], out1: &mut [f64]) {
+        assert!(
+            out0.len() == self.outputs + 2 * self.sums && out1.len() == self.outputs,
+            "the outputs and sums of the kernel"
+        );
         let out = [out0.as_mut_ptr(), out1.as_mut_ptr()];
         // SAFETY: the chunk reads part `p` of each point at `x0[p]` and
         // `x1[p]` (lengths checked by the caller; parts the kernel does not
-        // have are never read), writes the `num_outputs` values of `out0`
-        // and `out1` (checked), and reads and writes `scratch[..scratch_len]`
+        // have are never read), writes the outputs of `out0` and `out1`,
+        // reads and writes the sums after them in `out0` (lengths checked
+        // above), and reads and writes `scratch[..scratch_len]`
         // (null for a single chunk, which hands nothing on), this thread's
         // alone. The code lives as long as `self`.
         let run = |chunk: &TwoPointsFn, scratch| unsafe { call_two_points(*chunk, x0, x1, out, scratch) };
@@ -270,6 +286,15 @@ impl std::fmt::Debug for JitKernel {
         f.debug_struct("JitKernel")
             .field("num_inputs", &self.num_inputs)
             .field("num_outputs", &self.num_outputs)
+            .field("chunks", &self.chunks.len())
+            .field("scratch_len", &self.scratch_len)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for TwoPoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TwoPoints")
             .field("chunks", &self.chunks.len())
             .field("scratch_len", &self.scratch_len)
             .finish()

@@ -25,6 +25,8 @@ use std::collections::HashMap;
 /// Inputs and outputs are distinct, always valid, 8-byte aligned.
 const SCALAR: MemFlagsData = MemFlagsData::trusted();
 const SCALAR_LOAD: MemFlagsData = MemFlagsData::trusted().with_readonly().with_can_move();
+/// Running sums in the output, read and written (8-byte aligned).
+const SUMS: MemFlagsData = MemFlagsData::new().with_notrap();
 
 /// Two points per call: each output pair's partner, and the constants.
 pub(crate) struct Lanes {
@@ -59,7 +61,9 @@ impl Width for Lanes {
         let lanes = Lanes {
             x: params.x,
             out: params.out,
-            partner: partners(input.plan.stores(chunk)),
+            partner: partners(
+                input.plan.stores(chunk).iter().map(|&(_, k)| k).filter(|&k| !summed(input, k)),
+            ),
             waiting: HashMap::new(),
             constants: HashMap::new(),
             lane_masks,
@@ -72,8 +76,13 @@ impl Width for Lanes {
     }
 
     /// Stores node `id` as output `k` of both points: with its partner's
-    /// node if that is known, later if it is not, else lane by lane.
+    /// node if that is known, later if it is not, else lane by lane; or
+    /// adds it to its sums ([`LowerInput::summed`]).
     fn store_output<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize, id: NodeId) {
+        if let Some(&Some(at)) = l.input.summed.get(k) {
+            let v = l.operand(id);
+            return l.add_to_sums(at as usize, v);
+        }
         let Some(&j) = l.width.partner.get(&k) else {
             let v = l.operand(id);
             return l.store_lanes(k, v);
@@ -202,6 +211,14 @@ impl Width for Lanes {
 }
 
 impl<M: Module> Lowering<'_, '_, M, Lanes> {
+    /// `v`'s lanes added to the sums at `out0[at]` and `out0[at + 1]`.
+    fn add_to_sums(&mut self, at: usize, v: Value) {
+        let (addr, offset) = address(&mut self.b, self.width.out[0], at);
+        let sums = self.b.ins().load(types::F64X2, SUMS, addr, offset);
+        let sums = self.b.ins().fadd(sums, v);
+        self.b.ins().store(SUMS, sums, addr, offset);
+    }
+
     /// Lane `p` of `v` into `out_p[k]`.
     fn store_lanes(&mut self, k: usize, v: Value) {
         for lane in 0..2 {
@@ -267,10 +284,15 @@ fn vector_bytes(lanes: [f64; 2]) -> ConstantData {
     ConstantData::from(lanes.iter().flat_map(|c| c.to_le_bytes()).collect::<Vec<u8>>())
 }
 
-/// Output indices `k` and `k + 1` both in `stores` (a chunk's), paired in
+/// Whether output `k` is added to sums, not stored.
+fn summed(input: &LowerInput<'_>, k: usize) -> bool {
+    input.summed.get(k).is_some_and(Option::is_some)
+}
+
+/// Output indices `k` and `k + 1` both in `stored` (a chunk's), paired in
 /// increasing order, each mapped to the other.
-fn partners(stores: &[(NodeId, usize)]) -> HashMap<usize, usize> {
-    let mut indices: Vec<usize> = stores.iter().map(|&(_, k)| k).collect();
+fn partners(stored: impl Iterator<Item = usize>) -> HashMap<usize, usize> {
+    let mut indices: Vec<usize> = stored.collect();
     indices.sort_unstable();
     let mut partner = HashMap::new();
     let mut rest = &indices[..];

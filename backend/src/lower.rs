@@ -67,6 +67,10 @@ pub(crate) struct LowerInput<'a> {
     pub parts: &'a InputParts,
     /// Where calls keep their arguments and results, for a kernel with calls.
     pub calls: Option<&'a CallLayout>,
+    /// Two points, a map's body: per output, `Some(at)` where it is added
+    /// to a running sum instead of stored, both lanes side by side at
+    /// `out0[at]` (empty: every output is stored).
+    pub summed: &'a [Option<u32>],
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.

@@ -8,7 +8,7 @@
 use crate::batch::Rows;
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
-use crate::kernel::JitKernel;
+use crate::kernel::{JitKernel, TwoPoints};
 use frontend::map::{Column, Columns, MapKernel};
 use frontend::{Kernel, Stop};
 use rayon::prelude::*;
@@ -45,6 +45,10 @@ enum RestValue {
 #[derive(Debug)]
 struct CompiledPiece {
     body: JitKernel,
+    /// The body's two-point variant, adding its outputs at fixed places
+    /// to a sum per lane ([`JitCompiler::compile_summing_pairs`]), if it
+    /// has one.
+    pairs: Option<TwoPoints>,
     instances: usize,
     gather: Walk,
     places: Walk,
@@ -93,21 +97,13 @@ impl Walk {
         }
     }
 
-    /// [`add_fixed`](Self::add_fixed) of `first`, then of `second`, in one
-    /// pass (each sum takes them in that order, so the result is the same).
-    #[inline]
-    fn add_fixed_two(&self, sums: &mut [f64], first: &[f64], second: &[f64]) {
-        match self.fixed_from {
-            Some(j0) => {
-                let range = j0..j0 + sums.len();
-                let pairs = first[range.clone()].iter().zip(&second[range]);
-                sums.iter_mut().zip(pairs).for_each(|(sum, (a, b))| *sum = (*sum + a) + b);
-            }
-            None => sums
-                .iter_mut()
-                .zip(&self.fixed)
-                .for_each(|(sum, &(j, _))| *sum = (*sum + first[j]) + second[j]),
+    /// Per column: `Some(r)` for the `r`-th fixed one.
+    fn fixed_ranks(&self, columns: usize) -> Vec<Option<u32>> {
+        let mut ranks = vec![None; columns];
+        for (r, &(j, _)) in self.fixed.iter().enumerate() {
+            ranks[j] = Some(u32::try_from(r).expect("fewer than 2^32 columns"));
         }
+        ranks
     }
 
     /// Calls `each(j, entry)` for every column that moves, at instance `i`.
@@ -172,22 +168,24 @@ impl JitCompiler {
                 );
                 assert_eq!(piece.places.columns.len(), piece.body.num_outputs(), "a place per body output");
                 let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
+                let places = Walk::new(&piece.places);
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
                     && !piece.body.has_calls()
                     && piece.body.count_ops() >= TWO_POINT_OPS;
-                if worth_pairs {
+                let summed = places.fixed_ranks(piece.places.columns.len());
+                let pairs = match worth_pairs.then(|| self.compile_summing_pairs(&piece.body, &body, &summed))
+                {
+                    Some(Err(e @ (CodegenError::SelfCheck(_) | CodegenError::Stopped))) => return Err(e),
                     // Cranelift's own failure leaves every instance to run alone.
-                    if let Err(e @ (CodegenError::SelfCheck(_) | CodegenError::Stopped)) =
-                        self.compile_two_points(&piece.body, &body)
-                    {
-                        return Err(e);
-                    }
-                }
+                    Some(Err(_)) | None => None,
+                    Some(Ok(pairs)) => Some(pairs),
+                };
                 Ok(CompiledPiece {
                     body,
+                    pairs,
                     instances: piece.instances,
                     gather: Walk::new(&piece.gather),
-                    places: Walk::new(&piece.places),
+                    places,
                 })
             })
             .collect::<Result<_, CodegenError>>()?;
@@ -364,8 +362,11 @@ impl CompiledPiece {
     /// Every instance: gather (shared arguments once), run the body (two
     /// instances at once where it has its two-point variant), add its
     /// outputs in place, instance by instance; outputs at a place the same
-    /// for every instance summed over the instances first (in `sums`),
-    /// then added, as [`MapKernel::eval`] does.
+    /// for every instance summed over the even and over the odd instances
+    /// first, then added, as [`MapKernel::eval`] does. The pairs add to
+    /// their sums themselves, lane by lane side by side after the body's
+    /// outputs in `body_out`; the instances run alone add to `sums`, the
+    /// even instances' and then the odd ones'.
     fn run(
         &self,
         input: &[f64],
@@ -375,16 +376,16 @@ impl CompiledPiece {
         out: &mut [f64],
     ) {
         let (inputs, outputs) = (self.body.num_inputs(), self.body.num_outputs());
+        let places = &self.places;
+        let fixed = places.fixed.len();
         body_in.resize(inputs, 0.0);
-        body_out.resize(outputs, 0.0);
-        sums.clear();
-        sums.resize(self.places.fixed.len(), 0.0);
+        body_out.clear();
+        body_out.resize(outputs + 2 * fixed, 0.0);
         for &(j, k) in &self.gather.fixed {
             body_in[j] = input[k];
         }
-        let places = &self.places;
         let mut i = 0;
-        if let Some(two) = self.body.two_points() {
+        if let Some(two) = &self.pairs {
             SECOND.with(|second| {
                 let [in1, out1] = &mut *second.borrow_mut();
                 in1.clone_from(body_in);
@@ -394,21 +395,25 @@ impl CompiledPiece {
                     self.gather.moving(i, |j, k| body_in[j] = input[k]);
                     self.gather.moving(i + 1, |j, k| in1[j] = input[k]);
                     two.eval(parts.split(body_in), parts.split(in1), body_out, out1);
-                    places.add_fixed_two(sums, body_out, out1);
                     places.moving(i, |j, k| out[k] += body_out[j]);
                     places.moving(i + 1, |j, k| out[k] += out1[j]);
                     i += 2;
                 }
             });
         }
+        let (values, lanes) = body_out.split_at_mut(outputs);
+        sums.clear();
+        sums.extend(lanes.iter().step_by(2));
+        sums.extend(lanes.iter().skip(1).step_by(2));
+        let (even, odd) = sums.split_at_mut(fixed);
         for i in i..self.instances {
             self.gather.moving(i, |j, k| body_in[j] = input[k]);
-            self.body.eval(body_in, body_out).expect("the body's own lengths");
-            places.add_fixed(sums, body_out);
-            places.moving(i, |j, k| out[k] += body_out[j]);
+            self.body.eval(body_in, values).expect("the body's own lengths");
+            places.add_fixed(if i % 2 == 0 { even } else { odd }, values);
+            places.moving(i, |j, k| out[k] += values[j]);
         }
-        for (sum, &(_, k)) in sums.iter().zip(&self.places.fixed) {
-            out[k] += sum;
+        for ((even, odd), &(_, k)) in even.iter().zip(&*odd).zip(&places.fixed) {
+            out[k] += even + odd;
         }
     }
 }

@@ -44,11 +44,12 @@ impl Language {
         }
     }
 
-    /// A local sum, starting at zero.
-    fn local_sum(self, name: &str) -> String {
+    /// A local pair of sums, of the even instances and of the odd ones,
+    /// starting at zero.
+    fn local_sums(self, name: &str) -> String {
         match self {
-            Language::C => format!("double {name} = 0.0;"),
-            Language::Rust => format!("let mut {name} = 0.0f64;"),
+            Language::C => format!("double {name}[2] = {{0.0, 0.0}};"),
+            Language::Rust => format!("let mut {name} = [0.0f64; 2];"),
         }
     }
 
@@ -233,7 +234,7 @@ struct Loop {
     /// Per body input: where it is read.
     gather: Vec<Slot>,
     /// Per body output: where it is added (a fixed place summed over the
-    /// instances first, in `s{j}`).
+    /// even and the odd instances first, in `s{j}[0]` and `s{j}[1]`).
     places: Vec<Slot>,
 }
 
@@ -457,8 +458,9 @@ impl<'a> Loops<'a> {
     /// Loop `l` over the instances of `body`, in a block of its own: the
     /// body's input and output and the sums declared, the fixed inputs read
     /// once, then per instance the moving inputs read, the body called and
-    /// its results added in order (a fixed place's into its sum), and the
-    /// sums added after the loop, as [`MapKernel::eval`] adds them.
+    /// its results added in order (a fixed place's into the sum of the
+    /// instance's parity), and each pair of sums added after the loop, as
+    /// [`MapKernel::eval`] adds them.
     fn write_loop(&self, s: &mut String, language: Language, l: &Loop, body: &Part<'_>) {
         let index = |slot: &Slot| match &slot.index {
             Index::Fixed(k) => k.to_string(),
@@ -474,7 +476,7 @@ impl<'a> Loops<'a> {
         let _ = writeln!(s, "        {}", language.local_array(BODY_IN, l.gather.len()));
         let _ = writeln!(s, "        {}", language.local_array(BODY_OUT, l.places.len()));
         for (j, _) in l.places.iter().enumerate().filter(|(_, p)| fixed(p)) {
-            let _ = writeln!(s, "        {}", language.local_sum(&format!("s{j}")));
+            let _ = writeln!(s, "        {}", language.local_sums(&format!("s{j}")));
         }
         for (j, slot) in l.gather.iter().enumerate().filter(|(_, g)| fixed(g)) {
             let _ = writeln!(s, "        {BODY_IN}[{j}] = {}[{}];", slot.array, index(slot));
@@ -486,14 +488,14 @@ impl<'a> Loops<'a> {
         let _ = writeln!(s, "            {}", call(language, body));
         for (j, slot) in l.places.iter().enumerate() {
             match fixed(&slot) {
-                true => writeln!(s, "            s{j} += {BODY_OUT}[{j}];"),
+                true => writeln!(s, "            s{j}[i & 1] += {BODY_OUT}[{j}];"),
                 false => writeln!(s, "            {}[{}] += {BODY_OUT}[{j}];", slot.array, index(slot)),
             }
             .expect("writing to a String");
         }
         s.push_str("        }\n");
         for (j, slot) in l.places.iter().enumerate().filter(|(_, p)| fixed(p)) {
-            let _ = writeln!(s, "        {}[{}] += s{j};", slot.array, index(slot));
+            let _ = writeln!(s, "        {}[{}] += s{j}[0] + s{j}[1];", slot.array, index(slot));
         }
         s.push_str("    }\n");
     }
@@ -609,9 +611,9 @@ mod tests {
         let main = &c[c.find("void f(").unwrap()..];
         let loop_at = main.find("for (uint32_t i = 0; i < 4; i++) {").unwrap();
         let shared = main.find("a[1] = x[4];").unwrap();
-        let summed = main.find("out[4] += s1;").unwrap();
+        let summed = main.find("out[4] += s1[0] + s1[1];").unwrap();
         assert!(shared < loop_at && loop_at < summed, "{main}");
-        for line in ["a[0] = x[i];", "f_map0(a, r);", "out[f_table0[i]] += r[0];", "s1 += r[1];"] {
+        for line in ["a[0] = x[i];", "f_map0(a, r);", "out[f_table0[i]] += r[0];", "s1[i & 1] += r[1];"] {
             assert!(main[loop_at..summed].contains(line), "{line} in\n{main}");
         }
         assert!(c.contains("static const uint32_t f_table0[4] = {3, 1, 0, 2};"), "{c}");

@@ -810,7 +810,9 @@ pub struct Piece {
 /// 4. each piece's outputs are added at its places (in the output or the
 ///    scratch slots: adjoints of computed values); an output whose place
 ///    is the same for every instance is summed over the instances first,
-///    in order, and the sum added;
+///    in two sums, one of the even instances and one of the odd ones, each
+///    in order, and the two sums' sum added (compiled, two instances run
+///    at once, one per SIMD lane, each lane adding into a sum of its own);
 /// 5. `post` reads the input, the computed values and the scratch slots,
 ///    and its outputs are added at its places (chaining the summed
 ///    adjoints through the computed values).
@@ -861,22 +863,22 @@ impl MapKernel {
         for piece in &self.pieces {
             let mut gathered = vec![0.0; piece.body.num_inputs()];
             // Outputs at a place the same for every instance: summed over
-            // the instances, then added.
-            let mut sums = vec![0.0; piece.body.num_outputs()];
+            // the even instances and over the odd ones, then both added.
+            let mut sums = vec![[0.0; 2]; piece.body.num_outputs()];
             for i in 0..piece.instances {
                 for (j, g) in gathered.iter_mut().enumerate() {
                     *g = extended[piece.gather.get(i, j)];
                 }
                 for (j, value) in piece.body.eval(&gathered).into_iter().enumerate() {
                     match piece.places.columns[j].constant() {
-                        Some(_) => sums[j] += value,
+                        Some(_) => sums[j][i % 2] += value,
                         None => out[piece.places.get(i, j)] += value,
                     }
                 }
             }
-            for (j, sum) in sums.into_iter().enumerate() {
+            for (j, [even, odd]) in sums.into_iter().enumerate() {
                 if let Some(at) = piece.places.columns[j].constant() {
-                    out[at as usize] += sum;
+                    out[at as usize] += even + odd;
                 }
             }
         }
