@@ -9,7 +9,7 @@ use crate::function_first::FunctionFirst;
 use crate::kernel::{Callees, JitKernel, TwoPoints};
 use crate::lanes::Lanes;
 use crate::libm::Libm;
-use crate::lower::{libm_signature, lower_chunk, LowerInput, ValueCache};
+use crate::lower::{libm_signature, lower_chunk, LowerInput, MapPairs, ValueCache};
 use crate::module::OwnedModule;
 use crate::pairs;
 use crate::scalar::Scalar;
@@ -173,7 +173,7 @@ impl JitCompiler {
     ) -> Result<JitKernel, CodegenError> {
         let parts = self.parts(kernel, lengths)?;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, &parts, Variant::OnePoint, None, callees, &[])?;
+            self.build(kernel, &parts, Variant::OnePoint, None, callees, &MapPairs::default())?;
         let m = kernel.roots().len();
         self.checked(kernel, JitKernel::new(code, &chunks, scratch_len, parts, m, callees.clone()))
     }
@@ -240,7 +240,7 @@ impl JitCompiler {
         let kernel = &*small_calls_written_out(kernel);
         let parts = &jit.parts;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &[])?;
+            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &MapPairs::default())?;
         let two = TwoPoints::new(code, &chunks, scratch_len, jit.num_outputs(), 0);
         if self.self_check {
             self_check::two_points(kernel, |x0, x1, out0, out1| {
@@ -252,38 +252,43 @@ impl JitCompiler {
     }
 
     /// The two-point variant of `jit`, compiled by this compiler from
-    /// `kernel` (a map's body), in which each output `k` with `summed[k]
-    /// = Some(r)` is not stored but added to a running sum per lane: point
-    /// 0's to `out0[m + 2r]`, point 1's to `out0[m + 2r + 1]`, `m` the
-    /// outputs (so `out0` holds `m + 2 ×` the sums, and `out1` `m`). Bit for
-    /// bit the one-point kernel's outputs added to the sums.
+    /// `kernel` (a map's body), which reads each input `k` with `shared[k]`
+    /// from point 0 alone (the caller gives both points the same value
+    /// there), and in which each output `k` with `summed[k] = Some(r)` is
+    /// not stored but added to a running sum per lane: point 0's to
+    /// `out0[m + 2r]`, point 1's to `out0[m + 2r + 1]`, `m` the outputs (so
+    /// `out0` holds `m + 2 ×` the sums, and `out1` `m`). Bit for bit the
+    /// one-point kernel's outputs added to the sums.
     ///
     /// # Errors
     /// As [`compile_two_points`](Self::compile_two_points).
-    pub(crate) fn compile_summing_pairs(
+    pub(crate) fn compile_map_pairs(
         &self,
         kernel: &Kernel,
         jit: &JitKernel,
+        shared: &[bool],
         summed: &[Option<u32>],
     ) -> Result<TwoPoints, CodegenError> {
         let m = kernel.roots().len();
         assert_eq!((kernel.num_inputs(), m), (jit.num_inputs(), jit.num_outputs()), "compiled from `kernel`");
-        assert_eq!(summed.len(), m, "an entry per output");
+        assert_eq!((shared.len(), summed.len()), (kernel.num_inputs(), m), "an entry per input and output");
         let sums = summed.iter().flatten().count();
         let slot = |r: u32| u32::try_from(m + 2 * r as usize).expect("fewer than 2^32 outputs and sums");
         let slots: Vec<Option<u32>> = summed.iter().map(|r| r.map(slot)).collect();
+        let map = MapPairs { shared: shared.to_vec(), summed: slots };
         let kernel = &*small_calls_written_out(kernel);
         let parts = &jit.parts;
         let Built { code, chunks, scratch_len } =
-            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &slots)?;
+            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &map)?;
         let two = TwoPoints::new(code, &chunks, scratch_len, m, sums);
         if self.self_check {
-            self_check::two_points(kernel, |x0, x1, out0, out1| {
+            // Point 1 reads point 0's values where they are shared.
+            self_check::two_points_sharing(kernel, shared, |x0, x1, out0, out1| {
                 // Sums starting at -0.0 end at the outputs themselves, bit for bit.
                 let mut with_sums = vec![-0.0; m + 2 * sums];
                 two.eval(parts.split(x0), parts.split(x1), &mut with_sums, out1);
                 out0.copy_from_slice(&with_sums[..m]);
-                for (k, slot) in slots.iter().enumerate() {
+                for (k, slot) in map.summed.iter().enumerate() {
                     if let Some(at) = slot.map(|at| at as usize) {
                         (out0[k], out1[k]) = (with_sums[at], with_sums[at + 1]);
                     }
@@ -306,7 +311,7 @@ impl JitCompiler {
         let variant = if points == 2 { Variant::TwoPoints } else { Variant::OnePoint };
         let kernel = small_calls_written_out(kernel);
         let callees = self.compile_callees(&kernel)?;
-        self.build(&kernel, &parts, variant, Some(&mut listing), &callees, &[])?;
+        self.build(&kernel, &parts, variant, Some(&mut listing), &callees, &MapPairs::default())?;
         Ok(listing)
     }
 
@@ -384,7 +389,7 @@ impl JitCompiler {
         variant: Variant,
         listing: Option<&mut String>,
         callees: &Callees,
-        summed: &[Option<u32>],
+        map: &MapPairs,
     ) -> Result<Built, CodegenError> {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
@@ -395,7 +400,7 @@ impl JitCompiler {
         let calls = (!callees.is_empty())
             .then(|| CallLayout::new(dag, outputs, callees, lanes * plan.scratch_len(), lanes));
         let mut session = self.session(variant)?;
-        session.summed = summed.to_vec();
+        session.map = map.clone();
         session.compile_chunks(dag, outputs, &plan, parts, listing, calls.as_ref())?;
         session.finish(&plan, calls.as_ref())
     }
@@ -435,7 +440,7 @@ impl JitCompiler {
             sincos,
             signature,
             variant,
-            summed: Vec::new(),
+            map: MapPairs::default(),
             chunks: Vec::new(),
             stop,
         })
@@ -484,8 +489,8 @@ struct Session {
     sincos: Option<FuncId>,
     signature: Signature,
     variant: Variant,
-    /// Two points: the outputs added to sums ([`LowerInput::summed`]).
-    summed: Vec<Option<u32>>,
+    /// Two points of a map's body: its shared inputs and summed outputs.
+    map: MapPairs,
     /// The chunks compiled so far, in call order.
     chunks: Vec<FuncId>,
     /// Asked before each batch of chunks.
@@ -519,7 +524,7 @@ impl Session {
             op_uses: &op_uses,
             parts,
             calls,
-            summed: &self.summed,
+            map: &self.map,
         };
         let optimize = plan.num_ops() < JitCompiler::OPTIMIZE_BELOW_OPS || calls.is_some();
         if !optimize && self.unoptimized.is_none() {

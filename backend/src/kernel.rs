@@ -105,7 +105,7 @@ impl TwoPoints {
     /// `out0` and `out1`; the caller checked that each part `p` of either
     /// point holds the kernel's `lengths[p]` values. `out1` holds the
     /// outputs, and `out0` the outputs and then, for the variant adding to
-    /// sums ([`crate::JitCompiler::compile_summing_pairs`]), two per sum.
+    /// sums ([`crate::JitCompiler::compile_map_pairs`]), two per sum.
     #[inline]
     pub(crate) fn eval(&self, x0: Parts, x1: Parts, out0: &mut [f64], out1: &mut [f64]) {
         assert!(

@@ -12,6 +12,8 @@
 //! called once per lane, `sincos` included.
 
 use crate::convention::{TwoPointsParams, MAX_PARTS};
+#[cfg(doc)]
+use crate::lower::MapPairs;
 use crate::lower::{address, LowerInput, Lowering, Width, VECTOR_LOAD, VECTOR_STORE};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{
@@ -77,9 +79,9 @@ impl Width for Lanes {
 
     /// Stores node `id` as output `k` of both points: with its partner's
     /// node if that is known, later if it is not, else lane by lane; or
-    /// adds it to its sums ([`LowerInput::summed`]).
+    /// adds it to its sums ([`MapPairs::summed`]).
     fn store_output<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize, id: NodeId) {
-        if let Some(&Some(at)) = l.input.summed.get(k) {
+        if let Some(&Some(at)) = l.input.map.summed.get(k) {
             let v = l.operand(id);
             return l.add_to_sums(at as usize, v);
         }
@@ -103,11 +105,17 @@ impl Width for Lanes {
     /// Input `k` of both points. Inputs come two at a time, `x_p[i]` and
     /// `x_p[i + 1]` in one 16-byte load per point, and lane 0 or 1 of both
     /// loads side by side (`unpcklpd`, `unpckhpd`): the partner input's
-    /// loads are the same pure loads, which Cranelift merges.
+    /// loads are the same pure loads, which Cranelift merges. An input
+    /// both points share ([`MapPairs::shared`]) is point 0's, in both lanes.
     fn input<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize) -> Value {
         let (part, index) = l.input.parts.locate(k);
         let len = l.input.parts.lengths()[part];
         let x = l.width.x.map(|parts| parts[part]);
+        if l.input.map.shared.get(k) == Some(&true) {
+            let (addr, offset) = address(&mut l.b, x[0], index);
+            let value = l.b.ins().load(types::F64, SCALAR_LOAD, addr, offset);
+            return l.b.ins().splat(types::F64X2, value);
+        }
         if len < 2 {
             let lanes = x.map(|x| {
                 let (addr, offset) = address(&mut l.b, x, index);
@@ -286,7 +294,7 @@ fn vector_bytes(lanes: [f64; 2]) -> ConstantData {
 
 /// Whether output `k` is added to sums, not stored.
 fn summed(input: &LowerInput<'_>, k: usize) -> bool {
-    input.summed.get(k).is_some_and(Option::is_some)
+    input.map.summed.get(k).is_some_and(Option::is_some)
 }
 
 /// Output indices `k` and `k + 1` both in `stored` (a chunk's), paired in

@@ -67,10 +67,20 @@ pub(crate) struct LowerInput<'a> {
     pub parts: &'a InputParts,
     /// Where calls keep their arguments and results, for a kernel with calls.
     pub calls: Option<&'a CallLayout>,
-    /// Two points, a map's body: per output, `Some(at)` where it is added
-    /// to a running sum instead of stored, both lanes side by side at
-    /// `out0[at]` (empty: every output is stored).
-    pub summed: &'a [Option<u32>],
+    /// Two points of a map's body: its shared inputs and summed outputs
+    /// (empty for other kernels).
+    pub map: &'a MapPairs,
+}
+
+/// How a map's body runs on two instances at once ([`crate::mapped`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MapPairs {
+    /// Per input: whether both instances read the same value (a shared
+    /// argument), loaded once from the first.
+    pub shared: Vec<bool>,
+    /// Per output: `Some(at)` where it is added to a running sum instead of
+    /// stored, both lanes side by side at `out0[at]`.
+    pub summed: Vec<Option<u32>>,
 }
 
 /// Inputs, outputs and scratch are distinct, aligned and always valid.

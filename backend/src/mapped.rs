@@ -46,7 +46,7 @@ enum RestValue {
 struct CompiledPiece {
     body: JitKernel,
     /// The body's two-point variant, adding its outputs at fixed places
-    /// to a sum per lane ([`JitCompiler::compile_summing_pairs`]), if it
+    /// to a sum per lane ([`JitCompiler::compile_map_pairs`]), if it
     /// has one.
     pairs: Option<TwoPoints>,
     instances: usize,
@@ -168,25 +168,21 @@ impl JitCompiler {
                 );
                 assert_eq!(piece.places.columns.len(), piece.body.num_outputs(), "a place per body output");
                 let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
-                let places = Walk::new(&piece.places);
+                let (gather, places) = (Walk::new(&piece.gather), Walk::new(&piece.places));
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
                     && !piece.body.has_calls()
                     && piece.body.count_ops() >= TWO_POINT_OPS;
+                let shared: Vec<bool> =
+                    gather.fixed_ranks(piece.gather.columns.len()).iter().map(Option::is_some).collect();
                 let summed = places.fixed_ranks(piece.places.columns.len());
-                let pairs = match worth_pairs.then(|| self.compile_summing_pairs(&piece.body, &body, &summed))
-                {
-                    Some(Err(e @ (CodegenError::SelfCheck(_) | CodegenError::Stopped))) => return Err(e),
-                    // Cranelift's own failure leaves every instance to run alone.
-                    Some(Err(_)) | None => None,
-                    Some(Ok(pairs)) => Some(pairs),
-                };
-                Ok(CompiledPiece {
-                    body,
-                    pairs,
-                    instances: piece.instances,
-                    gather: Walk::new(&piece.gather),
-                    places,
-                })
+                let pairs =
+                    match worth_pairs.then(|| self.compile_map_pairs(&piece.body, &body, &shared, &summed)) {
+                        Some(Err(e @ (CodegenError::SelfCheck(_) | CodegenError::Stopped))) => return Err(e),
+                        // Cranelift's own failure leaves every instance to run alone.
+                        Some(Err(_)) | None => None,
+                        Some(Ok(pairs)) => Some(pairs),
+                    };
+                Ok(CompiledPiece { body, pairs, instances: piece.instances, gather, places })
             })
             .collect::<Result<_, CodegenError>>()?;
         let post = kernel

@@ -41,7 +41,7 @@ impl Width for Scalar {
         input: &LowerInput<'_>,
         chunk: usize,
     ) -> (Scalar, Value) {
-        debug_assert!(input.summed.is_empty(), "one point stores every output");
+        debug_assert!(input.map.summed.is_empty(), "one point stores every output");
         let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
         let params = OnePointParams::new(params);
         let scalar = Scalar {

@@ -89,8 +89,21 @@ pub(crate) fn two_points(
     kernel: &Kernel,
     eval: impl FnOnce(&[f64], &[f64], &mut [f64], &mut [f64]),
 ) -> Result<(), SelfCheckFailure> {
+    two_points_sharing(kernel, &[], eval)
+}
+
+/// [`two_points`] where the points have the same value at each input `k`
+/// with `shared[k]` (missing entries are `false`).
+pub(crate) fn two_points_sharing(
+    kernel: &Kernel,
+    shared: &[bool],
+    eval: impl FnOnce(&[f64], &[f64], &mut [f64], &mut [f64]),
+) -> Result<(), SelfCheckFailure> {
     let x0 = check_point(kernel.num_inputs());
-    let x1 = mirrored(&x0);
+    let mut x1 = mirrored(&x0);
+    for (k, _) in shared.iter().enumerate().filter(|(_, &same)| same) {
+        x1[k] = x0[k];
+    }
     let m = kernel.roots().len();
     let (mut out0, mut out1) = (vec![0.0; m], vec![0.0; m]);
     eval(&x0, &x1, &mut out0, &mut out1);
