@@ -229,30 +229,18 @@ impl JitCompiler {
     /// kernel then covers every point); [`CodegenError::SelfCheck`] if the
     /// variant disagrees with the interpreter.
     pub fn compile_two_points(&self, kernel: &Kernel, jit: &JitKernel) -> Result<(), CodegenError> {
-        assert_eq!(
-            (kernel.num_inputs(), kernel.roots().len()),
-            (jit.num_inputs(), jit.num_outputs()),
-            "`jit` is compiled from `kernel`"
-        );
         if jit.has_two_points() {
             return Ok(());
         }
-        let kernel = &*small_calls_written_out(kernel);
-        let parts = &jit.parts;
-        let Built { code, chunks, scratch_len } =
-            self.build(kernel, parts, Variant::TwoPoints, None, &jit.callees, &MapPairs::default())?;
-        let two = TwoPoints::new(code, &chunks, scratch_len, jit.num_outputs(), 0);
-        if self.self_check {
-            self_check::two_points(kernel, |x0, x1, out0, out1| {
-                two.eval(parts.split(x0), parts.split(x1), out0, out1)
-            })?;
-        }
-        jit.set_two_points(two);
+        // Nothing shared, nothing summed: every output stored.
+        let (shared, summed) = (vec![false; kernel.num_inputs()], vec![None; kernel.roots().len()]);
+        jit.set_two_points(self.compile_map_pairs(kernel, jit, &shared, &summed)?);
         Ok(())
     }
 
     /// The two-point variant of `jit`, compiled by this compiler from
-    /// `kernel` (a map's body), which reads each input `k` with `shared[k]`
+    /// `kernel` (for a map's body: [`compile_two_points`](Self::compile_two_points)
+    /// is this with nothing shared or summed), which reads each input `k` with `shared[k]`
     /// from point 0 alone (the caller gives both points the same value
     /// there), and in which each output `k` with `summed[k] = Some(r)` is
     /// not stored but added to a running sum per lane: point 0's to
@@ -283,7 +271,7 @@ impl JitCompiler {
         let two = TwoPoints::new(code, &chunks, scratch_len, m, sums);
         if self.self_check {
             // Point 1 reads point 0's values where they are shared.
-            self_check::two_points_sharing(kernel, shared, |x0, x1, out0, out1| {
+            self_check::two_points(kernel, shared, |x0, x1, out0, out1| {
                 // Sums starting at -0.0 end at the outputs themselves, bit for bit.
                 let mut with_sums = vec![-0.0; m + 2 * sums];
                 two.eval(parts.split(x0), parts.split(x1), &mut with_sums, out1);

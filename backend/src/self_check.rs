@@ -84,17 +84,9 @@ pub(crate) fn one_point(
     compare(kernel, &x, &out, 1)
 }
 
-/// Checks a two-point kernel: `eval` computes its outputs at two points.
+/// Checks a two-point kernel: `eval` computes its outputs at two points,
+/// which have the same value at each input `k` with `shared[k]`.
 pub(crate) fn two_points(
-    kernel: &Kernel,
-    eval: impl FnOnce(&[f64], &[f64], &mut [f64], &mut [f64]),
-) -> Result<(), SelfCheckFailure> {
-    two_points_sharing(kernel, &[], eval)
-}
-
-/// [`two_points`] where the points have the same value at each input `k`
-/// with `shared[k]` (missing entries are `false`).
-pub(crate) fn two_points_sharing(
     kernel: &Kernel,
     shared: &[bool],
     eval: impl FnOnce(&[f64], &[f64], &mut [f64], &mut [f64]),
