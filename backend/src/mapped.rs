@@ -172,8 +172,7 @@ impl JitCompiler {
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
                     && !piece.body.has_calls()
                     && piece.body.count_ops() >= TWO_POINT_OPS;
-                let shared: Vec<bool> =
-                    gather.fixed_ranks(piece.gather.columns.len()).iter().map(Option::is_some).collect();
+                let shared: Vec<bool> = piece.gather.columns.iter().map(|c| c.constant().is_some()).collect();
                 let summed = places.fixed_ranks(piece.places.columns.len());
                 let pairs =
                     match worth_pairs.then(|| self.compile_map_pairs(&piece.body, &body, &shared, &summed)) {
