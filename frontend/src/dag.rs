@@ -130,9 +130,16 @@ impl ExprDag {
 
     /// Makes room for `additional` more nodes.
     pub fn reserve(&mut self, additional: usize) {
-        self.nodes.reserve(additional);
-        self.select_below.reserve(additional);
-        self.table.reserve(additional, |(_, hash)| spread(*hash));
+        self.reserve_split(additional, additional);
+    }
+
+    /// Makes room for `nodes` more nodes, of which the hash table holds
+    /// `distinct` more without growing. The arrays' room costs nothing
+    /// until used; the table's is written when reserved.
+    pub fn reserve_split(&mut self, nodes: usize, distinct: usize) {
+        self.nodes.reserve(nodes);
+        self.select_below.reserve(nodes);
+        self.table.reserve(distinct, |(_, hash)| spread(*hash));
     }
 
     /// Number of nodes.

@@ -30,13 +30,17 @@ use std::sync::Arc;
 /// ```
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
-    // Sized from the source, so big programs rarely rehash as they grow: a
-    // name per line, a node per 16 bytes (the bench's programs have 14). A
-    // low guess costs one growth, from stored hashes; a high one doubles the
-    // table, and with it the cache misses of every lookup.
+    // Sized from the source, so big programs rarely grow: a name per line,
+    // a node per 12 bytes in the arrays (the bench's programs have 14; room
+    // not used is never touched), a node per 16 in the hash table (which is
+    // written when reserved). A low guess for the table costs one growth,
+    // from stored hashes; a high one doubles it, and with it the cache
+    // misses of every lookup. A low guess for the arrays copies them, and
+    // the copy touches fresh memory: a sixth of parsing a written-out model.
     let lines = source.bytes().filter(|&b| b == b'\n').count();
     parser.names.reserve(lines);
-    parser.dag.reserve(source.len() / 16);
+    parser.dag.reserve_split(source.len() / 12, source.len() / 16);
+    parser.spans.reserve(source.len() / 12);
     parser.statements()?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {

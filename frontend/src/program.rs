@@ -24,6 +24,11 @@ impl SpanMap {
         self.0.get(id.index()).copied()
     }
 
+    /// Makes room for `additional` more nodes' spans.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.0.reserve(additional);
+    }
+
     /// Gives every node of `dag` not yet mapped the span `span`.
     pub(crate) fn fill(&mut self, dag: &ExprDag, span: Span) {
         self.0.resize(dag.len(), span);
