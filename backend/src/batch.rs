@@ -233,3 +233,70 @@ impl JitKernel {
         }
     }
 }
+
+/// The error, if any, of input `parts` for a kernel of parts of `lengths`
+/// and `num_outputs` outputs, written to an output of `out_len` values.
+///
+/// # Errors
+/// [`KernelError::PartCount`], [`KernelError::PartLength`] or
+/// [`KernelError::OutputLength`].
+pub fn check_parts(
+    lengths: &[usize],
+    parts: &[&[f64]],
+    num_outputs: usize,
+    out_len: usize,
+) -> Result<(), KernelError> {
+    if parts.len() != lengths.len() {
+        return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
+    }
+    for (p, (part, &len)) in parts.iter().zip(lengths).enumerate() {
+        if part.len() != len {
+            return Err(KernelError::PartLength { part: p, expected: len, found: part.len() });
+        }
+    }
+    if out_len != num_outputs {
+        return Err(KernelError::OutputLength { expected: num_outputs, found: out_len });
+    }
+    Ok(())
+}
+
+/// Evaluates many points in parallel by `eval(point, output)`, one point
+/// at a time each, each point's output (`num_outputs` values) in a buffer
+/// of its thread, kept by `keep(output, row)` into its row of `rows`
+/// (`row_len` values): point `i` reads row `i` of each [`Rows::Each`] part
+/// (of `lengths`). The batch of a kernel made of several (maps, columns).
+///
+/// # Errors
+/// `eval`'s; [`KernelError::Stopped`] if `stop` was requested.
+#[allow(clippy::too_many_arguments)]
+pub fn eval_each_point(
+    parts: &[Rows<'_>],
+    lengths: &[usize],
+    num_outputs: usize,
+    rows: &mut [f64],
+    row_len: usize,
+    stop: &Stop,
+    keep: &(dyn Fn(&[f64], &mut [f64]) + Sync),
+    eval: impl Fn(&[&[f64]], &mut [f64]) -> Result<(), KernelError> + Sync,
+) -> Result<(), KernelError> {
+    if row_len == 0 {
+        return Ok(());
+    }
+    rows.par_chunks_mut(row_len).enumerate().try_for_each_init(Vec::new, |out, (i, row)| {
+        if stop.requested() {
+            return Err(KernelError::Stopped);
+        }
+        let point: Vec<&[f64]> = parts
+            .iter()
+            .zip(lengths)
+            .map(|(rows, &len)| match *rows {
+                Rows::Shared(values) => values,
+                Rows::Each(values) => values.get(i * len..(i + 1) * len).unwrap_or(&[]),
+            })
+            .collect();
+        out.resize(num_outputs, 0.0);
+        eval(&point, out)?;
+        keep(out, row);
+        Ok(())
+    })
+}

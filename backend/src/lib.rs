@@ -64,7 +64,7 @@ mod source_functions;
 mod source_kernel;
 mod source_loops;
 
-pub use batch::Rows;
+pub use batch::{check_parts, eval_each_point, Rows};
 pub use compiler::{FunctionChunks, JitCompiler, Regalloc};
 pub use convention::MAX_PARTS;
 pub use emit_c::{c_signature, emit_c};

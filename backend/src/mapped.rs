@@ -5,13 +5,12 @@
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
 
-use crate::batch::Rows;
+use crate::batch::{check_parts, eval_each_point, Rows};
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
 use crate::kernel::{JitKernel, TwoPoints};
 use frontend::map::{Column, Columns, MapKernel};
 use frontend::{Kernel, Stop};
-use rayon::prelude::*;
 use std::cell::RefCell;
 
 /// A compiled [`MapKernel`], callable from many threads at once.
@@ -248,18 +247,7 @@ impl MappedKernel {
     /// [`KernelError::PartCount`], [`KernelError::PartLength`] or
     /// [`KernelError::OutputLength`]; `out` is then left untouched.
     pub fn eval_parts(&self, parts: &[&[f64]], out: &mut [f64]) -> Result<(), KernelError> {
-        let lengths = &self.part_lengths;
-        if parts.len() != lengths.len() {
-            return Err(KernelError::PartCount { expected: lengths.len(), found: parts.len() });
-        }
-        for (p, (part, &len)) in parts.iter().zip(lengths).enumerate() {
-            if part.len() != len {
-                return Err(KernelError::PartLength { part: p, expected: len, found: part.len() });
-            }
-        }
-        if out.len() != self.num_outputs {
-            return Err(KernelError::OutputLength { expected: self.num_outputs, found: out.len() });
-        }
+        check_parts(&self.part_lengths, parts, self.num_outputs, out.len())?;
         BUFFERS.with(|buffers| {
             let [input, kernel_out, body_in, body_out, full] = &mut *buffers.borrow_mut();
             input.clear();
@@ -329,27 +317,8 @@ impl MappedKernel {
         stop: &Stop,
         keep: &(dyn Fn(&[f64], &mut [f64]) + Sync),
     ) -> Result<(), KernelError> {
-        if row_len == 0 {
-            return Ok(());
-        }
-        let lengths = &self.part_lengths;
-        rows.par_chunks_mut(row_len).enumerate().try_for_each_init(Vec::new, |out, (i, row)| {
-            if stop.requested() {
-                return Err(KernelError::Stopped);
-            }
-            let point: Vec<&[f64]> = parts
-                .iter()
-                .zip(lengths)
-                .map(|(rows, &len)| match *rows {
-                    Rows::Shared(values) => values,
-                    Rows::Each(values) => values.get(i * len..(i + 1) * len).unwrap_or(&[]),
-                })
-                .collect();
-            out.resize(self.num_outputs, 0.0);
-            self.eval_parts(&point, out)?;
-            keep(out, row);
-            Ok(())
-        })
+        let eval = |point: &[&[f64]], out: &mut [f64]| self.eval_parts(point, out);
+        eval_each_point(parts, &self.part_lengths, self.num_outputs, rows, row_len, stop, keep, eval)
     }
 }
 
