@@ -3,6 +3,7 @@
 //! buffer whose [`Layout`] says what is where out.
 
 use crate::args::{Args, Batch};
+use crate::columns::ColumnsKernel;
 use crate::Error;
 use backend::{CodegenError, JitCompiler, JitKernel, MappedKernel, Rows, SelfCheckFailure};
 use factor::{Blocks, Request};
@@ -55,14 +56,16 @@ struct TwoPointsSource {
     compiled: OnceLock<Result<(), SelfCheckFailure>>,
 }
 
-/// The code behind a [`Compiled`]: one kernel, or maps
-/// ([`frontend::map`]) run as loops.
+/// The code behind a [`Compiled`]: one kernel, maps ([`frontend::map`])
+/// run as loops, or a Hessian by columns.
 #[derive(Debug)]
 pub enum Native {
     /// One straight-line kernel.
     Jit(JitKernel),
     /// Each map's body in a loop over its instances, and the rest.
     Mapped(MappedKernel),
+    /// A Lagrangian Hessian by columns: an `H·V` kernel in a loop.
+    Columns(Box<ColumnsKernel>),
 }
 
 impl Native {
@@ -71,6 +74,7 @@ impl Native {
         match self {
             Native::Jit(k) => k.part_lengths(),
             Native::Mapped(k) => k.part_lengths(),
+            Native::Columns(k) => k.part_lengths(),
         }
     }
 
@@ -79,6 +83,7 @@ impl Native {
         match self {
             Native::Jit(k) => k.num_outputs(),
             Native::Mapped(k) => k.num_outputs(),
+            Native::Columns(k) => k.num_outputs(),
         }
     }
 
@@ -90,6 +95,7 @@ impl Native {
         match self {
             Native::Jit(k) => k.eval_parts(parts, out),
             Native::Mapped(k) => k.eval_parts(parts, out),
+            Native::Columns(k) => k.eval_parts(parts, out),
         }
     }
 }
@@ -158,11 +164,12 @@ impl Compiled {
 
     /// The underlying native kernel (its input is the blocks one after
     /// another); `None` where the request was built as maps
-    /// ([`Compiled::method`] `"maps"`), several kernels in loops.
+    /// ([`Compiled::method`] `"maps"`) or by columns (`"hvp_columns"`),
+    /// several kernels or one in a loop.
     pub fn kernel(&self) -> Option<&JitKernel> {
         match &self.kernel {
             Native::Jit(k) => Some(k),
-            Native::Mapped(_) => None,
+            Native::Mapped(_) | Native::Columns(_) => None,
         }
     }
 
@@ -212,7 +219,7 @@ impl Compiled {
         self.two_points(stop)?;
         match &self.kernel {
             Native::Jit(k) => Ok(k.eval_batch_parts_until(&rows, outs, stop)?),
-            Native::Mapped(_) => {
+            Native::Mapped(_) | Native::Columns(_) => {
                 self.eval_batch_keep(batch, outs, self.out_len(), stop, |out, row| row.copy_from_slice(out))
             }
         }
@@ -253,6 +260,7 @@ impl Compiled {
         match &self.kernel {
             Native::Jit(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
             Native::Mapped(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
+            Native::Columns(k) => Ok(k.eval_batch_parts_keep(&blocks, rows, row_len, stop, &keep)?),
         }
     }
 
@@ -336,6 +344,12 @@ impl Compiled {
 impl From<JitKernel> for Native {
     fn from(kernel: JitKernel) -> Native {
         Native::Jit(kernel)
+    }
+}
+
+impl From<ColumnsKernel> for Native {
+    fn from(kernel: ColumnsKernel) -> Native {
+        Native::Columns(Box::new(kernel))
     }
 }
 

@@ -4,6 +4,7 @@
 //! the kernels it compiled ([`Function::kernel`]) for every front door that
 //! asks again.
 
+use crate::columns::ColumnsKernel;
 use crate::compiled::Compiled;
 use crate::kernels::KernelCache;
 use crate::pipeline::{differentiate, differentiate_alongside, Options};
@@ -165,6 +166,10 @@ impl Function {
             }
             Symbolic::Maps(kernel) => {
                 let jit = compiler.compile_mapped(&kernel, &blocks.lengths())?;
+                Compiled::new(jit, request, blocks, layout, ops, method)
+            }
+            Symbolic::Columns(columns) => {
+                let jit = ColumnsKernel::compile(&compiler, *columns, [blocks.x, blocks.p, blocks.w])?;
                 Compiled::new(jit, request, blocks, layout, ops, method)
             }
         })

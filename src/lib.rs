@@ -31,6 +31,7 @@
 //! ```
 
 mod args;
+mod columns;
 mod compiled;
 mod derive;
 mod dot;
@@ -51,6 +52,7 @@ pub use frontend;
 
 pub use args::{Args, Batch};
 pub use backend::{check_point, emit_c, emit_c_header, emit_rust, JitCompiler, JitKernel, SelfCheckFailure};
+pub use columns::ColumnsKernel;
 pub use compiled::{Compiled, Native};
 pub use derive::{derivative, derivative_n, hessian, jacobian};
 pub use dot::derivative_graph_dot;

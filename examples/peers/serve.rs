@@ -168,6 +168,9 @@ pub fn serve(path: &str, kinds: &str) {
             Symbolic::Maps(kernel) => {
                 dstar::Native::Mapped(compiler.compile_mapped(&kernel, &lengths).expect("compiles"))
             }
+            Symbolic::Columns(columns) => {
+                dstar::ColumnsKernel::compile(&compiler, *columns, [n, q, m]).expect("compiles").into()
+            }
         };
         phase(format!("{name} JIT"), start);
         let nnz = if kind == Kind::Values { m } else { positions.len() };

@@ -27,17 +27,21 @@ pub enum Stage {
     GradientDstar,
     /// The common-subchain pass: pair-count updates and e-graph work.
     Simplify,
+    /// A Hessian by columns ([`crate::columns`]): the operations of its
+    /// `H·V` kernels and the words of its pattern's passes.
+    Columns,
 }
 
 impl Stage {
     /// Every stage, in the order reports list them.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Graph,
         Stage::Dstar,
         Stage::Eliminations,
         Stage::EdgePushing,
         Stage::GradientDstar,
         Stage::Simplify,
+        Stage::Columns,
     ];
 
     /// A short machine-readable name.
@@ -49,6 +53,7 @@ impl Stage {
             Stage::EdgePushing => "edge_pushing",
             Stage::GradientDstar => "gradient_dstar",
             Stage::Simplify => "simplify",
+            Stage::Columns => "columns",
         }
     }
 }

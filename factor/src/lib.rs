@@ -18,6 +18,7 @@
 //! ```
 
 pub mod active;
+pub mod columns;
 pub mod directional;
 pub mod hessian;
 pub mod higher;

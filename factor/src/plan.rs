@@ -169,6 +169,28 @@ pub fn gradient_dstar_budget(edge_pushing_work: u64) -> u64 {
 /// See [`gradient_dstar_budget`].
 pub const GRADIENT_DSTAR_WORK_RATIO: u64 = 4;
 
+/// A Lagrangian Hessian whose lower triangle holds at least this many
+/// nonzeros is built by columns ([`crate::columns`]) where they cost at
+/// most [`COLUMNS_WORK_PER_NONZERO`]. Straight-line, such a Hessian costs
+/// an operation or more per nonzero to build and compile: single shooting
+/// over 1,000 steps (500,500 nonzeros) was 2.5 M operations, 21 MB of code
+/// and 3.0-3.8 s of set-up; over 724 steps, 2^18 nonzeros, about 1.5 s.
+pub const COLUMNS_MIN_NONZEROS: usize = 1 << 18;
+
+/// See [`COLUMNS_MIN_NONZEROS`]: the columns' work per Hessian (`n` times
+/// one `H·v` call's operations) per nonzero of the lower triangle, at
+/// most. Their calls run from cache, where the straight-line kernel of a
+/// large Hessian runs from memory (single shooting over 1,000 steps: 52
+/// per nonzero, and by columns as fast, 6.1 ms against 4.4-8.2 ms); a
+/// banded Hessian, some tens of nonzeros per row, costs thousands.
+pub const COLUMNS_WORK_PER_NONZERO: usize = 128;
+
+/// Unit directions per call of the `H·V` kernel of a Hessian by columns:
+/// the calls share the function and its gradient (single shooting over
+/// 1,000 steps: a Hessian in 16.7 ms by one direction a call, 7.3 ms by
+/// four, 6.1 ms by eight).
+pub const COLUMNS_PER_CALL: usize = 8;
+
 /// Whether D* by `strategy` may compete on `graph`, a gradient's graph,
 /// within [`GRADIENT_DSTAR_WORK_LIMIT`] (in edge visits and sweep
 /// components), and with sweeps of at most twice the other orientation's

@@ -12,6 +12,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use crate::columns::{columns, Columns};
 use crate::higher::{Budget, HigherError};
 use crate::plan;
 use crate::{gradient, hvp, lagrangian_hessian, taylor_series, vjp, Jacobian, Maps, Remainder};
@@ -105,6 +106,9 @@ pub enum Symbolic {
     Whole(Kernel),
     /// Maps ([`frontend::map`]): each body once, run per instance, and the rest.
     Maps(Box<MapKernel>),
+    /// A Lagrangian Hessian by columns: one `H·V` kernel, called per
+    /// [`Columns::directions`] columns.
+    Columns(Box<Columns>),
 }
 
 impl Symbolic {
@@ -113,6 +117,7 @@ impl Symbolic {
         match self {
             Symbolic::Whole(kernel) => kernel.count_ops(),
             Symbolic::Maps(kernel) => kernel.count_ops(),
+            Symbolic::Columns(columns) => columns.count_ops(),
         }
     }
 
@@ -122,6 +127,7 @@ impl Symbolic {
         match self {
             Symbolic::Whole(kernel) => kernel.eval(input),
             Symbolic::Maps(kernel) => kernel.eval(input),
+            Symbolic::Columns(columns) => columns.eval(input),
         }
     }
 }
@@ -182,7 +188,8 @@ impl Searches {
 /// Jacobian, gradient, Lagrangian Hessian), else whole: the function
 /// itself, the Jacobian left to the caller ([`Build::Jacobian`]), the
 /// gradient by one reverse sweep, the Lagrangian Hessian by the cheaper of
-/// edge pushing and D*, `J·v` through the scarcity remainder, `wᵀJ`, `H·v`,
+/// edge pushing and D* (by columns of `H·V` where it is large and dense,
+/// [`columns`]), `J·v` through the scarcity remainder, `wᵀJ`, `H·v`,
 /// Taylor series within the default [`Budget`].
 ///
 /// # Errors
@@ -196,6 +203,12 @@ pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build,
         Request::Values => (f.clone(), None, None),
         Request::Gradient => (gradient(f.clone()), None, None),
         Request::Hessian => {
+            if let Some(columns) = columns(f) {
+                let layout =
+                    request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern().clone()));
+                let kernel = Symbolic::Columns(Box::new(columns));
+                return Ok(Build::Kernel(Box::new(Built { kernel, layout, method: Some("hvp_columns") })));
+            }
             let hessian = lagrangian_hessian(f.clone());
             (hessian.lower_kernel(), Some(hessian.lower_pattern().clone()), Some(hessian.method().name()))
         }

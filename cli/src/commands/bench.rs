@@ -62,6 +62,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let kernel = match &jacobian.kernel {
         Symbolic::Whole(kernel) => Native::Jit(compiler.compile_parts(kernel, &lengths).map_err(codegen)?),
         Symbolic::Maps(kernel) => Native::Mapped(compiler.compile_mapped(kernel, &lengths).map_err(codegen)?),
+        Symbolic::Columns(_) => unreachable!("a Jacobian is never by columns"),
     };
     let compile_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("timing");

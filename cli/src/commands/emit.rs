@@ -132,6 +132,7 @@ fn emit_source(args: &EmitArgs, built: &Built, lengths: &[usize], names: &[&str]
     let kernel: SourceKernel<'_> = match &built.kernel {
         Symbolic::Whole(kernel) => kernel.into(),
         Symbolic::Maps(kernel) => (&**kernel).into(),
+        Symbolic::Columns(_) => unreachable!("emit builds Jacobians and whole Lagrangians, never by columns"),
     };
     let code = match args.target {
         Target::C => dstar::backend::emit_c(kernel, &args.name, lengths),

@@ -1,0 +1,218 @@
+//! The Lagrangian Hessian by columns: `H·V` for [`plan::COLUMNS_PER_CALL`]
+//! unit directions at a time, `⌈n / k⌉` calls of one kernel, each column's
+//! entries on and below the diagonal kept. The linear method that always
+//! exists (forward over reverse, as JAX's `jacfwd(grad)`): its kernel is
+//! the size of the function's graph whatever the Hessian's, where a
+//! straight-line Hessian costs an operation or more per nonzero to build
+//! and to compile. The plan ([`columns`]) takes it for large, dense
+//! Hessians only, where the calls cost no more than [`plan::COLUMNS_WORK_PER_NONZERO`]
+//! operations per nonzero.
+//!
+//! ```
+//! use factor::columns::Columns;
+//! let f = frontend::parse_program("in x, y\nout x*x*y")?.kernel()?;
+//! let columns = Columns::new(&f, 8);
+//! // The lower triangle of [[2y, 2x], [2x, 0]] at (1, 2): 2y, then 2x (0 is no entry).
+//! assert_eq!(columns.eval(&[1.0, 2.0, /* w */ 1.0]), [4.0, 2.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::directional::hvp;
+use crate::plan;
+use frontend::{Kernel, Op, SparsityPattern};
+
+/// A Lagrangian Hessian's lower triangle by `H·V` products over unit
+/// directions, [`run`](Columns::run) by the interpreter or a compiled
+/// `H·V` kernel alike.
+#[derive(Clone, Debug)]
+pub struct Columns {
+    /// `H·V` for `k` directions ([`hvp`]): inputs `x`, `p`, `w`, then the
+    /// directions, `k` rows of `n`.
+    hvp: Kernel,
+    n: usize,
+    k: usize,
+    /// The lower triangle's pattern (CSR): the output's layout.
+    pattern: SparsityPattern,
+    /// Column `c`'s entries are `entries[starts[c]..starts[c + 1]]`: the
+    /// row, and the entry's place in the output.
+    starts: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+    /// The work building it took ([`crate::Stage::Columns`]).
+    work: u64,
+}
+
+impl Columns {
+    /// The Hessian of the Lagrangian of `f` by `H·V` for `k` directions a
+    /// call (at least 1).
+    pub fn new(f: &Kernel, k: usize) -> Columns {
+        let single = hvp(f.clone(), 1);
+        let (pattern, words) = lower_pattern(&single, f.num_variables());
+        Columns::with_pattern(f, k, pattern, single.count_ops() as u64 + words)
+    }
+
+    /// With the lower triangle's `pattern`, found in `work`.
+    fn with_pattern(f: &Kernel, k: usize, pattern: SparsityPattern, work: u64) -> Columns {
+        let (n, k) = (f.num_variables(), k.max(1));
+        let mut starts = vec![0; n + 1];
+        for (_, col) in pattern.positions() {
+            starts[col + 1] += 1;
+        }
+        for c in 0..n {
+            starts[c + 1] += starts[c];
+        }
+        let mut next = starts.clone();
+        let mut entries = vec![(0, 0); pattern.nnz()];
+        for (at, (row, col)) in pattern.positions().enumerate() {
+            entries[next[col]] = (index(row), index(at));
+            next[col] += 1;
+        }
+        let hvp = hvp(f.clone(), k);
+        let work = work + hvp.count_ops() as u64;
+        Columns { hvp, n, k, pattern, starts, entries, work }
+    }
+
+    /// The work building it took: the `H·V` kernels' operations and the
+    /// words of the pattern's passes ([`crate::Stage::Columns`]).
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// The `H·V` kernel the columns are computed by: inputs `x`, `p`, `w`
+    /// and [`directions`](Self::directions) rows of `n`.
+    pub fn hvp(&self) -> &Kernel {
+        &self.hvp
+    }
+
+    /// Directions per call of the `H·V` kernel.
+    pub fn directions(&self) -> usize {
+        self.k
+    }
+
+    /// The pattern of the lower triangle (CSR), the output's layout.
+    pub fn pattern(&self) -> &SparsityPattern {
+        &self.pattern
+    }
+
+    /// Operations per Hessian: `⌈n / k⌉` calls of the `H·V` kernel.
+    pub fn count_ops(&self) -> usize {
+        self.n.div_ceil(self.k) * self.hvp.count_ops()
+    }
+
+    /// The lower triangle into `out` (the pattern's nonzeros), by
+    /// `hvp(directions, products)`: the `H·V` kernel at the caller's `x`,
+    /// `p` and `w`, for `directions` (`k` rows of `n`, unit vectors here)
+    /// into `products` (`k` rows of `n`). `directions` and `products` are
+    /// the caller's buffers, of any length: every call of the kernel, and
+    /// the order entries are written in, is the same for any caller.
+    pub fn run(
+        &self,
+        directions: &mut Vec<f64>,
+        products: &mut Vec<f64>,
+        out: &mut [f64],
+        mut hvp: impl FnMut(&[f64], &mut [f64]),
+    ) {
+        let (n, k) = (self.n, self.k);
+        directions.clear();
+        directions.resize(k * n, 0.0);
+        products.resize(k * n, 0.0);
+        for first in (0..n).step_by(k) {
+            let width = k.min(n - first);
+            for d in 0..width {
+                directions[d * n + first + d] = 1.0;
+            }
+            hvp(directions, products);
+            for d in 0..width {
+                directions[d * n + first + d] = 0.0;
+                let column = &products[d * n..(d + 1) * n];
+                let c = first + d;
+                for &(row, at) in &self.entries[self.starts[c]..self.starts[c + 1]] {
+                    out[at as usize] = column[row as usize];
+                }
+            }
+        }
+    }
+
+    /// The lower triangle's nonzeros at `input` (`x`, `p`, `w` one after
+    /// another), by the reference interpreter.
+    pub fn eval(&self, input: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; self.pattern.nnz()];
+        let mut full = input.to_vec();
+        let given = input.len();
+        self.run(&mut Vec::new(), &mut Vec::new(), &mut out, |directions, products| {
+            full.truncate(given);
+            full.extend_from_slice(directions);
+            products.copy_from_slice(&self.hvp.eval(&full));
+        });
+        out
+    }
+}
+
+/// The Hessian of the Lagrangian of `f` by columns, where the plan takes
+/// them: a lower triangle of at least [`plan::COLUMNS_MIN_NONZEROS`]
+/// nonzeros, computed in at most [`plan::COLUMNS_WORK_PER_NONZERO`]
+/// operations per nonzero (`n` directions at the cost of one `H·V` call
+/// each, an upper bound of the calls of `k`). Its work is the `H·V`
+/// kernel's, linear in `f`, and the pattern's, `⌈n / 64⌉` passes over it;
+/// neither is spent where the triangle could not be large enough.
+pub fn columns(f: &Kernel) -> Option<Columns> {
+    let n = f.num_variables();
+    let most = n * (n + 1) / 2;
+    if most < plan::COLUMNS_MIN_NONZEROS {
+        return None;
+    }
+    let single = hvp(f.clone(), 1);
+    let work = n.saturating_mul(single.count_ops());
+    if work > most.saturating_mul(plan::COLUMNS_WORK_PER_NONZERO) {
+        return None;
+    }
+    let (pattern, words) = lower_pattern(&single, n);
+    let nnz = pattern.nnz();
+    if nnz < plan::COLUMNS_MIN_NONZEROS || work > nnz.saturating_mul(plan::COLUMNS_WORK_PER_NONZERO) {
+        return None;
+    }
+    Some(Columns::with_pattern(f, plan::COLUMNS_PER_CALL, pattern, single.count_ops() as u64 + words))
+}
+
+/// The lower triangle's structural pattern of the Hessian `H·v` computes
+/// (`hvp`, one direction, `n` variables): entry `(row, col)` where product
+/// `row` reads direction `col`, found 64 columns a pass (a word per node),
+/// with the words the passes wrote. A call's results read all of its
+/// arguments.
+fn lower_pattern(hvp: &Kernel, n: usize) -> (SparsityPattern, u64) {
+    let dag = hvp.dag();
+    let first = hvp.num_inputs() - n;
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut words = vec![0u64; dag.len()];
+    for base in (0..n).step_by(64) {
+        for id in dag.ids() {
+            words[id.index()] = match dag.op(id) {
+                Op::Input(k) => {
+                    let k = k as usize;
+                    if (first + base..first + n.min(base + 64)).contains(&k) {
+                        1 << (k - first - base)
+                    } else {
+                        0
+                    }
+                }
+                _ => dag.args(id).iter().fold(0, |w, a| w | words[a.index()]),
+            };
+        }
+        for (row, root) in hvp.roots().iter().enumerate() {
+            let mut word = words[root.index()];
+            while word != 0 {
+                let col = base + word.trailing_zeros() as usize;
+                if col <= row {
+                    rows[row].push(col);
+                }
+                word &= word - 1;
+            }
+        }
+    }
+    let positions = rows.iter().enumerate().flat_map(|(row, cols)| cols.iter().map(move |&c| (row, c)));
+    (SparsityPattern::new(n, n, positions), (n.div_ceil(64) * dag.len()) as u64)
+}
+
+/// `i` as an index of the tables, which hold 32 bits.
+fn index(i: usize) -> u32 {
+    u32::try_from(i).expect("a Hessian by columns has fewer than 2^32 entries")
+}
