@@ -103,7 +103,7 @@ impl Function {
     pub fn symbolic(&self, request: Request) -> Result<Built, Error> {
         self.options.check_stop()?;
         let f = self.program.kernel()?;
-        match factor::build(request, &f, &self.searches)? {
+        match factor::build_with(request, &f, &self.searches, self.options.hessian_columns)? {
             Build::Kernel(built) => Ok(*built),
             Build::Jacobian => Ok(Built::from(differentiate(&self.program, &self.options)?.jacobian)),
         }
@@ -152,7 +152,8 @@ impl Function {
         options.check_stop()?;
         let f = self.program.kernel()?;
         let compiler = options.compiler()?;
-        let Build::Kernel(built) = factor::build(request, &f, &self.searches)? else {
+        let Build::Kernel(built) = factor::build_with(request, &f, &self.searches, options.hessian_columns)?
+        else {
             return self.jacobian(compiler, options);
         };
         options.check_stop()?;

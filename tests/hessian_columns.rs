@@ -82,8 +82,8 @@ fn factor_hessian(f: &Kernel) -> (dstar::frontend::SparsityPattern, Kernel) {
     (hessian.lower_pattern().clone(), hessian.lower_kernel())
 }
 
-/// Single shooting over 700 steps has a dense lower triangle of 246,753
-/// nonzeros, under the plan's 2^18, and 760 steps 290,703, over it; a
+/// Single shooting over 700 steps has a lower triangle of at most 246,753
+/// nonzeros, under the plan's 2^18, and over 760 steps 289,180, over it; a
 /// tree of 800 inputs 320,400; multiple shooting and a wide sum of as many
 /// variables are banded, too sparse for columns at any size.
 #[test]

@@ -45,7 +45,7 @@ pub use mapped::{mapped_gradient, mapped_hessian, mapped_jacobian, mapped_lagran
 pub use method::Method;
 pub use output_hessians::{output_hessians, OutputHessians};
 pub use report::{cheapest, dstar_report, strategies, Outcome, StrategyReport};
-pub use request::{build, build_lagrangian, Blocks, Build, Built, Request, Searches, Symbolic};
+pub use request::{build, build_lagrangian, build_with, Blocks, Build, Built, Request, Searches, Symbolic};
 pub use series::taylor_series;
 pub use simplify::{Simplifier, SimplifyReport, StopReason, Tidier, TidyReport};
 pub use tensor::{derivative_tensor, DerivativeTensor};

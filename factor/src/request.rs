@@ -12,7 +12,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::columns::{columns, Columns};
+use crate::columns::{columns as by_columns, Columns};
 use crate::higher::{Budget, HigherError};
 use crate::plan;
 use crate::{gradient, hvp, lagrangian_hessian, taylor_series, vjp, Jacobian, Maps, Remainder};
@@ -195,6 +195,20 @@ impl Searches {
 /// # Errors
 /// [`HigherError`] for a Taylor order past its budget.
 pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build, HigherError> {
+    build_with(request, f, searches, true)
+}
+
+/// [`build`], the Lagrangian Hessian by columns only if `columns` (and the
+/// plan takes them), else whole however large.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_with(
+    request: Request,
+    f: &Kernel,
+    searches: &Searches,
+    columns: bool,
+) -> Result<Build, HigherError> {
     if let Some(built) = mapped(request, f, &searches.maps) {
         return Ok(Build::Kernel(Box::new(built)));
     }
@@ -203,7 +217,7 @@ pub fn build(request: Request, f: &Kernel, searches: &Searches) -> Result<Build,
         Request::Values => (f.clone(), None, None),
         Request::Gradient => (gradient(f.clone()), None, None),
         Request::Hessian => {
-            if let Some(columns) = columns(f) {
+            if let Some(columns) = columns.then(|| by_columns(f)).flatten() {
                 let layout =
                     request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern().clone()));
                 let kernel = Symbolic::Columns(Box::new(columns));

@@ -326,7 +326,7 @@ fn sparse_result<'py>(
 #[pymethods]
 impl Function {
     /// ``Function(inputs, outputs, output_names=None, params=None,
-    /// simplify=True, self_check=True, name="f")``: the function from the
+    /// simplify=True, self_check=True, name="f", hessian_columns=True)``: the function from the
     /// symbols ``inputs`` (in that order) to the expressions ``outputs`` (an
     /// expression, a number or a list of them); the symbols ``params`` are
     /// its parameters, numbered after the inputs. ``name`` is what its
@@ -338,7 +338,7 @@ impl Function {
     /// >>> f.jacobian([2.0, 3.0], p=[10.0])
     /// array([[30., 20.]])
     #[new]
-    #[pyo3(signature = (inputs, outputs, output_names = None, params = None, simplify = true, self_check = true, name = "f"))]
+    #[pyo3(signature = (inputs, outputs, output_names = None, params = None, simplify = true, self_check = true, name = "f", hessian_columns = true))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -349,8 +349,9 @@ impl Function {
         simplify: bool,
         self_check: bool,
         name: &str,
+        hessian_columns: bool,
     ) -> PyResult<Function> {
-        let options = Options { simplify, self_check, ..Default::default() };
+        let options = Options { simplify, self_check, hessian_columns, ..Default::default() };
         Function::new(crate::expr::program_of(py, inputs, outputs, output_names, params)?, options, name)
     }
 
@@ -417,6 +418,13 @@ impl Function {
     #[getter]
     fn self_check(&self) -> bool {
         self.function.options().self_check
+    }
+
+    /// Whether a large, dense Lagrangian Hessian is built by columns of H·V
+    /// products (see :func:`dstar.compile`).
+    #[getter]
+    fn hessian_columns(&self) -> bool {
+        self.function.options().hessian_columns
     }
 
     /// The function as problem-format text (shared subexpressions bound to
@@ -799,7 +807,16 @@ impl Function {
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Reduced)> {
         let rebuild = py.import("dstar._dstar")?.getattr("_function_from_source")?;
         let options = self.function.options();
-        Ok((rebuild, (self.source()?, options.simplify, options.self_check, self.name.clone())))
+        Ok((
+            rebuild,
+            (
+                self.source()?,
+                options.simplify,
+                options.self_check,
+                self.name.clone(),
+                options.hessian_columns,
+            ),
+        ))
     }
 
     fn __repr__(&self) -> String {
@@ -818,8 +835,9 @@ impl Function {
     }
 }
 
-/// What a Function pickles to: source, `simplify`, `self_check`, name.
-type Reduced = (String, bool, bool, String);
+/// What a Function pickles to: source, `simplify`, `self_check`, name,
+/// `hessian_columns`.
+type Reduced = (String, bool, bool, String, bool);
 
 /// The request a `native_*_ns` kind names.
 fn timed_request(kind: &str) -> PyResult<Request> {

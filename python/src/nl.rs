@@ -24,12 +24,13 @@ use std::path::{Path, PathBuf};
 /// ``OSError`` for a file that cannot be read.
 #[guard::guarded]
 #[pyfunction]
-#[pyo3(signature = (path, simplify = true, self_check = true))]
+#[pyo3(signature = (path, simplify = true, self_check = true, hessian_columns = true))]
 pub(crate) fn read_nl<'py>(
     py: Python<'py>,
     path: PathBuf,
     simplify: bool,
     self_check: bool,
+    hessian_columns: bool,
 ) -> PyResult<(Function, Bound<'py, PyDict>)> {
     let model = parse_file(py, &path)?;
     if model.constraint_bounds.iter().any(|b| matches!(b, Range::Complement { .. })) {
@@ -38,7 +39,7 @@ pub(crate) fn read_nl<'py>(
             path.display()
         )));
     }
-    let options = Options { simplify, self_check, ..Default::default() };
+    let options = Options { simplify, self_check, hessian_columns, ..Default::default() };
     let function = Function::new(model.program_with_objective(), options, "f")?;
     Ok((function, solver_data(py, &model)?))
 }

@@ -37,7 +37,7 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let mut stats = Stats::count(&program, &derived, &function, symbolic_ms);
     if args.hessian {
         progress.stage("building the Hessian");
-        stats.hessian = Some(HessianStats::build(function));
+        stats.hessian = Some(HessianStats::build(function, args.pipeline.options().hessian_columns));
     }
     drop(progress);
     if args.json {
@@ -135,10 +135,10 @@ impl<'a> Stats<'a> {
 
 impl HessianStats {
     /// Builds the Lagrangian Hessian of `function` as a compiled kernel
-    /// has it (by columns where the plan takes them), timed.
-    fn build(function: Kernel) -> HessianStats {
+    /// has it (by columns where the plan takes them, if `columns`), timed.
+    fn build(function: Kernel, columns: bool) -> HessianStats {
         let start = Instant::now();
-        if let Some(columns) = dstar::factor::columns::columns(&function) {
+        if let Some(columns) = columns.then(|| dstar::factor::columns::columns(&function)).flatten() {
             let ms = start.elapsed().as_secs_f64() * 1e3;
             let nnz = columns.pattern().nnz();
             let mut ledger = Ledger::default();
