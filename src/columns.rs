@@ -47,7 +47,7 @@ impl ColumnsKernel {
 
     /// The length of the output: the lower triangle's nonzeros.
     pub fn num_outputs(&self) -> usize {
-        self.columns.pattern().nnz()
+        self.columns.nnz()
     }
 
     /// The compiled `H·V` kernel.

@@ -195,7 +195,7 @@ fn work_and_size(program: &dstar::Program, request: &str) -> (u64, u64) {
         }
         "hessian" => {
             if let Some(columns) = factor::columns::columns(&kernel) {
-                return (columns.work(), ops + columns.pattern().nnz() as u64);
+                return (columns.work(), ops + columns.nnz() as u64);
             }
             let hessian = factor::lagrangian_hessian(kernel);
             (hessian.ledger().total(), ops + hessian.lower_pattern().nnz() as u64)

@@ -31,10 +31,10 @@ pub struct Columns {
     hvp: Kernel,
     n: usize,
     k: usize,
-    /// The lower triangle's pattern (CSR): the output's layout.
-    pattern: SparsityPattern,
     /// Column `c`'s entries are `entries[starts[c]..starts[c + 1]]`: the
-    /// row, and the entry's place in the output.
+    /// row, and the entry's place in the output (CSR order of the lower
+    /// triangle, [`pattern`](Self::pattern)); 8 bytes a nonzero, the
+    /// pattern itself only when asked.
     starts: Vec<usize>,
     entries: Vec<(u32, u32)>,
     /// The work building it took ([`crate::Stage::Columns`]).
@@ -68,7 +68,7 @@ impl Columns {
         }
         let hvp = hvp(f.clone(), k);
         let work = work + hvp.count_ops() as u64;
-        Columns { hvp, n, k, pattern, starts, entries, work }
+        Columns { hvp, n, k, starts, entries, work }
     }
 
     /// The work building it took: the `H·V` kernels' operations and the
@@ -88,9 +88,26 @@ impl Columns {
         self.k
     }
 
-    /// The pattern of the lower triangle (CSR), the output's layout.
-    pub fn pattern(&self) -> &SparsityPattern {
-        &self.pattern
+    /// The nonzeros of the lower triangle: the output's length.
+    pub fn nnz(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The pattern of the lower triangle (CSR), the output's layout, made
+    /// from the columns' entries.
+    pub fn pattern(&self) -> SparsityPattern {
+        let mut row_offsets = vec![0; self.n + 1];
+        let mut cols = vec![0; self.entries.len()];
+        for c in 0..self.n {
+            for &(row, at) in &self.entries[self.starts[c]..self.starts[c + 1]] {
+                row_offsets[row as usize + 1] += 1;
+                cols[at as usize] = c;
+            }
+        }
+        for row in 0..self.n {
+            row_offsets[row + 1] += row_offsets[row];
+        }
+        SparsityPattern { row_offsets, cols, num_cols: self.n }
     }
 
     /// Operations per Hessian: `⌈n / k⌉` calls of the `H·V` kernel.
@@ -135,7 +152,7 @@ impl Columns {
     /// The lower triangle's nonzeros at `input` (`x`, `p`, `w` one after
     /// another), by the reference interpreter.
     pub fn eval(&self, input: &[f64]) -> Vec<f64> {
-        let mut out = vec![0.0; self.pattern.nnz()];
+        let mut out = vec![0.0; self.nnz()];
         let mut full = input.to_vec();
         let given = input.len();
         self.run(&mut Vec::new(), &mut Vec::new(), &mut out, |directions, products| {
@@ -176,40 +193,50 @@ pub fn columns(f: &Kernel) -> Option<Columns> {
 /// The lower triangle's structural pattern of the Hessian `H·v` computes
 /// (`hvp`, one direction, `n` variables): entry `(row, col)` where product
 /// `row` reads direction `col`, found 64 columns a pass (a word per node),
-/// with the words the passes wrote. A call's results read all of its
-/// arguments.
+/// with the words the passes wrote. Counted first and then written, so
+/// the pattern is its own size (8 bytes a nonzero) and nothing beside it.
+/// A call's results read all of its arguments.
 fn lower_pattern(hvp: &Kernel, n: usize) -> (SparsityPattern, u64) {
     let dag = hvp.dag();
     let first = hvp.num_inputs() - n;
-    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut words = vec![0u64; dag.len()];
-    for base in (0..n).step_by(64) {
-        for id in dag.ids() {
-            words[id.index()] = match dag.op(id) {
-                Op::Input(k) => {
-                    let k = k as usize;
-                    if (first + base..first + n.min(base + 64)).contains(&k) {
-                        1 << (k - first - base)
-                    } else {
-                        0
+    let mut entries = |visit: &mut dyn FnMut(usize, usize)| {
+        for base in (0..n).step_by(64) {
+            let directions = first + base..first + n.min(base + 64);
+            for id in dag.ids() {
+                words[id.index()] = match dag.op(id) {
+                    Op::Input(k) if directions.contains(&(k as usize)) => {
+                        1 << (k as usize - directions.start)
                     }
+                    Op::Input(_) => 0,
+                    _ => dag.args(id).iter().fold(0, |w, a| w | words[a.index()]),
+                };
+            }
+            for (row, root) in hvp.roots().iter().enumerate() {
+                let mut word = words[root.index()];
+                while word != 0 {
+                    let col = base + word.trailing_zeros() as usize;
+                    if col <= row {
+                        visit(row, col);
+                    }
+                    word &= word - 1;
                 }
-                _ => dag.args(id).iter().fold(0, |w, a| w | words[a.index()]),
-            };
-        }
-        for (row, root) in hvp.roots().iter().enumerate() {
-            let mut word = words[root.index()];
-            while word != 0 {
-                let col = base + word.trailing_zeros() as usize;
-                if col <= row {
-                    rows[row].push(col);
-                }
-                word &= word - 1;
             }
         }
+    };
+    let mut row_offsets = vec![0; n + 1];
+    entries(&mut |row, _| row_offsets[row + 1] += 1);
+    for row in 0..n {
+        row_offsets[row + 1] += row_offsets[row];
     }
-    let positions = rows.iter().enumerate().flat_map(|(row, cols)| cols.iter().map(move |&c| (row, c)));
-    (SparsityPattern::new(n, n, positions), (n.div_ceil(64) * dag.len()) as u64)
+    let mut next = row_offsets.clone();
+    let mut cols = vec![0; row_offsets[n]];
+    entries(&mut |row, col| {
+        cols[next[row]] = col;
+        next[row] += 1;
+    });
+    let pattern = SparsityPattern { row_offsets, cols, num_cols: n };
+    (pattern, 2 * (n.div_ceil(64) * dag.len()) as u64)
 }
 
 /// `i` as an index of the tables, which hold 32 bits.

@@ -189,7 +189,7 @@ impl Searches {
 /// itself, the Jacobian left to the caller ([`Build::Jacobian`]), the
 /// gradient by one reverse sweep, the Lagrangian Hessian by the cheaper of
 /// edge pushing and D* (by columns of `H·V` where it is large and dense,
-/// [`columns`]), `J·v` through the scarcity remainder, `wᵀJ`, `H·v`,
+/// [`crate::columns`]), `J·v` through the scarcity remainder, `wᵀJ`, `H·v`,
 /// Taylor series within the default [`Budget`].
 ///
 /// # Errors
@@ -218,8 +218,7 @@ pub fn build_with(
         Request::Gradient => (gradient(f.clone()), None, None),
         Request::Hessian => {
             if let Some(columns) = columns.then(|| by_columns(f)).flatten() {
-                let layout =
-                    request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern().clone()));
+                let layout = request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern()));
                 let kernel = Symbolic::Columns(Box::new(columns));
                 return Ok(Build::Kernel(Box::new(Built { kernel, layout, method: Some("hvp_columns") })));
             }

@@ -140,7 +140,7 @@ impl HessianStats {
         let start = Instant::now();
         if let Some(columns) = columns.then(|| dstar::factor::columns::columns(&function)).flatten() {
             let ms = start.elapsed().as_secs_f64() * 1e3;
-            let nnz = columns.pattern().nnz();
+            let nnz = columns.nnz();
             let mut ledger = Ledger::default();
             ledger.spend(dstar::factor::Stage::Columns, columns.work());
             let stopped = format!("a dense lower triangle of {nnz} nonzeros");
