@@ -200,6 +200,7 @@ RECIPES = {
     "inputs": lambda c: [OMIT, None, ["y", "x"], ["x"], ["x", "x"], "xy"],
     "simplify": lambda c: [OMIT, False],
     "self_check": lambda c: [OMIT, False],
+    "hessian_columns": lambda c: [OMIT, False],
     "compile.name": lambda c: [OMIT, "g2", "not a name", "sin"],
     "expr": lambda c: ["sin(x*y)", *EXPRESSIONS, "x^", "k*x + y", ""],
     "var": lambda c: ["x", "z", "", "1x"],
