@@ -43,7 +43,8 @@ pub struct Columns {
 
 impl Columns {
     /// The Hessian of the Lagrangian of `f` by `H·V` for `k` directions a
-    /// call (at least 1).
+    /// call (at least 1). Panics for a lower triangle of 2^32 nonzeros or
+    /// more ([`columns`] never builds one).
     pub fn new(f: &Kernel, k: usize) -> Columns {
         let single = hvp(f.clone(), 1);
         let (pattern, words) = lower_pattern(&single, f.num_variables());
@@ -173,8 +174,10 @@ impl Columns {
 /// neither is spent where the triangle could not be large enough.
 pub fn columns(f: &Kernel) -> Option<Columns> {
     let n = f.num_variables();
-    let most = n * (n + 1) / 2;
-    if most < plan::COLUMNS_MIN_NONZEROS {
+    let most = n.saturating_mul(n + 1) / 2;
+    // Places in the output are 32 bits: past them the straight line's own
+    // guards (memory) answer.
+    if most < plan::COLUMNS_MIN_NONZEROS || most > u32::MAX as usize {
         return None;
     }
     let single = hvp(f.clone(), 1);
