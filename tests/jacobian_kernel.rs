@@ -12,8 +12,8 @@ fn jacobian_output_is_values_then_csr_entries() {
     let kernel = compile(SOURCE, Request::Jacobian, &Options::default()).expect("compiles");
     let pattern = kernel.pattern().expect("a Jacobian has a pattern").clone();
     // f depends on x, y, z; g on x, y; h on z.
-    assert_eq!(pattern.row_offsets, [0, 3, 5, 6]);
-    assert_eq!(pattern.cols, [0, 1, 2, 0, 1, 2]);
+    assert_eq!(*pattern.row_offsets, [0, 3, 5, 6]);
+    assert_eq!(*pattern.cols, [0, 1, 2, 0, 1, 2]);
     assert_eq!(kernel.out_len(), 3 + 6);
     assert_eq!(kernel.layout().blocks(), [Block::Values(3), Block::Sparse(pattern.clone())]);
     let (x, y, z) = (0.3, -1.2, 2.0);

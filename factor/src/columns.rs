@@ -20,6 +20,7 @@
 use crate::directional::hvp;
 use crate::plan;
 use frontend::{Kernel, Op, SparsityPattern};
+use std::sync::Arc;
 
 /// A Lagrangian Hessian's lower triangle by `H·V` products over unit
 /// directions, [`run`](Columns::run) by the interpreter or a compiled
@@ -29,22 +30,21 @@ pub struct Columns {
     /// `H·V` for `k` directions ([`hvp`]): inputs `x`, `p`, `w`, then the
     /// directions, `k` rows of `n`.
     hvp: Kernel,
-    n: usize,
     k: usize,
-    /// Column `c`'s entries are `entries[starts[c]..starts[c + 1]]`: the
-    /// row, and the entry's place in the output (CSR order of the lower
-    /// triangle, [`pattern`](Self::pattern)); 8 bytes a nonzero, the
-    /// pattern itself only when asked.
-    starts: Vec<usize>,
-    entries: Vec<(u32, u32)>,
+    /// The lower triangle's pattern (CSR), the output's layout: the one
+    /// table of the entries, 8 bytes a nonzero, shared with the layout.
+    pattern: SparsityPattern,
+    /// Each row's first column where its columns are one run (a dense or
+    /// banded row: its entries found without reading the pattern), else
+    /// `None`.
+    intervals: Vec<Option<usize>>,
     /// The work building it took ([`crate::Stage::Columns`]).
     work: u64,
 }
 
 impl Columns {
     /// The Hessian of the Lagrangian of `f` by `H·V` for `k` directions a
-    /// call (at least 1). Panics for a lower triangle of 2^32 nonzeros or
-    /// more ([`columns`] never builds one).
+    /// call (at least 1).
     pub fn new(f: &Kernel, k: usize) -> Columns {
         let single = hvp(f.clone(), 1);
         let (pattern, words) = lower_pattern(&single, f.num_variables());
@@ -53,23 +53,11 @@ impl Columns {
 
     /// With the lower triangle's `pattern`, found in `work`.
     fn with_pattern(f: &Kernel, k: usize, pattern: SparsityPattern, work: u64) -> Columns {
-        let (n, k) = (f.num_variables(), k.max(1));
-        let mut starts = vec![0; n + 1];
-        for (_, col) in pattern.positions() {
-            starts[col + 1] += 1;
-        }
-        for c in 0..n {
-            starts[c + 1] += starts[c];
-        }
-        let mut next = starts.clone();
-        let mut entries = vec![(0, 0); pattern.nnz()];
-        for (at, (row, col)) in pattern.positions().enumerate() {
-            entries[next[col]] = (index(row), index(at));
-            next[col] += 1;
-        }
+        let k = k.max(1);
         let hvp = hvp(f.clone(), k);
         let work = work + hvp.count_ops() as u64;
-        Columns { hvp, n, k, starts, entries, work }
+        let intervals = (0..pattern.num_rows()).map(|row| interval(&pattern, row)).collect();
+        Columns { hvp, k, pattern, intervals, work }
     }
 
     /// The work building it took: the `H·V` kernels' operations and the
@@ -91,29 +79,17 @@ impl Columns {
 
     /// The nonzeros of the lower triangle: the output's length.
     pub fn nnz(&self) -> usize {
-        self.entries.len()
+        self.pattern.nnz()
     }
 
-    /// The pattern of the lower triangle (CSR), the output's layout, made
-    /// from the columns' entries.
-    pub fn pattern(&self) -> SparsityPattern {
-        let mut row_offsets = vec![0; self.n + 1];
-        let mut cols = vec![0; self.entries.len()];
-        for c in 0..self.n {
-            for &(row, at) in &self.entries[self.starts[c]..self.starts[c + 1]] {
-                row_offsets[row as usize + 1] += 1;
-                cols[at as usize] = c;
-            }
-        }
-        for row in 0..self.n {
-            row_offsets[row + 1] += row_offsets[row];
-        }
-        SparsityPattern { row_offsets, cols, num_cols: self.n }
+    /// The pattern of the lower triangle (CSR): the output's layout.
+    pub fn pattern(&self) -> &SparsityPattern {
+        &self.pattern
     }
 
     /// Operations per Hessian: `⌈n / k⌉` calls of the `H·V` kernel.
     pub fn count_ops(&self) -> usize {
-        self.n.div_ceil(self.k) * self.hvp.count_ops()
+        self.pattern.num_rows().div_ceil(self.k) * self.hvp.count_ops()
     }
 
     /// The lower triangle into `out` (the pattern's nonzeros), by
@@ -122,6 +98,11 @@ impl Columns {
     /// into `products` (`k` rows of `n`). `directions` and `products` are
     /// the caller's buffers, of any length: every call of the kernel, and
     /// the order entries are written in, is the same for any caller.
+    ///
+    /// Columns come in ascending order, so each row's entries are written
+    /// in its CSR order from a cursor per row: a call's `k` columns are
+    /// the next entries of rows `first..n` below them, and no table but
+    /// the pattern is needed (nor read, for rows that are one run).
     pub fn run(
         &self,
         directions: &mut Vec<f64>,
@@ -129,7 +110,9 @@ impl Columns {
         out: &mut [f64],
         mut hvp: impl FnMut(&[f64], &mut [f64]),
     ) {
-        let (n, k) = (self.n, self.k);
+        let (n, k) = (self.pattern.num_rows(), self.k);
+        let (offsets, cols): (&[usize], &[usize]) = (&self.pattern.row_offsets, &self.pattern.cols);
+        let mut next = offsets[..n].to_vec();
         directions.clear();
         directions.resize(k * n, 0.0);
         products.resize(k * n, 0.0);
@@ -141,11 +124,25 @@ impl Columns {
             hvp(directions, products);
             for d in 0..width {
                 directions[d * n + first + d] = 0.0;
-                let column = &products[d * n..(d + 1) * n];
-                let c = first + d;
-                for &(row, at) in &self.entries[self.starts[c]..self.starts[c + 1]] {
-                    out[at as usize] = column[row as usize];
+            }
+            // Rows above `first` hold no column from `first` on.
+            let last = first + width;
+            for (row, next) in next.iter_mut().enumerate().skip(first) {
+                let (start, end) = (offsets[row], offsets[row + 1]);
+                if let Some(lo) = self.intervals[row] {
+                    // Column `c` at `start + c - lo`: no table read.
+                    let (from, to) = (first.max(lo), last.min(lo + end - start));
+                    for c in from..to {
+                        out[start + c - lo] = products[(c - first) * n + row];
+                    }
+                    continue;
                 }
+                let mut at = *next;
+                while at < end && cols[at] < last {
+                    out[at] = products[(cols[at] - first) * n + row];
+                    at += 1;
+                }
+                *next = at;
             }
         }
     }
@@ -175,8 +172,8 @@ impl Columns {
 pub fn columns(f: &Kernel) -> Option<Columns> {
     let n = f.num_variables();
     let most = n.saturating_mul(n + 1) / 2;
-    // Places in the output are 32 bits: past them the straight line's own
-    // guards (memory) answer.
+    // Past 2^32 places the pattern alone would take 32 GB: left to the
+    // straight line's own guards.
     if most < plan::COLUMNS_MIN_NONZEROS || most > u32::MAX as usize {
         return None;
     }
@@ -193,11 +190,20 @@ pub fn columns(f: &Kernel) -> Option<Columns> {
     Some(Columns::with_pattern(f, plan::COLUMNS_PER_CALL, pattern, single.count_ops() as u64 + words))
 }
 
+/// The first column of `row` of `pattern` if its columns are one run.
+fn interval(pattern: &SparsityPattern, row: usize) -> Option<usize> {
+    let cols = &pattern.cols[pattern.row_offsets[row]..pattern.row_offsets[row + 1]];
+    match (cols.first(), cols.last()) {
+        (Some(&lo), Some(&hi)) => (hi - lo + 1 == cols.len()).then_some(lo),
+        _ => Some(0),
+    }
+}
+
 /// The lower triangle's structural pattern of the Hessian `H·v` computes
 /// (`hvp`, one direction, `n` variables): entry `(row, col)` where product
 /// `row` reads direction `col`, found 64 columns a pass (a word per node),
 /// with the words the passes wrote. Counted first and then written, so
-/// the pattern is its own size (8 bytes a nonzero) and nothing beside it.
+/// the pattern is its own size (8 bytes a nonzero), written in place.
 /// A call's results read all of its arguments.
 fn lower_pattern(hvp: &Kernel, n: usize) -> (SparsityPattern, u64) {
     let dag = hvp.dag();
@@ -233,16 +239,14 @@ fn lower_pattern(hvp: &Kernel, n: usize) -> (SparsityPattern, u64) {
         row_offsets[row + 1] += row_offsets[row];
     }
     let mut next = row_offsets.clone();
-    let mut cols = vec![0; row_offsets[n]];
+    // Collected from a sized iterator, the shared array is allocated once
+    // and filled where it lies (no copy of the nonzeros).
+    let mut cols: Arc<[usize]> = std::iter::repeat_n(0, row_offsets[n]).collect();
+    let place = Arc::get_mut(&mut cols).expect("a new array is not shared");
     entries(&mut |row, col| {
-        cols[next[row]] = col;
+        place[next[row]] = col;
         next[row] += 1;
     });
-    let pattern = SparsityPattern { row_offsets, cols, num_cols: n };
+    let pattern = SparsityPattern { row_offsets: row_offsets.into(), cols, num_cols: n };
     (pattern, 2 * (n.div_ceil(64) * dag.len()) as u64)
-}
-
-/// `i` as an index of the tables, which hold 32 bits.
-fn index(i: usize) -> u32 {
-    u32::try_from(i).expect("a Hessian by columns has fewer than 2^32 entries")
 }

@@ -218,7 +218,8 @@ pub fn build_with(
         Request::Gradient => (gradient(f.clone()), None, None),
         Request::Hessian => {
             if let Some(columns) = columns.then(|| by_columns(f)).flatten() {
-                let layout = request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern()));
+                let layout =
+                    request.layout(f.num_variables(), f.num_outputs(), Some(columns.pattern().clone()));
                 let kernel = Symbolic::Columns(Box::new(columns));
                 return Ok(Build::Kernel(Box::new(Built { kernel, layout, method: Some("hvp_columns") })));
             }

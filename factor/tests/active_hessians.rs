@@ -70,7 +70,7 @@ fn hessians_of_widened_programs_are_the_programs_hessians_in_place() {
         let found: Vec<(usize, usize)> = hessian.lower_pattern().positions().collect();
         assert_eq!(found, expected, "seed {seed}: the lower triangle's pattern");
         let gradient: Vec<usize> = own.gradient_pattern().cols.iter().map(|&k| place(k)).collect();
-        assert_eq!(hessian.gradient_pattern().cols, gradient, "seed {seed}: the gradient's pattern");
+        assert_eq!(*hessian.gradient_pattern().cols, gradient, "seed {seed}: the gradient's pattern");
 
         // x at the places, junk elsewhere; weights at the outputs, junk elsewhere.
         let mut input: Vec<f64> = (0..wide + 1 + total).map(|_| rng.uniform(-3.0, 3.0)).collect();

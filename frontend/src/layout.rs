@@ -2,15 +2,19 @@
 //! a sparse matrix in CSR order, the lower triangle of a symmetric matrix,
 //! a dense matrix), so that scattering into dense arrays exists once.
 
+use std::sync::Arc;
+
 /// The structural sparsity pattern of a matrix in compressed sparse row
 /// (CSR) form: the nonzeros of row `i` are at positions
 /// `row_offsets[i]..row_offsets[i + 1]`, in columns `cols[k]`, ascending.
+/// Its arrays are shared: a clone (into a [`Layout`], beside the kernel
+/// that fills it) costs no memory, however many nonzeros it has.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SparsityPattern {
     /// `rows + 1` offsets into `cols`.
-    pub row_offsets: Vec<usize>,
+    pub row_offsets: Arc<[usize]>,
     /// The column of each nonzero, row by row.
-    pub cols: Vec<usize>,
+    pub cols: Arc<[usize]>,
     /// Number of columns.
     pub num_cols: usize,
 }
@@ -34,7 +38,7 @@ impl SparsityPattern {
         for i in 0..num_rows {
             row_offsets[i + 1] += row_offsets[i];
         }
-        SparsityPattern { row_offsets, cols, num_cols }
+        SparsityPattern { row_offsets: row_offsets.into(), cols: cols.into(), num_cols }
     }
 
     /// Number of rows.
@@ -247,7 +251,7 @@ mod tests {
     #[test]
     fn positions_and_find_follow_csr_order() {
         let p = SparsityPattern::new(3, 3, [(0, 1), (2, 0), (2, 2)]);
-        assert_eq!(p.row_offsets, vec![0, 1, 1, 3]);
+        assert_eq!(*p.row_offsets, [0, 1, 1, 3]);
         assert_eq!(p.positions().collect::<Vec<_>>(), vec![(0, 1), (2, 0), (2, 2)]);
         assert_eq!((p.find(2, 2), p.find(1, 1), p.find(5, 0)), (Some(2), None, None));
     }
