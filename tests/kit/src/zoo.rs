@@ -161,9 +161,11 @@ fn flatten(text: &str) -> String {
     frontend::print_program(&program.inlined())
 }
 
-/// The point's coordinate `i`: in [-0.5, 0.5], different per input.
+/// The point's coordinate `i`: in [-0.5, 0.5], different for each of the
+/// first million (data points written as constants must not repeat, or
+/// their terms hash-cons into one and the family stops growing).
 fn coordinate(i: usize) -> f64 {
-    ((i * 7919) % 1000) as f64 / 1000.0 - 0.5
+    ((i * 7919) % 1000) as f64 / 1000.0 - 0.5 + (i / 1000 % 1000) as f64 * 1e-7
 }
 
 /// A coefficient in [0.5, 1.5) from an index, different for each of the
