@@ -131,3 +131,34 @@ fn quadratic_work_fails_the_allowance() {
     let linear_log = per_size(large * 12, large) / per_size(small * 10, small);
     assert!(linear_log <= allowed(small, large), "{linear_log}");
 }
+
+/// The zoo itself grows: every family in both forms has at least three
+/// times the operations at 4N as at N, for N past the lengths at which its
+/// constants (coefficients, data points) could start to repeat and
+/// hash-cons whole terms into one (they repeated every 1,000, and
+/// `many_outputs` stopped at 1,000 outputs, `dense_block` at 31 rows).
+#[test]
+fn every_family_of_the_zoo_grows_with_its_size() {
+    for zoo in Zoo::ALL {
+        let n = match zoo {
+            Zoo::DenseBlock => 40,
+            Zoo::SingleShooting { .. } | Zoo::SharedArguments => 300,
+            _ => 600,
+        };
+        for form in [Form::Functions, Form::Flat] {
+            let ops = |n: usize| {
+                let program =
+                    frontend::parse_program(&zoo.generate(n, form)).expect("the zoo writes valid programs");
+                program.kernel().expect("a kernel").inlined().count_ops()
+            };
+            let (small, large) = (ops(n), ops(4 * n));
+            assert!(
+                large >= 3 * small,
+                "{} {}: {small} ops at {n}, {large} at {}",
+                zoo.name(),
+                form.name(),
+                4 * n
+            );
+        }
+    }
+}
