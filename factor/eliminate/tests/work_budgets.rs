@@ -47,3 +47,24 @@ fn face_elimination_runs_on_every_corpus_problem_within_its_budget() {
         assert!(result.is_ok(), "{}: {result:?}", problem.name);
     }
 }
+
+/// One input feeding `n` outputs (`sin(c·s) + c·s·s`, `s = exp(x/10)`):
+/// the greedy scarcity heuristic rescores every edge of `s` after each
+/// move and stops at its queue's bound (`GREEDY_QUEUE_PER_EDGE`: after 106
+/// moves at 200 outputs, 25 at 5,000), and the remainder `J·v` kernels are
+/// built from is still one nonunit edge per output.
+#[test]
+fn scarcity_on_one_input_feeding_thousands_of_outputs_keeps_one_edge_per_output() {
+    for n in [200, 5000] {
+        let mut source = String::from("in x\ns = exp(0.1*x)\n");
+        for i in 0..n {
+            let c = 0.5 + i as f64 / n as f64;
+            source += &format!("out y{i} = sin({c:?}*s) + {c:?}*s*s\n");
+        }
+        let program = frontend::parse_program(&source).expect("a valid program");
+        let kernel = program.kernel().expect("a kernel");
+        let remainder = eliminate::scarcity_remainder(&kernel, Elimination::ScarcityHybrid)
+            .expect("a partial elimination");
+        assert_eq!(remainder.nonunit_edges(), n, "{n} outputs");
+    }
+}
