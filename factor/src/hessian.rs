@@ -13,7 +13,9 @@ use crate::active::Active;
 use crate::ledger::{Ledger, Stage};
 use crate::plan;
 use derivative::propagate::{adjoints, materialize};
-use derivative::{edge_pushing, factorize_within, DerivativeGraph, Orientation, Strategy, Term};
+use derivative::{
+    edge_pushing, factorize_within, DerivativeGraph, Limits, Orientation, Stopped, Strategy, Term,
+};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
 use std::fmt;
@@ -121,9 +123,9 @@ fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) 
 }
 
 /// Edge pushing, then the D* candidates on the gradient's graph within the
-/// plan's guards, each within a multiple of edge pushing's work
-/// ([`plan::gradient_dstar_budget`]); the fewest operations win, edge
-/// pushing on ties.
+/// plan's guards, each within a multiple of edge pushing's work and as many
+/// new nodes as its operations ([`Budget`]); the fewest operations win,
+/// edge pushing on ties.
 fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     let mut probe = function.clone();
     let graph = DerivativeGraph::new(&mut probe);
@@ -131,7 +133,10 @@ fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     // smaller than the function's, so its candidates are at least as many.
     let strategies = plan::dstar_candidates(&graph);
     let edge = by_edge_pushing(&function, weights);
-    let budget = plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing));
+    let budget = Budget {
+        work: plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing)),
+        nodes: plan::gradient_dstar_node_limit(edge.hessian_ops()),
+    };
     let built: Vec<(Option<Hessian>, Ledger)> = strategies
         .into_par_iter()
         .map(|strategy| by_dstar_on_gradient(&function, weights, strategy, Some(budget)))
@@ -197,14 +202,23 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
     hessian
 }
 
-/// With a `budget` (units of D*'s work), `None` when the plan finds the
-/// gradient graph too large for `strategy` or the build passes the budget;
-/// with the ledger of the attempt either way.
+/// What a D* build on the gradient may spend before it gives up: units of
+/// work ([`plan::gradient_dstar_budget`]) and nodes added
+/// ([`plan::gradient_dstar_node_limit`]).
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    work: u64,
+    nodes: usize,
+}
+
+/// With a `budget`, `None` when the plan finds the gradient graph too large
+/// for `strategy` or the build passes the budget; with the ledger of the
+/// attempt either way.
 fn by_dstar_on_gradient(
     function: &Kernel,
     weights: Weights,
     strategy: Strategy,
-    budget: Option<u64>,
+    budget: Option<Budget>,
 ) -> (Option<Hessian>, Ledger) {
     let mut ledger = Ledger::default();
     let n = function.num_variables();
@@ -233,14 +247,29 @@ fn by_dstar_on_gradient(
     }
     let mut dag = second.into_parts().0;
     let keep = |row: usize, col: usize| col <= columns[row];
-    let limit = budget.unwrap_or(u64::MAX);
-    let Some((entries, work)) = factorize_within(&mut dag, &graph, strategy, &keep, &AtomicU64::new(limit))
-    else {
-        ledger.spend(Stage::GradientDstar, limit);
-        let ratio = plan::GRADIENT_DSTAR_WORK_RATIO;
-        let stopped = format!("{} over {limit} pairs ({ratio} times edge pushing's pushes)", strategy.name());
-        ledger.fall_back(Stage::GradientDstar, stopped, "the other candidates");
-        return (None, ledger);
+    let budget = budget.unwrap_or(Budget { work: u64::MAX, nodes: usize::MAX });
+    let limits = Limits { work: &AtomicU64::new(budget.work), nodes: budget.nodes };
+    let (entries, work) = match factorize_within(&mut dag, &graph, strategy, &keep, limits) {
+        Ok(built) => built,
+        Err(stop) => {
+            let name = strategy.name();
+            let (work, stopped) = match stop {
+                Stopped::Work => {
+                    let ratio = plan::GRADIENT_DSTAR_WORK_RATIO;
+                    (
+                        budget.work,
+                        format!("{name} over {} pairs ({ratio} times edge pushing's pushes)", budget.work),
+                    )
+                }
+                Stopped::Nodes { work } => (
+                    work,
+                    format!("{name} over {} operations made (edge pushing's whole Hessian)", budget.nodes),
+                ),
+            };
+            ledger.spend(Stage::GradientDstar, work);
+            ledger.fall_back(Stage::GradientDstar, stopped, "the other candidates");
+            return (None, ledger);
+        }
     };
     ledger.spend(Stage::GradientDstar, work);
     let mut lower: Vec<((usize, usize), NodeId)> =

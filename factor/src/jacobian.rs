@@ -4,7 +4,7 @@
 use crate::ledger::{Ledger, Stage};
 use crate::method::Method;
 use crate::plan;
-use derivative::{factorize, factorize_within, DerivativeGraph, Entry, Orientation, Strategy};
+use derivative::{factorize, factorize_within, DerivativeGraph, Entry, Limits, Orientation, Strategy};
 use eliminate::{accumulate_graph, costs, Elimination, LinearizedGraph};
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
@@ -139,7 +139,8 @@ pub(crate) fn jacobian_where(function: Kernel, keep: &(dyn Fn(usize, usize) -> b
     let mut ledger = Ledger::default();
     ledger.spend(Stage::Graph, graph.edges().len() as u64);
     let build = |mut dag: ExprDag, strategy, budget: &AtomicU64| {
-        let (entries, work) = factorize_within(&mut dag, &graph, strategy, keep, budget)?;
+        let limits = Limits { work: budget, nodes: usize::MAX };
+        let (entries, work) = factorize_within(&mut dag, &graph, strategy, keep, limits).ok()?;
         Some((Jacobian::new(&function, dag, entries, Method::Dstar(strategy)), work))
     };
     let mut candidates = plan::dstar_candidates(&graph);

@@ -169,6 +169,17 @@ pub fn gradient_dstar_budget(edge_pushing_work: u64) -> u64 {
 /// See [`gradient_dstar_budget`].
 pub const GRADIENT_DSTAR_WORK_RATIO: u64 = 4;
 
+/// The nodes D* on a gradient's graph may add to its DAG, given the
+/// operations of edge pushing's Hessian: as many. Every node the build adds
+/// is a product or a sum on the way to its entries, so a build that has
+/// made more cannot end with fewer operations. On single shooting over 400
+/// steps the builds stopped at 1.0 M nodes on the work budget alone, where
+/// edge pushing's Hessian has 0.4 M operations: set-up 0.74 -> 0.32 s and
+/// 283 -> 130 MB, every corpus, NLP and zoo Hessian unchanged.
+pub fn gradient_dstar_node_limit(edge_pushing_ops: usize) -> usize {
+    edge_pushing_ops
+}
+
 /// A Lagrangian Hessian whose lower triangle holds at least this many
 /// nonzeros is built by columns ([`crate::columns`]) where they cost at
 /// most [`COLUMNS_WORK_PER_NONZERO`]. Straight-line, such a Hessian costs

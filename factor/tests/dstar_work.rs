@@ -7,7 +7,7 @@
 //! sweeps carry far more than the other's (`plan::FIRST_ORIENTATION_RATIO`).
 //! Work is counted, so these are exact assertions, not timings.
 
-use derivative::{factorize_within, DerivativeGraph, Orientation, Strategy};
+use derivative::{factorize_within, DerivativeGraph, Limits, Orientation, Strategy};
 use testkit::{eval_dual, Rng};
 
 fn graph_of(program: &frontend::Program) -> DerivativeGraph {
@@ -19,9 +19,8 @@ fn work(program: &frontend::Program, strategy: Strategy) -> u64 {
     let mut kernel = program.kernel().unwrap();
     let graph = DerivativeGraph::new(&mut kernel);
     let mut dag = kernel.dag().clone();
-    factorize_within(&mut dag, &graph, strategy, &|_, _| true, &std::sync::atomic::AtomicU64::new(u64::MAX))
-        .expect("no limit")
-        .1
+    let limits = Limits { work: &std::sync::atomic::AtomicU64::new(u64::MAX), nodes: usize::MAX };
+    factorize_within(&mut dag, &graph, strategy, &|_, _| true, limits).expect("no limit").1
 }
 
 /// On every corpus problem and NLP, factored D* in either orientation stays

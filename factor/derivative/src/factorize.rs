@@ -101,6 +101,32 @@ struct PathSums<'a> {
     /// Pairs that may be visited before the build gives up; another thread
     /// may lower it while the build runs.
     budget: &'a AtomicU64,
+    /// The DAG's length past which the build gives up ([`Limits::nodes`]).
+    node_limit: usize,
+}
+
+/// How far a [`factorize_within`] build may go before it gives up.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits<'a> {
+    /// Units of work: pairs visited and (post)dominator tree nodes built.
+    /// Another thread may lower it while the build runs.
+    pub work: &'a AtomicU64,
+    /// Nodes the build may add to the DAG. Every node it adds is a product
+    /// or a sum of its entries, so a build past a competitor's whole
+    /// operation count cannot end with fewer operations.
+    pub nodes: usize,
+}
+
+/// Why a [`factorize_within`] build gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// Its work passed [`Limits::work`] (all of it spent).
+    Work,
+    /// It added more than [`Limits::nodes`] nodes, after `work` units.
+    Nodes {
+        /// The work spent when it stopped.
+        work: u64,
+    },
 }
 
 /// For every node, whether two or more distinct `sources` reach it along
@@ -149,25 +175,26 @@ pub fn factorize(
     strategy: Strategy,
     keep: &(dyn Fn(usize, usize) -> bool + Sync),
 ) -> Vec<Entry> {
-    factorize_within(dag, graph, strategy, keep, &AtomicU64::new(u64::MAX)).expect("an unlimited budget").0
+    let limits = Limits { work: &AtomicU64::new(u64::MAX), nodes: usize::MAX };
+    factorize_within(dag, graph, strategy, keep, limits).expect("unlimited").0
 }
 
-/// [`factorize`] within `budget` units of work: the pairs its path sums
-/// visit, and the nodes of each (post)dominator tree it builds. Returns the
-/// entries and the work spent, or `None` (with `dag` holding unused nodes)
-/// once the work would pass `budget`. Counted, not timed, so the outcome is
-/// the same on every machine for a budget fixed before the call. A budget
-/// lowered while the build runs (by a concurrent build that learns it) only
-/// stops early a build whose work passes its final value: a caller that
-/// checks the returned work against that final value decides the same way
-/// whatever the timing.
+/// [`factorize`] within `limits`: units of work (the pairs its path sums
+/// visit, and the nodes of each (post)dominator tree it builds) and nodes
+/// added to `dag`. Returns the entries and the work spent, or why it
+/// stopped (with `dag` holding unused nodes). Counted, not timed, so the
+/// outcome is the same on every machine for limits fixed before the call. A
+/// work budget lowered while the build runs (by a concurrent build that
+/// learns it) only stops early a build whose work passes its final value:
+/// a caller that checks the returned work against that final value decides
+/// the same way whatever the timing.
 pub fn factorize_within(
     dag: &mut ExprDag,
     graph: &DerivativeGraph,
     strategy: Strategy,
     keep: &(dyn Fn(usize, usize) -> bool + Sync),
-    budget: &AtomicU64,
-) -> Option<(Vec<Entry>, u64)> {
+    limits: Limits<'_>,
+) -> Result<(Vec<Entry>, u64), Stopped> {
     let size = graph.node_bound();
     let orientation = strategy.orientation;
     let shared = match orientation {
@@ -178,7 +205,8 @@ pub fn factorize_within(
         }
         Orientation::Reverse => shared_nodes(graph, graph.roots(), false),
     };
-    let mut sums = PathSums { sums: FxHashMap::default(), shared, work: 0, budget };
+    let node_limit = dag.len().saturating_add(limits.nodes);
+    let mut sums = PathSums { sums: FxHashMap::default(), shared, work: 0, budget: limits.work, node_limit };
     let mut entries = Vec::new();
     let leaves: Vec<usize> = (0..graph.num_leaves()).collect();
     match orientation {
@@ -194,12 +222,12 @@ pub fn factorize_within(
             for batch in leaves.chunks(64) {
                 let reached = masks.fill(graph, batch, &mut marks);
                 let edges: usize = reached.iter().map(|&v| graph.parent_edges(v).len()).sum();
-                sums.spend((reached.len() + edges) as u64)?;
+                sums.spend((reached.len() + edges) as u64).ok_or(Stopped::Work)?;
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
                     let cone = tree.compute(graph, &masks, bit, leaf, &mut marks);
-                    sums.spend(cone.len() as u64)?;
+                    sums.spend(cone.len() as u64).ok_or(Stopped::Work)?;
                     let mut in_cone: Vec<usize> = cone
                         .iter()
                         .flat_map(|&v| rows.of(v))
@@ -232,7 +260,7 @@ pub fn factorize_within(
                     continue;
                 }
                 cols.sort_unstable();
-                sums.spend(descendants.len() as u64)?;
+                sums.spend(descendants.len() as u64).ok_or(Stopped::Work)?;
                 tree.compute(graph, &descendants);
                 parents.compute(graph, &descendants);
                 for (col, leaf) in cols {
@@ -244,7 +272,7 @@ pub fn factorize_within(
         }
     }
     entries.sort_by_key(|e| (e.row, e.col));
-    Some((entries, sums.work))
+    Ok((entries, sums.work))
 }
 
 /// Whether `v`'s edges toward the leaf are two parallel edges with unit
@@ -340,11 +368,20 @@ impl PathSums<'_> {
     }
 
     /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`;
-    /// `None` once past the budget.
-    fn path_sum(&mut self, dag: &mut ExprDag, walk: &Walk<'_>, start: NodeId, end: NodeId) -> Option<Term> {
+    /// stopped once past the limits.
+    fn path_sum(
+        &mut self,
+        dag: &mut ExprDag,
+        walk: &Walk<'_>,
+        start: NodeId,
+        end: NodeId,
+    ) -> Result<Term, Stopped> {
         let mut stack = vec![(start, end)];
         while let Some(&(v, w)) = stack.last() {
-            self.spend(1)?;
+            self.spend(1).ok_or(Stopped::Work)?;
+            if dag.len() > self.node_limit {
+                return Err(Stopped::Nodes { work: self.work });
+            }
             if self.get(dag, walk.key(v, w)).is_some() {
                 stack.pop();
                 continue;
@@ -390,7 +427,7 @@ impl PathSums<'_> {
             self.insert(walk.key(v, w), total);
             stack.pop();
         }
-        Some(self.get(dag, walk.key(start, end)).expect("built by the loop"))
+        Ok(self.get(dag, walk.key(start, end)).expect("built by the loop"))
     }
 }
 
