@@ -19,7 +19,7 @@ use derivative::{
 use frontend::{Block, ExprDag, Kernel, Layout, NodeId, SparsityPattern};
 use rayon::prelude::*;
 use std::fmt;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// How a [`Hessian`] was accumulated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,6 +126,12 @@ fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) 
 /// plan's guards, each within a multiple of edge pushing's work and as many
 /// new nodes as its operations ([`Budget`]); the fewest operations win,
 /// edge pushing on ties.
+///
+/// A finished build with more operations than the fewest known when it
+/// finishes is dropped at once, not kept to the end: each holds a whole
+/// DAG (a chain of 4,000 links: four builds kept, 59 MB). Which builds are
+/// dropped depends on the order they finish; the one chosen does not (the
+/// fewest are never dropped).
 fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     let mut probe = function.clone();
     let graph = DerivativeGraph::new(&mut probe);
@@ -137,9 +143,17 @@ fn cheapest(function: Kernel, weights: Weights) -> Hessian {
         work: plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing)),
         nodes: plan::gradient_dstar_node_limit(edge.hessian_ops()),
     };
+    let fewest = AtomicUsize::new(edge.hessian_ops());
     let built: Vec<(Option<Hessian>, Ledger)> = strategies
         .into_par_iter()
-        .map(|strategy| by_dstar_on_gradient(&function, weights, strategy, Some(budget)))
+        .map(|strategy| {
+            let (hessian, ledger) = by_dstar_on_gradient(&function, weights, strategy, Some(budget));
+            let kept = hessian.filter(|h| {
+                let ops = h.hessian_ops();
+                ops <= fewest.fetch_min(ops, Ordering::Relaxed)
+            });
+            (kept, ledger)
+        })
         .collect();
     let mut ledger = edge.ledger.clone();
     for (_, attempt) in &built {
