@@ -115,7 +115,7 @@ fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) 
         Some(HessianMethod::EdgePushing) => by_edge_pushing(&function, weights),
         // A method asked for is built whatever it costs.
         Some(HessianMethod::DstarOnGradient(strategy)) => {
-            let (hessian, _) = by_dstar_on_gradient(&function, weights, strategy, None);
+            let (hessian, _) = by_dstar_on_gradient(&Gradient::of(&function, weights), strategy, None);
             hessian.expect("an unguarded build")
         }
         None => cheapest(function, weights),
@@ -133,21 +133,25 @@ fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) 
 /// dropped depends on the order they finish; the one chosen does not (the
 /// fewest are never dropped).
 fn cheapest(function: Kernel, weights: Weights) -> Hessian {
-    let mut probe = function.clone();
-    let graph = DerivativeGraph::new(&mut probe);
-    // The gradient graph is the function's graph and its adjoint sweep: no
-    // smaller than the function's, so its candidates are at least as many.
-    let strategies = plan::dstar_candidates(&graph);
     let edge = by_edge_pushing(&function, weights);
+    let strategies = if edge.ledger.spent(Stage::EdgePushing) <= plan::GRADIENT_EVERY_STRATEGY_WORK {
+        Strategy::ALL.to_vec()
+    } else {
+        // The gradient graph is the function's graph and its adjoint sweep:
+        // no smaller than the function's, so its candidates are at least as
+        // many.
+        plan::dstar_candidates(&DerivativeGraph::new(&mut function.clone()))
+    };
     let budget = Budget {
         work: plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing)),
         nodes: plan::gradient_dstar_node_limit(edge.hessian_ops()),
     };
+    let gradient = Gradient::of(&function, weights);
     let fewest = AtomicUsize::new(edge.hessian_ops());
     let built: Vec<(Option<Hessian>, Ledger)> = strategies
         .into_par_iter()
         .map(|strategy| {
-            let (hessian, ledger) = by_dstar_on_gradient(&function, weights, strategy, Some(budget));
+            let (hessian, ledger) = by_dstar_on_gradient(&gradient, strategy, Some(budget));
             let kept = hessian.filter(|h| {
                 let ops = h.hessian_ops();
                 ops <= fewest.fetch_min(ops, Ordering::Relaxed)
@@ -156,6 +160,7 @@ fn cheapest(function: Kernel, weights: Weights) -> Hessian {
         })
         .collect();
     let mut ledger = edge.ledger.clone();
+    ledger.spend(Stage::Graph, gradient.graph.edges().len() as u64);
     for (_, attempt) in &built {
         ledger.absorb(attempt);
     }
@@ -225,45 +230,66 @@ struct Budget {
     nodes: usize,
 }
 
-/// With a `budget`, `None` when the plan finds the gradient graph too large
-/// for `strategy` or the build passes the budget; with the ledger of the
-/// attempt either way.
+/// The gradient `wᵀJ` of a function (or, with [`Weights::Unit`], of the sum
+/// of its outputs) as a kernel of its own, and its graph with respect to
+/// `x`: what every D* build on the gradient starts from, built once.
+struct Gradient {
+    /// The function's DAG with the gradient's nodes.
+    dag: ExprDag,
+    /// The function's outputs.
+    values: Vec<NodeId>,
+    /// The gradient's nonzero entries, `(input, node)`, ascending.
+    entries: Vec<(usize, NodeId)>,
+    /// The graph of the entries with respect to `x`.
+    graph: DerivativeGraph,
+    num_inputs: usize,
+    n: usize,
+}
+
+impl Gradient {
+    fn of(function: &Kernel, weights: Weights) -> Gradient {
+        let n = function.num_variables();
+        let (kernel, graph, seeds) = prepare(function, weights);
+        let num_inputs = kernel.num_inputs();
+        let (mut dag, values) = kernel.into_parts();
+        let adjoint = adjoints(&mut dag, &graph, &seeds);
+        let entries: Vec<(usize, NodeId)> = (0..n)
+            .filter_map(|k| {
+                let term = graph.leaf(k).and_then(|leaf| adjoint[leaf.index()])?;
+                Some((k, materialize(&mut dag, Some(term))))
+            })
+            .collect();
+        let nodes: Vec<NodeId> = entries.iter().map(|g| g.1).collect();
+        let mut second =
+            Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x, p and w").with_variables(n);
+        let graph = DerivativeGraph::with_respect_to(&mut second, n);
+        Gradient { dag: second.into_parts().0, values, entries, graph, num_inputs, n }
+    }
+}
+
+/// D* by `strategy` on `gradient`'s graph. With a `budget`, `None` when the
+/// plan finds the graph too large for `strategy` or the build passes the
+/// budget; with the ledger of the attempt either way.
 fn by_dstar_on_gradient(
-    function: &Kernel,
-    weights: Weights,
+    gradient: &Gradient,
     strategy: Strategy,
     budget: Option<Budget>,
 ) -> (Option<Hessian>, Ledger) {
     let mut ledger = Ledger::default();
-    let n = function.num_variables();
-    let (kernel, graph, seeds) = prepare(function, weights);
-    let num_inputs = kernel.num_inputs();
-    let (mut dag, roots) = kernel.into_parts();
-    let adjoint = adjoints(&mut dag, &graph, &seeds);
-    let gradient: Vec<(usize, NodeId)> = (0..n)
-        .filter_map(|k| {
-            let term = graph.leaf(k).and_then(|leaf| adjoint[leaf.index()])?;
-            Some((k, materialize(&mut dag, Some(term))))
-        })
-        .collect();
-    // Row r of the gradient's Jacobian is ∂/∂x of gradient entry columns[r]:
-    // only the entries on or below the diagonal are built.
-    let columns: Vec<usize> = gradient.iter().map(|g| g.0).collect();
-    let nodes: Vec<NodeId> = gradient.iter().map(|g| g.1).collect();
-    let mut second =
-        Kernel::new(dag, nodes, num_inputs).expect("the gradient reads x, p and w").with_variables(n);
-    let graph = DerivativeGraph::with_respect_to(&mut second, n);
-    ledger.spend(Stage::Graph, graph.edges().len() as u64);
-    if budget.is_some() && !plan::gradient_dstar_may_compete(&graph, strategy) {
+    let graph = &gradient.graph;
+    if budget.is_some() && !plan::gradient_dstar_may_compete(graph, strategy) {
         let stopped = format!("{} over {} units", strategy.name(), plan::GRADIENT_DSTAR_WORK_LIMIT);
         ledger.fall_back(Stage::GradientDstar, stopped, "edge pushing");
         return (None, ledger);
     }
-    let mut dag = second.into_parts().0;
+    // Row r of the gradient's Jacobian is ∂/∂x of gradient entry columns[r]:
+    // only the entries on or below the diagonal are built.
+    let columns: Vec<usize> = gradient.entries.iter().map(|g| g.0).collect();
     let keep = |row: usize, col: usize| col <= columns[row];
+    let mut dag = gradient.dag.clone();
     let budget = budget.unwrap_or(Budget { work: u64::MAX, nodes: usize::MAX });
     let limits = Limits { work: &AtomicU64::new(budget.work), nodes: budget.nodes };
-    let (entries, work) = match factorize_within(&mut dag, &graph, strategy, &keep, limits) {
+    let (entries, work) = match factorize_within(&mut dag, graph, strategy, &keep, limits) {
         Ok(built) => built,
         Err(stop) => {
             let name = strategy.name();
@@ -289,9 +315,9 @@ fn by_dstar_on_gradient(
     let mut lower: Vec<((usize, usize), NodeId)> =
         entries.iter().map(|e| ((columns[e.row], e.col), e.node)).collect();
     lower.sort_by_key(|&(position, _)| position);
-    let hessian =
-        Hessian::new(dag, &roots, num_inputs, n, &gradient, &lower, HessianMethod::DstarOnGradient(strategy));
-    (Some(hessian), ledger)
+    let (values, num_inputs, n) = (&gradient.values, gradient.num_inputs, gradient.n);
+    let method = HessianMethod::DstarOnGradient(strategy);
+    (Some(Hessian::new(dag, values, num_inputs, n, &gradient.entries, &lower, method)), ledger)
 }
 
 impl Hessian {
