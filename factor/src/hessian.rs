@@ -134,14 +134,9 @@ fn build_all(function: Kernel, weights: Weights, method: Option<HessianMethod>) 
 /// fewest are never dropped).
 fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     let edge = by_edge_pushing(&function, weights);
-    let strategies = if edge.ledger.spent(Stage::EdgePushing) <= plan::GRADIENT_EVERY_STRATEGY_WORK {
-        Strategy::ALL.to_vec()
-    } else {
-        // The gradient graph is the function's graph and its adjoint sweep:
-        // no smaller than the function's, so its candidates are at least as
-        // many.
-        plan::dstar_candidates(&DerivativeGraph::new(&mut function.clone()))
-    };
+    // The gradient graph is the function's graph and its adjoint sweep: no
+    // smaller than the function's, so its candidates are at least as many.
+    let strategies = plan::dstar_candidates(&DerivativeGraph::new(&mut function.clone()));
     let budget = Budget {
         work: plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing)),
         nodes: plan::gradient_dstar_node_limit(edge.hessian_ops()),

@@ -169,16 +169,6 @@ pub fn gradient_dstar_budget(edge_pushing_work: u64) -> u64 {
 /// See [`gradient_dstar_budget`].
 pub const GRADIENT_DSTAR_WORK_RATIO: u64 = 4;
 
-/// Edge pushing's work up to which every D* strategy competes for a
-/// Lagrangian Hessian, not only the candidates of the function's graph
-/// ([`dstar_candidates`]): their budgets are then small. The function's
-/// graph misjudges the gradient's orientation on single shooting: the
-/// corpus' `sh_20` gets 7,250 operations by reverse D* where the
-/// candidates gave 8,624 (edge pushing; `sh_15` 4,415 -> 4,001). Past it
-/// trying all four doubled the set-up of the zoo's single shooting and
-/// trees, mostly to lose.
-pub const GRADIENT_EVERY_STRATEGY_WORK: u64 = 1 << 14;
-
 /// The nodes D* on a gradient's graph may add to its DAG, given the
 /// operations of edge pushing's Hessian: as many. Every node the build adds
 /// is a product or a sum on the way to its entries, so a build that has

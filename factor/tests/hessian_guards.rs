@@ -9,23 +9,16 @@
 //! nodes at 400 steps to lose to edge pushing's 0.4 M operations).
 //! Counted, not timed.
 
-use factor::{hessian_with, lagrangian_hessian, plan, HessianMethod, Stage, Weights};
+use factor::{hessian_with, lagrangian_hessian, plan, HessianMethod, Weights};
 use frontend::Kernel;
 use testkit::zoo::{Form, Zoo};
 
 /// Edge pushing, then D* on the gradient by each strategy the plan lets
-/// compete on `kernel`: all four while edge pushing's work is small
-/// (`plan::GRADIENT_EVERY_STRATEGY_WORK`), else those of
-/// `plan::dstar_candidates`.
+/// compete on `kernel` (`plan::dstar_candidates`).
 fn methods(kernel: &Kernel) -> Vec<HessianMethod> {
-    let edge = hessian_with(kernel.clone(), Weights::Inputs, HessianMethod::EdgePushing);
-    let strategies = if edge.ledger().spent(Stage::EdgePushing) <= plan::GRADIENT_EVERY_STRATEGY_WORK {
-        derivative::Strategy::ALL.to_vec()
-    } else {
-        plan::dstar_candidates(&derivative::DerivativeGraph::new(&mut kernel.clone()))
-    };
+    let graph = derivative::DerivativeGraph::new(&mut kernel.clone());
     std::iter::once(HessianMethod::EdgePushing)
-        .chain(strategies.into_iter().map(HessianMethod::DstarOnGradient))
+        .chain(plan::dstar_candidates(&graph).into_iter().map(HessianMethod::DstarOnGradient))
         .collect()
 }
 
