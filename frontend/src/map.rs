@@ -397,6 +397,22 @@ struct Shape {
     terms: Vec<(u32, u64, u32)>,
 }
 
+/// `id`'s arguments in an order that does not depend on when their nodes
+/// were made. Hash-consing puts a commutative operation's lower node id
+/// first, and a literal's node is made where it is first written: in the
+/// first interval of a written-out model `0.05*t` has its arguments the
+/// other way round from every later interval's, which made that instance a
+/// shape of its own (`gen.py cartpole 1000 --flat`: 999 intervals mapped,
+/// the first compiled apart). A constant comes first; swapping the
+/// arguments of a commutative operation never changes its value.
+fn ordered_args(dag: &ExprDag, id: NodeId) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
+    let args = dag.args(id);
+    let is_const = |a: NodeId| dag.as_const(a).is_some();
+    let swap = dag.op(id).is_commutative() && args.len() == 2 && is_const(args[1]) && !is_const(args[0]);
+    let order: [usize; 2] = if swap { [1, 0] } else { [0, 1] };
+    (0..args.len()).map(move |k| args[if k < 2 { order[k] } else { k }])
+}
+
 /// Each instance's shape, in canonical form, with what rebuilding it needs.
 struct Shapes {
     /// Per instance: its shape's index in `distinct`.
@@ -467,10 +483,8 @@ impl Shapes {
                     let is_computed = share[id.index()] == Share::Computed;
                     if !expanded && !is_computed {
                         stack.push((id, true));
-                        let args = dag.args(id);
-                        stack.extend(
-                            args.iter().rev().filter(|a| stamp[a.index()] != i as u32).map(|&a| (a, false)),
-                        );
+                        let args = ordered_args(dag, id);
+                        stack.extend(args.rev().filter(|a| stamp[a.index()] != i as u32).map(|a| (a, false)));
                         continue;
                     }
                     work += 1;
@@ -513,7 +527,7 @@ impl Shapes {
                     };
                     shape.ops.push(op);
                     if !is_computed {
-                        shape.args.extend(dag.args(id).iter().map(|a| local[a.index()]));
+                        shape.args.extend(ordered_args(dag, id).map(|a| local[a.index()]));
                     }
                 }
                 let next = results.len() as u32;
