@@ -397,20 +397,24 @@ struct Shape {
     terms: Vec<(u32, u64, u32)>,
 }
 
-/// `id`'s arguments in an order that does not depend on when their nodes
-/// were made. Hash-consing puts a commutative operation's lower node id
-/// first, and a literal's node is made where it is first written: in the
-/// first interval of a written-out model `0.05*t` has its arguments the
-/// other way round from every later interval's, which made that instance a
-/// shape of its own (`gen.py cartpole 1000 --flat`: 999 intervals mapped,
-/// the first compiled apart). A constant comes first; swapping the
-/// arguments of a commutative operation never changes its value.
-fn ordered_args(dag: &ExprDag, id: NodeId) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
+/// Whether the shape reads `id`'s two arguments the other way round, so
+/// that the order does not depend on when their nodes were made.
+/// Hash-consing puts a commutative operation's lower node id first, and a
+/// literal's node is made where it is first written: in the first interval
+/// of a written-out model `0.05*t` has its arguments the other way round
+/// from every later interval's, which made that instance a shape of its own
+/// (`gen.py cartpole 1000 --flat`: 999 intervals mapped, the first compiled
+/// apart). A constant comes first; swapping the arguments of a commutative
+/// operation never changes its value. `constant` marks the constants.
+fn swapped(dag: &ExprDag, constant: &[bool], id: NodeId) -> bool {
     let args = dag.args(id);
-    let is_const = |a: NodeId| dag.as_const(a).is_some();
-    let swap = dag.op(id).is_commutative() && args.len() == 2 && is_const(args[1]) && !is_const(args[0]);
-    let order: [usize; 2] = if swap { [1, 0] } else { [0, 1] };
-    (0..args.len()).map(move |k| args[if k < 2 { order[k] } else { k }])
+    dag.op(id).is_commutative() && constant[args[1].index()] && !constant[args[0].index()]
+}
+
+/// `args` in the order [`swapped`] says.
+fn in_order(args: &[NodeId], swap: bool) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
+    let n = args.len();
+    (0..n).map(move |k| args[if swap { n - 1 - k } else { k }])
 }
 
 /// Each instance's shape, in canonical form, with what rebuilding it needs.
@@ -463,6 +467,7 @@ impl Shapes {
             constants: Vec::with_capacity(instances.len()),
         };
         let lifted = liftable(dag, rules.lift_constants);
+        let constant: Vec<bool> = dag.ids().map(|id| matches!(dag.op(id), Op::Const(_))).collect();
         let mut index: FxHashMap<Shape, usize> = FxHashMap::default();
         let mut work = 0usize;
         let mut stack = Vec::new();
@@ -475,16 +480,19 @@ impl Shapes {
             // Per output: the instance's result adding into it.
             let mut results: FxHashMap<u32, u32> = FxHashMap::default();
             for &t in members {
-                stack.push((terms[t].node, false));
-                while let Some((id, expanded)) = stack.pop() {
+                stack.push((terms[t].node, false, false));
+                while let Some((id, expanded, swap)) = stack.pop() {
                     if stamp[id.index()] == i as u32 {
                         continue;
                     }
                     let is_computed = share[id.index()] == Share::Computed;
                     if !expanded && !is_computed {
-                        stack.push((id, true));
-                        let args = ordered_args(dag, id);
-                        stack.extend(args.rev().filter(|a| stamp[a.index()] != i as u32).map(|a| (a, false)));
+                        let swap = swapped(dag, &constant, id);
+                        stack.push((id, true, swap));
+                        let args = in_order(dag.args(id), swap);
+                        stack.extend(
+                            args.rev().filter(|a| stamp[a.index()] != i as u32).map(|a| (a, false, false)),
+                        );
                         continue;
                     }
                     work += 1;
@@ -527,7 +535,7 @@ impl Shapes {
                     };
                     shape.ops.push(op);
                     if !is_computed {
-                        shape.args.extend(ordered_args(dag, id).map(|a| local[a.index()]));
+                        shape.args.extend(in_order(dag.args(id), swap).map(|a| local[a.index()]));
                     }
                 }
                 let next = results.len() as u32;
