@@ -137,20 +137,20 @@ fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     // The gradient graph is the function's graph and its adjoint sweep: no
     // smaller than the function's, so its candidates are at least as many.
     let strategies = plan::dstar_candidates(&DerivativeGraph::new(&mut function.clone()));
+    let edge_ops = edge.hessian_ops();
     let budget = Budget {
         work: plan::gradient_dstar_budget(edge.ledger.spent(Stage::EdgePushing)),
-        nodes: plan::gradient_dstar_node_limit(edge.hessian_ops()),
+        nodes: plan::gradient_dstar_node_limit(edge_ops),
     };
     let gradient = Gradient::of(&function, weights);
-    let fewest = AtomicUsize::new(edge.hessian_ops());
-    let built: Vec<(Option<Hessian>, Ledger)> = strategies
+    let fewest = AtomicUsize::new(edge_ops);
+    let built: Vec<(Option<(usize, Hessian)>, Ledger)> = strategies
         .into_par_iter()
         .map(|strategy| {
             let (hessian, ledger) = by_dstar_on_gradient(&gradient, strategy, Some(budget));
-            let kept = hessian.filter(|h| {
-                let ops = h.hessian_ops();
-                ops <= fewest.fetch_min(ops, Ordering::Relaxed)
-            });
+            let kept = hessian
+                .map(|h| (h.hessian_ops(), h))
+                .filter(|&(ops, _)| ops <= fewest.fetch_min(ops, Ordering::Relaxed));
             (kept, ledger)
         })
         .collect();
@@ -159,9 +159,9 @@ fn cheapest(function: Kernel, weights: Weights) -> Hessian {
     for (_, attempt) in &built {
         ledger.absorb(attempt);
     }
-    let mut hessian = std::iter::once(edge)
-        .chain(built.into_iter().filter_map(|(hessian, _)| hessian))
-        .min_by_key(|h| (h.hessian_ops(), h.method != HessianMethod::EdgePushing))
+    let (_, mut hessian) = std::iter::once((edge_ops, edge))
+        .chain(built.into_iter().filter_map(|(kept, _)| kept))
+        .min_by_key(|(ops, h)| (*ops, h.method != HessianMethod::EdgePushing))
         .expect("edge pushing at least");
     hessian.ledger = ledger;
     hessian

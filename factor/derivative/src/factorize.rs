@@ -222,12 +222,12 @@ pub fn factorize_within(
             for batch in leaves.chunks(64) {
                 let reached = masks.fill(graph, batch, &mut marks);
                 let edges: usize = reached.iter().map(|&v| graph.parent_edges(v).len()).sum();
-                sums.spend((reached.len() + edges) as u64).ok_or(Stopped::Work)?;
+                sums.spend((reached.len() + edges) as u64)?;
                 for (j, &col) in batch.iter().enumerate() {
                     let bit = 1u64 << j;
                     let Some(leaf) = graph.leaf(col) else { continue };
                     let cone = tree.compute(graph, &masks, bit, leaf, &mut marks);
-                    sums.spend(cone.len() as u64).ok_or(Stopped::Work)?;
+                    sums.spend(cone.len() as u64)?;
                     let mut in_cone: Vec<usize> = cone
                         .iter()
                         .flat_map(|&v| rows.of(v))
@@ -260,7 +260,7 @@ pub fn factorize_within(
                     continue;
                 }
                 cols.sort_unstable();
-                sums.spend(descendants.len() as u64).ok_or(Stopped::Work)?;
+                sums.spend(descendants.len() as u64)?;
                 tree.compute(graph, &descendants);
                 parents.compute(graph, &descendants);
                 for (col, leaf) in cols {
@@ -361,10 +361,14 @@ impl PathSums<'_> {
         self.sums.insert(FactorableSubgraph { upper, lower }, term);
     }
 
-    /// Counts `units` of work; `None` once past the budget.
-    fn spend(&mut self, units: u64) -> Option<()> {
+    /// Counts `units` of work; stopped once past the budget.
+    fn spend(&mut self, units: u64) -> Result<(), Stopped> {
         self.work = self.work.saturating_add(units);
-        (self.work <= self.budget.load(Ordering::Relaxed)).then_some(())
+        if self.work <= self.budget.load(Ordering::Relaxed) {
+            Ok(())
+        } else {
+            Err(Stopped::Work)
+        }
     }
 
     /// `S(root, leaf)`, built along `walk` from the pair `(start, end)`;
@@ -378,7 +382,7 @@ impl PathSums<'_> {
     ) -> Result<Term, Stopped> {
         let mut stack = vec![(start, end)];
         while let Some(&(v, w)) = stack.last() {
-            self.spend(1).ok_or(Stopped::Work)?;
+            self.spend(1)?;
             if dag.len() > self.node_limit {
                 return Err(Stopped::Nodes { work: self.work });
             }
