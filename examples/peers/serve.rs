@@ -147,9 +147,7 @@ pub fn serve(path: &str, kinds: &str) {
         let start = Instant::now();
         let built = function.symbolic(kind.request()).expect("builds");
         let mapped = matches!(built.kernel, Symbolic::Maps(_));
-        if kind != Kind::Values {
-            phase(format!("{name} symbolic"), start);
-        }
+        phase(format!("{name} symbolic"), start);
         let positions = match kind {
             Kind::Values => Vec::new(),
             Kind::Gradient => (0..n).map(|c| (0, c)).collect(),
