@@ -70,6 +70,18 @@ impl Token<'_> {
     }
 }
 
+/// The bytes of an identifier after its first: `[A-Za-z0-9_]`.
+static IDENTIFIER: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    table
+};
+
 /// A streaming lexer.
 #[derive(Clone, Copy, Debug)]
 pub struct Lexer<'s> {
@@ -122,19 +134,31 @@ impl<'s> Lexer<'s> {
         Some(c)
     }
 
-    /// Advances over bytes while `f` accepts them. `f` must reject `\n` and `\r` (so
-    /// the line stays the same) and may accept non-ASCII bytes only as a
-    /// whole char; columns count chars, so UTF-8 continuation bytes add none.
+    /// Advances over ASCII bytes while `f` accepts them (blanks, digits,
+    /// identifiers' characters), a column each. `f` must reject `\n`, `\r`
+    /// and every byte that is not ASCII.
     #[inline(always)]
-    fn bump_while(&mut self, f: impl Fn(u8) -> bool) {
+    fn bump_ascii_while(&mut self, f: impl Fn(u8) -> bool) {
         let bytes = self.src.as_bytes();
-        let (mut i, mut column) = (self.pos.offset as usize, self.pos.column);
+        let start = self.pos.offset as usize;
+        let mut i = start;
         while i < bytes.len() && f(bytes[i]) {
-            column += u32::from(bytes[i] & 0xC0 != 0x80);
             i += 1;
         }
         self.pos.offset = i as u32;
-        self.pos.column = column;
+        self.pos.column += (i - start) as u32;
+    }
+
+    /// Advances to the end of the line (over a comment); columns count
+    /// chars.
+    fn bump_to_line_end(&mut self) {
+        let start = self.pos.offset as usize;
+        let rest = &self.src.as_bytes()[start..];
+        let end = start + memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        let comment = &self.src[start..end];
+        let chars = if comment.is_ascii() { comment.len() } else { comment.chars().count() };
+        self.pos.offset = end as u32;
+        self.pos.column += chars as u32;
     }
 
     /// The next token and its span.
@@ -154,16 +178,18 @@ impl<'s> Lexer<'s> {
         let mut lexer = *self;
         let result = lexer.scan();
         *self = lexer;
-        *slot = result?;
+        *slot = result.map_err(|e| *e)?;
         Ok(())
     }
 
-    fn scan(&mut self) -> Result<(Token<'s>, Span), ParseError> {
+    /// Errors are boxed: the result of every token stays two words smaller
+    /// than with a `ParseError` in place, which is copied out per token.
+    fn scan(&mut self) -> Result<(Token<'s>, Span), Box<ParseError>> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
-            self.bump_while(|c| c == b' ' || c == b'\t');
+            self.bump_ascii_while(|c| c == b' ' || c == b'\t');
             match self.peek_byte() {
-                Some(b'#') => self.bump_while(|c| c != b'\n' && c != b'\r'),
+                Some(b'#') => self.bump_to_line_end(),
                 Some(b'\r') if self.src.as_bytes().get(self.pos.offset as usize + 1) == Some(&b'\n') => {
                     self.pos.offset += 1;
                 }
@@ -212,7 +238,7 @@ impl<'s> Lexer<'s> {
             }
             c if c.is_ascii_digit() || c == '.' => return self.number(start),
             c if c.is_ascii_alphabetic() || c == '_' => {
-                self.bump_while(|c| c.is_ascii_alphanumeric() || c == b'_');
+                self.bump_ascii_while(|c| IDENTIFIER[usize::from(c)]);
                 Token::Ident(&self.src[start.offset as usize..self.pos.offset as usize])
             }
             c => return Err(self.error(start, ParseErrorKind::UnexpectedChar(c))),
@@ -220,8 +246,8 @@ impl<'s> Lexer<'s> {
         Ok((token, Span { start, end: self.pos }))
     }
 
-    fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), ParseError> {
-        self.bump_while(|c| c.is_ascii_digit() || c == b'.');
+    fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), Box<ParseError>> {
+        self.bump_ascii_while(|c| c.is_ascii_digit() || c == b'.');
         if matches!(self.peek_byte(), Some(b'e' | b'E')) {
             let mut ahead = self.rest().chars().skip(1);
             let next = ahead.next();
@@ -235,22 +261,23 @@ impl<'s> Lexer<'s> {
                 if matches!(self.peek_byte(), Some(b'+' | b'-')) {
                     self.bump();
                 }
-                self.bump_while(|c| c.is_ascii_digit());
+                self.bump_ascii_while(|c| c.is_ascii_digit());
             }
         }
         let text = &self.src[start.offset as usize..self.pos.offset as usize];
         let span = Span { start, end: self.pos };
         match text.parse::<f64>() {
             Ok(v) if v.is_infinite() => {
-                Err(ParseError { kind: ParseErrorKind::NumberOutOfRange(text.to_string()), span })
+                Err(Box::new(ParseError { kind: ParseErrorKind::NumberOutOfRange(text.to_string()), span }))
             }
             Ok(v) if text != "." => Ok((Token::Number(v), span)),
-            _ => Err(ParseError { kind: ParseErrorKind::BadNumber(text.to_string()), span }),
+            _ => Err(Box::new(ParseError { kind: ParseErrorKind::BadNumber(text.to_string()), span })),
         }
     }
 
-    fn error(&self, start: Pos, kind: ParseErrorKind) -> ParseError {
-        ParseError { kind, span: Span { start, end: self.pos } }
+    #[cold]
+    fn error(&self, start: Pos, kind: ParseErrorKind) -> Box<ParseError> {
+        Box::new(ParseError { kind, span: Span { start, end: self.pos } })
     }
 }
 
@@ -283,14 +310,20 @@ impl<'s> TokenStream<'s> {
 
     /// Token `n` ahead (0 is the next one) and its span, or the lexing
     /// error met before it.
+    #[inline]
     pub fn peek(&mut self, n: usize) -> Result<&(Token<'s>, Span), ParseError> {
         if self.next + n >= self.tokens.len() {
             self.refill();
         }
         match self.tokens.get(self.next + n) {
             Some(token) => Ok(token),
-            None => Err(self.error.clone().expect("a batch stops early only at an error")),
+            None => Err(self.lexing_error()),
         }
+    }
+
+    #[cold]
+    fn lexing_error(&self) -> ParseError {
+        self.error.clone().expect("a batch stops early only at an error")
     }
 
     /// Moves past the next token (which [`TokenStream::peek`] returned).
@@ -298,6 +331,7 @@ impl<'s> TokenStream<'s> {
         self.next += 1;
     }
 
+    #[inline(never)]
     fn refill(&mut self) {
         self.tokens.drain(..self.next);
         self.next = 0;
@@ -352,6 +386,30 @@ mod tests {
         );
         // `2e` is the number 2 followed by the name e.
         assert_eq!(tokens("2e"), vec![Number(2.0), Ident("e"), Eof]);
+    }
+
+    #[test]
+    fn columns_count_chars_in_comments_and_bytes_elsewhere() {
+        // Only a comment may hold chars beyond ASCII; a token after one, on
+        // its line or at the end, is at the column its chars give.
+        for (src, line, column) in
+            [("ab_1 # é€x", 1, 11), ("ab_1 # é€x\r\n", 2, 1), ("ab_1 # é€x\r", 2, 1), ("x # \u{1f600}", 1, 6)]
+        {
+            let mut lexer = Lexer::new(src);
+            let (first, span) = lexer.next_token().unwrap();
+            assert_eq!(
+                (first, span.end.column),
+                (
+                    Token::Ident(src.split(' ').next().unwrap()),
+                    span.start.column + span.end.offset - span.start.offset
+                )
+            );
+            let mut last = lexer.next_token().unwrap();
+            while last.0 != Token::Eof {
+                last = lexer.next_token().unwrap();
+            }
+            assert_eq!((last.1.start.line, last.1.start.column), (line, column), "{src:?}");
+        }
     }
 
     #[test]
