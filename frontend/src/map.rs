@@ -397,6 +397,15 @@ struct Shape {
     terms: Vec<(u32, u64, u32)>,
 }
 
+impl Shape {
+    fn clear(&mut self) {
+        self.ops.clear();
+        self.args.clear();
+        self.functions.clear();
+        self.terms.clear();
+    }
+}
+
 /// Whether the shape reads `id`'s two arguments the other way round, so
 /// that the order does not depend on when their nodes were made.
 /// Hash-consing puts a commutative operation's lower node id first, and a
@@ -471,14 +480,24 @@ impl Shapes {
         let mut index: FxHashMap<Shape, usize> = FxHashMap::default();
         let mut work = 0usize;
         let mut stack = Vec::new();
+        // One set of buffers for every instance (10^4 gmm points: 11
+        // allocations each, and their growth, were a third of the search);
+        // what an instance keeps is copied out at its size.
+        let mut shape = Shape::default();
+        let (mut vars, mut params, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut computed, mut constants) = (Vec::new(), Vec::new());
+        let mut sites: FxHashMap<u32, u32> = FxHashMap::default();
+        // Per output: the instance's result adding into it.
+        let mut results: FxHashMap<u32, u32> = FxHashMap::default();
         for (i, members) in instances.iter().enumerate() {
-            let mut shape = Shape::default();
-            let (mut vars, mut params, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
-            let mut computed = Vec::new();
-            let mut constants = Vec::new();
-            let mut sites: FxHashMap<u32, u32> = FxHashMap::default();
-            // Per output: the instance's result adding into it.
-            let mut results: FxHashMap<u32, u32> = FxHashMap::default();
+            shape.clear();
+            for buffer in [&mut vars, &mut params, &mut computed] {
+                buffer.clear();
+            }
+            nodes.clear();
+            constants.clear();
+            sites.clear();
+            results.clear();
             for &t in members {
                 stack.push((terms[t].node, false, false));
                 while let Some((id, expanded, swap)) = stack.pop() {
@@ -486,7 +505,10 @@ impl Shapes {
                         continue;
                     }
                     let is_computed = share[id.index()] == Share::Computed;
-                    if !expanded && !is_computed {
+                    // A leaf is visited where it is met (it has no arguments
+                    // to visit first): every instance meets all the shared
+                    // arguments of its calls.
+                    if !expanded && !is_computed && !dag.op(id).is_leaf() {
                         let swap = swapped(dag, &constant, id);
                         stack.push((id, true, swap));
                         let args = in_order(dag.args(id), swap);
@@ -542,18 +564,20 @@ impl Shapes {
                 let result = *results.entry(terms[t].output).or_insert(next);
                 shape.terms.push((local[terms[t].node.index()], terms[t].coefficient.to_bits(), result));
             }
-            let next = shapes.distinct.len();
-            let s = *index.entry(shape).or_insert(next);
-            if s == next {
-                shapes.distinct.push(Shape::default());
-            }
+            let s = match index.get(&shape) {
+                Some(&s) => s,
+                None => {
+                    let s = shapes.distinct.len();
+                    index.insert(shape.clone(), s);
+                    shapes.distinct.push(Shape::default());
+                    s
+                }
+            };
             shapes.shape_of.push(s);
             shapes.variables.push(vars.len() + computed.len());
-            vars.extend(computed);
-            vars.extend(params);
-            shapes.leaves.push(vars);
-            shapes.nodes.push(nodes);
-            shapes.constants.push(constants);
+            shapes.leaves.push([&vars[..], &computed, &params].concat());
+            shapes.nodes.push(nodes.clone());
+            shapes.constants.push(constants.clone());
         }
         Some(shapes)
     }
