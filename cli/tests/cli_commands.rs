@@ -273,3 +273,28 @@ fn the_memory_guard_stops_with_the_stage_and_the_option() {
     assert_eq!(status, 2, "{stderr}");
     assert!(stderr.contains("'much' is not a size"), "{stderr}");
 }
+
+/// `stats --hessian` reports the Hessian the compiled kernel has: where the
+/// plan maps a program (gmm's points, cart-pole's intervals), each body's
+/// Hessian as maps, with the compiled kernel's operations and nonzeros. It
+/// built the Hessian of the program written out instead (gmm 1000: minutes
+/// and gigabytes); gmm 200 is past the size where maps pay for everything.
+#[test]
+fn stats_reports_the_hessian_of_the_maps_the_compiled_kernel_uses() {
+    let scratch = testkit::scratch("dstar-cli-stats-maps");
+    for (family, n) in [("gmm", 200), ("cartpole", 40)] {
+        let file = scratch.path().join(format!("{family}.dstar"));
+        std::fs::write(&file, testkit::gen_py(family, n, &[])).unwrap();
+        let (status, stdout, stderr) = dstar(&["stats", "--hessian", "--json", file.to_str().unwrap()]);
+        assert_eq!(status, 0, "{stderr}");
+        let s: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let program = dstar::parse_program(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let function = dstar::Function::new(program, dstar::Options::default());
+        let built = function.symbolic(dstar::Request::Hessian).unwrap();
+        assert!(matches!(built.kernel, dstar::factor::Symbolic::Maps(_)), "{family}: compiled as maps");
+        assert_eq!(s["hessian_method"], "maps", "{family}: {stdout}");
+        assert_eq!(s["hessian_ops"].as_u64(), Some(built.kernel.count_ops() as u64), "{family}");
+        let nnz = built.layout.pattern().map(|p| p.nnz());
+        assert_eq!(s["hessian_lower_nnz"].as_u64(), nnz.map(|n| n as u64), "{family}");
+    }
+}

@@ -34,10 +34,12 @@ pub fn run(args: &StatsArgs) -> Result<(), Failure> {
     let symbolic_ms = start.elapsed().as_secs_f64() * 1e3;
     progress.stage("counting the baselines");
     let function = program.kernel().map_err(Failure::internal)?;
-    let mut stats = Stats::count(&program, &derived, &function, symbolic_ms);
+    // One search for maps, as a compiled function keeps it for every request.
+    let maps = dstar::factor::Maps::default();
+    let mut stats = Stats::count(&program, &derived, &function, &maps, symbolic_ms);
     if args.hessian {
         progress.stage("building the Hessian");
-        stats.hessian = Some(HessianStats::build(function, args.pipeline.options().hessian_columns));
+        stats.hessian = Some(HessianStats::build(function, &maps, args.pipeline.options().hessian_columns));
     }
     drop(progress);
     if args.json {
@@ -78,8 +80,8 @@ struct MapStats {
 }
 
 impl MapStats {
-    fn find(function: &Kernel) -> Option<MapStats> {
-        let d = dstar::factor::plan::maps(function)?;
+    fn find(function: &Kernel, maps: &dstar::factor::Maps) -> Option<MapStats> {
+        let d = maps.found(function)?;
         let instances = d.maps.iter().map(|m| m.instances).collect();
         Some(MapStats { instances, mapped_ops: d.mapped_ops(), written_out_ops: d.written_out_ops() })
     }
@@ -102,6 +104,7 @@ impl<'a> Stats<'a> {
         program: &'a Program,
         derived: &'a dstar::Differentiated,
         function: &Kernel,
+        maps: &dstar::factor::Maps,
         symbolic_ms: f64,
     ) -> Stats<'a> {
         let limit = dstar::factor::plan::BASELINE_WORK_LIMIT;
@@ -127,7 +130,7 @@ impl<'a> Stats<'a> {
             functions,
             call_sites,
             inlined_ops,
-            maps: MapStats::find(function),
+            maps: MapStats::find(function, maps),
             hessian: None,
         }
     }
@@ -135,9 +138,17 @@ impl<'a> Stats<'a> {
 
 impl HessianStats {
     /// Builds the Lagrangian Hessian of `function` as a compiled kernel
-    /// has it (by columns where the plan takes them, if `columns`), timed.
-    fn build(function: Kernel, columns: bool) -> HessianStats {
+    /// has it (as maps where the plan finds them, else by columns where the
+    /// plan takes them, if `columns`), timed.
+    fn build(function: Kernel, maps: &dstar::factor::Maps, columns: bool) -> HessianStats {
         let start = Instant::now();
+        // Each map body's Hessian once: the Hessian of the program written
+        // out (gmm 1000: 680 K operations) took minutes and gigabytes.
+        if let Some((kernel, lower)) = maps.hessian(&function) {
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            let (ops, nnz) = (kernel.count_ops(), lower.nnz());
+            return HessianStats { ops, method: "maps", nnz, ms, ledger: Ledger::default() };
+        }
         if let Some(columns) = columns.then(|| dstar::factor::columns::columns(&function)).flatten() {
             let ms = start.elapsed().as_secs_f64() * 1e3;
             let nnz = columns.nnz();
@@ -253,7 +264,9 @@ fn print_text(file: &Path, s: &Stats) {
     if let Some(h) = &s.hessian {
         println!("hessian ops          {:>10}   one Lagrangian Hessian call, by {}", h.ops, h.method);
         println!("  lower triangle     {:>10}   nonzeros, built in {:.2} ms", h.nnz, h.ms);
-        print_ledger("hessian", &h.ledger);
+        if h.method != "maps" {
+            print_ledger("hessian", &h.ledger);
+        }
     }
     println!("symbolic time        {:>10.2} ms   parse to finished Jacobian", s.symbolic_ms);
 }
