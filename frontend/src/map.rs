@@ -491,9 +491,9 @@ impl Shapes {
         let mut results: FxHashMap<u32, u32> = FxHashMap::default();
         for (i, members) in instances.iter().enumerate() {
             shape.clear();
-            for buffer in [&mut vars, &mut params, &mut computed] {
-                buffer.clear();
-            }
+            vars.clear();
+            params.clear();
+            computed.clear();
             nodes.clear();
             constants.clear();
             sites.clear();
