@@ -94,7 +94,9 @@ struct HessianStats {
     method: &'static str,
     nnz: usize,
     ms: f64,
-    ledger: Ledger,
+    /// The work of the budgeted stages; `None` for maps, which have none
+    /// (each body's Hessian is built whole, once).
+    ledger: Option<Ledger>,
 }
 
 impl<'a> Stats<'a> {
@@ -147,7 +149,7 @@ impl HessianStats {
         if let Some((kernel, lower)) = maps.hessian(&function) {
             let ms = start.elapsed().as_secs_f64() * 1e3;
             let (ops, nnz) = (kernel.count_ops(), lower.nnz());
-            return HessianStats { ops, method: "maps", nnz, ms, ledger: Ledger::default() };
+            return HessianStats { ops, method: "maps", nnz, ms, ledger: None };
         }
         if let Some(columns) = columns.then(|| dstar::factor::columns::columns(&function)).flatten() {
             let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -156,12 +158,18 @@ impl HessianStats {
             ledger.spend(dstar::factor::Stage::Columns, columns.work());
             let stopped = format!("a dense lower triangle of {nnz} nonzeros");
             ledger.fall_back(dstar::factor::Stage::EdgePushing, stopped, "H·V columns");
-            return HessianStats { ops: columns.count_ops(), method: "hvp_columns", nnz, ms, ledger };
+            return HessianStats {
+                ops: columns.count_ops(),
+                method: "hvp_columns",
+                nnz,
+                ms,
+                ledger: Some(ledger),
+            };
         }
         let h = dstar::factor::lagrangian_hessian(function);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let (ops, method, nnz) = (h.hessian_ops(), h.method().name(), h.lower_pattern().nnz());
-        HessianStats { ops, method, nnz, ms, ledger: h.ledger().clone() }
+        HessianStats { ops, method, nnz, ms, ledger: Some(h.ledger().clone()) }
     }
 }
 
@@ -199,7 +207,9 @@ fn print_json(s: &Stats) {
         stats["hessian_method"] = json!(h.method);
         stats["hessian_lower_nnz"] = json!(h.nnz);
         stats["hessian_ms"] = json!(h.ms);
-        stats["hessian_work"] = ledger_json(&h.ledger);
+        if let Some(ledger) = &h.ledger {
+            stats["hessian_work"] = ledger_json(ledger);
+        }
     }
     if let Some(report) = &s.derived.simplify {
         stats["simplify_stop_reason"] = json!(report.stop_reason.name());
@@ -264,8 +274,8 @@ fn print_text(file: &Path, s: &Stats) {
     if let Some(h) = &s.hessian {
         println!("hessian ops          {:>10}   one Lagrangian Hessian call, by {}", h.ops, h.method);
         println!("  lower triangle     {:>10}   nonzeros, built in {:.2} ms", h.nnz, h.ms);
-        if h.method != "maps" {
-            print_ledger("hessian", &h.ledger);
+        if let Some(ledger) = &h.ledger {
+            print_ledger("hessian", ledger);
         }
     }
     println!("symbolic time        {:>10.2} ms   parse to finished Jacobian", s.symbolic_ms);
