@@ -149,47 +149,62 @@ impl<'s> Lexer<'s> {
         self.pos.column += (i - start) as u32;
     }
 
-    /// Advances to the end of the line (over a comment); columns count
-    /// chars.
-    fn bump_to_line_end(&mut self) {
+    /// The position at the end of the line (past a comment); columns
+    /// count chars.
+    ///
+    /// This and the other helpers that `scan` does not inline take the
+    /// lexer by value and return positions: were its address taken, its
+    /// position would live in memory, written field by field and read
+    /// back whole, which stalls store forwarding on every token.
+    fn line_end(self) -> Pos {
         let start = self.pos.offset as usize;
         let rest = &self.src.as_bytes()[start..];
         let end = start + memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
         let comment = &self.src[start..end];
         let chars = if comment.is_ascii() { comment.len() } else { comment.chars().count() };
-        self.pos.offset = end as u32;
-        self.pos.column += chars as u32;
+        Pos { offset: end as u32, column: self.pos.column + chars as u32, ..self.pos }
     }
 
     /// The next token and its span.
     pub fn next_token(&mut self) -> Result<(Token<'s>, Span), ParseError> {
         let mut slot = (Token::Eof, Span::default());
-        self.next_token_into(&mut slot)?;
+        self.scan_into(&mut slot).map_err(|e| *e)?;
         Ok(slot)
     }
 
-    /// Like [`Lexer::next_token`], writing the token and its span into
-    /// `slot` (the parser's lookahead) instead of returning them.
-    pub fn next_token_into(&mut self, slot: &mut (Token<'s>, Span)) -> Result<(), ParseError> {
-        // Scanning a local copy keeps the position in registers, and the
-        // token is written where it is read: a position written field by
-        // field and then read back whole (through `self`, or a returned
-        // tuple) stalled store forwarding on every token.
+    /// Reads tokens into `out` until it holds `len` of them (past the end
+    /// of the source, [`Token::Eof`] again and again) or a token is
+    /// malformed: then it returns its error.
+    ///
+    /// One call lexes a batch, with the position in registers throughout,
+    /// and each token is written in place where the parser reads it: a
+    /// position written field by field and read back whole (a returned
+    /// tuple, copied) stalls store forwarding on every token.
+    fn fill(&mut self, out: &mut Vec<(Token<'s>, Span)>, len: usize) -> Option<ParseError> {
         let mut lexer = *self;
-        let result = lexer.scan();
+        let mut error = None;
+        while out.len() < len {
+            out.push((Token::Eof, Span::default()));
+            let slot = out.last_mut().expect("just pushed");
+            if let Err(e) = lexer.scan_into(slot) {
+                out.pop();
+                error = Some(*e);
+                break;
+            }
+        }
         *self = lexer;
-        *slot = result.map_err(|e| *e)?;
-        Ok(())
+        error
     }
 
-    /// Errors are boxed: the result of every token stays two words smaller
-    /// than with a `ParseError` in place, which is copied out per token.
-    fn scan(&mut self) -> Result<(Token<'s>, Span), Box<ParseError>> {
+    /// Reads the next token and its span into `slot`. Errors are boxed, so
+    /// that the result stays a word.
+    #[inline(always)]
+    fn scan_into(&mut self, slot: &mut (Token<'s>, Span)) -> Result<(), Box<ParseError>> {
         // Skip blanks and comments, but not newlines: they end statements.
         loop {
             self.bump_ascii_while(|c| c == b' ' || c == b'\t');
             match self.peek_byte() {
-                Some(b'#') => self.bump_to_line_end(),
+                Some(b'#') => self.pos = self.line_end(),
                 Some(b'\r') if self.src.as_bytes().get(self.pos.offset as usize + 1) == Some(&b'\n') => {
                     self.pos.offset += 1;
                 }
@@ -198,7 +213,8 @@ impl<'s> Lexer<'s> {
         }
         let start = self.pos;
         let Some(c) = self.bump() else {
-            return Ok((Token::Eof, Span { start, end: start }));
+            *slot = (Token::Eof, Span { start, end: start });
+            return Ok(());
         };
         let token = match c {
             '\n' | '\r' | ';' => Token::End,
@@ -236,17 +252,24 @@ impl<'s> Lexer<'s> {
                     _ => return Err(self.error(start, ParseErrorKind::UnexpectedChar('!'))),
                 }
             }
-            c if c.is_ascii_digit() || c == '.' => return self.number(start),
+            c if c.is_ascii_digit() || c == '.' => {
+                *slot = self.number(start)?;
+                self.pos = slot.1.end;
+                return Ok(());
+            }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 self.bump_ascii_while(|c| IDENTIFIER[usize::from(c)]);
                 Token::Ident(&self.src[start.offset as usize..self.pos.offset as usize])
             }
             c => return Err(self.error(start, ParseErrorKind::UnexpectedChar(c))),
         };
-        Ok((token, Span { start, end: self.pos }))
+        *slot = (token, Span { start, end: self.pos });
+        Ok(())
     }
 
-    fn number(&mut self, start: Pos) -> Result<(Token<'s>, Span), Box<ParseError>> {
+    /// The number that starts at `start` (its first char read).
+    #[inline(never)]
+    fn number(mut self, start: Pos) -> Result<(Token<'s>, Span), Box<ParseError>> {
         self.bump_ascii_while(|c| c.is_ascii_digit() || c == b'.');
         if matches!(self.peek_byte(), Some(b'e' | b'E')) {
             let mut ahead = self.rest().chars().skip(1);
@@ -276,7 +299,7 @@ impl<'s> Lexer<'s> {
     }
 
     #[cold]
-    fn error(&self, start: Pos, kind: ParseErrorKind) -> Box<ParseError> {
+    fn error(self, start: Pos, kind: ParseErrorKind) -> Box<ParseError> {
         Box::new(ParseError { kind, span: Span { start, end: self.pos } })
     }
 }
@@ -335,13 +358,8 @@ impl<'s> TokenStream<'s> {
     fn refill(&mut self) {
         self.tokens.drain(..self.next);
         self.next = 0;
-        while self.tokens.len() < Self::BATCH && self.error.is_none() {
-            self.tokens.push((Token::Eof, Span::default()));
-            let slot = self.tokens.last_mut().expect("just pushed");
-            if let Err(e) = self.lexer.next_token_into(slot) {
-                self.tokens.pop();
-                self.error = Some(e);
-            }
+        if self.error.is_none() {
+            self.error = self.lexer.fill(&mut self.tokens, Self::BATCH);
         }
     }
 }
