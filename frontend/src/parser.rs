@@ -229,45 +229,166 @@ struct Binding {
 }
 
 /// The symbol table: the bindings in the order they were made, and a hash
-/// table of their indices, each with 32 bits of its name's hash (as the
-/// DAG's table: growing never reads a name again). A binding is read only
-/// when the table finds a likely match.
+/// table of slots. A slot holds what a lookup compares and what it
+/// returns: 32 bits of the name's hash (as the DAG's table: growing never
+/// reads a name again), its length and first 8 bytes, and its node. A name
+/// of at most 8 bytes is found without reading the bindings or the source,
+/// in one probe: on programs with many names each of those reads missed
+/// the cache.
+///
+/// In front of the table, a small cache of recently read short names keeps
+/// the names a program reads again and again (the shared arguments of a
+/// run of calls) on a few pages: the table's slots are spread over
+/// megabytes, and reading them missed the TLB more than the cache. Names
+/// are bound once and never rebound, so a cached node stays right.
 #[derive(Default)]
 struct Names<'s> {
     bindings: Vec<(&'s str, Binding)>,
-    table: HashTable<(u32, u32)>,
+    table: HashTable<Slot>,
+    recent: Recent,
 }
 
-/// 32 bits of a name's hash: what the table stores.
-fn name_hash(name: &str) -> u32 {
-    let h = FxBuildHasher.hash_one(name);
-    (h ^ (h >> 32)) as u32
+/// A direct-mapped cache of short names (at most 8 bytes) and their nodes,
+/// indexed by the low bits of the name's hash.
+struct Recent(Box<[(u64, u32, NodeId)]>);
+
+impl Recent {
+    /// Entries: 64 KiB.
+    const SIZE: usize = 4096;
+
+    #[inline]
+    fn get(&self, key: &Key) -> Option<NodeId> {
+        let (head, len, node) = self.0[key.hash as usize % Self::SIZE];
+        (head == key.head && len == key.len).then_some(node)
+    }
+
+    #[inline]
+    fn put(&mut self, key: &Key, node: NodeId) {
+        if key.len <= 8 {
+            self.0[key.hash as usize % Self::SIZE] = (key.head, key.len, node);
+        }
+    }
+}
+
+impl Default for Recent {
+    /// Empty: no name is 2^32 - 1 bytes long.
+    fn default() -> Recent {
+        Recent(vec![(0, u32::MAX, NodeId::NONE); Recent::SIZE].into_boxed_slice())
+    }
+}
+
+struct Slot {
+    /// The name's first 8 bytes, zero past its end.
+    head: u64,
+    hash: u32,
+    len: u32,
+    node: NodeId,
+    /// The binding's index.
+    index: u32,
+}
+
+/// What a slot compares: the name's first 8 bytes, zero past its end, its
+/// length and 32 bits of its hash.
+struct Key {
+    head: u64,
+    hash: u32,
+    len: u32,
+}
+
+/// The first 8 bytes of `bytes`, zero past its end, read in at most two
+/// loads (overlapping where `bytes` is short): bytes copied into a buffer
+/// and read back as a word stall store forwarding.
+#[inline]
+fn head(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let at = |i: usize| u64::from(bytes[i]);
+    let u16_at = |i: usize| at(i) | at(i + 1) << 8;
+    let u32_at =
+        |i: usize| u64::from(u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]));
+    match n {
+        8.. => u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")),
+        4..=7 => u32_at(0) | u32_at(n - 4) << (8 * (n - 4)),
+        2..=3 => u16_at(0) | u16_at(n - 2) << (8 * (n - 2)),
+        1 => at(0),
+        0 => 0,
+    }
+}
+
+impl Key {
+    #[inline]
+    fn of(name: &str) -> Key {
+        let bytes = name.as_bytes();
+        let head = head(bytes);
+        let h = if bytes.len() <= 8 {
+            // The head and length are the whole name: hash them alone.
+            (head ^ (bytes.len() as u64).rotate_right(8)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        } else {
+            FxBuildHasher.hash_one(name)
+        };
+        let len = u32::try_from(bytes.len()).expect("a name shorter than 4 GiB");
+        Key { head, hash: (h ^ (h >> 32)) as u32, len }
+    }
+
+    /// Whether `slot` is the slot of `name`, this key's name: the key
+    /// decides for a name of at most 8 bytes; a longer one is compared
+    /// with its binding's.
+    #[inline]
+    fn finds(&self, name: &str, bindings: &[(&str, Binding)], slot: &Slot) -> bool {
+        slot.hash == self.hash
+            && slot.head == self.head
+            && slot.len == self.len
+            && (self.len <= 8 || bindings[slot.index as usize].0 == name)
+    }
+
+    fn slot(&self, node: NodeId, index: u32) -> Slot {
+        Slot { head: self.head, hash: self.hash, len: self.len, node, index }
+    }
 }
 
 impl<'s> Names<'s> {
     fn reserve(&mut self, additional: usize) {
         self.bindings.reserve(additional);
-        self.table.reserve(additional, |&(_, h)| spread(h));
+        self.table.reserve(additional, |s| spread(s.hash));
+    }
+
+    /// The slot of `name`, if bound.
+    #[inline]
+    fn slot(&self, name: &str) -> Option<&Slot> {
+        self.slot_of(&Key::of(name), name)
+    }
+
+    #[inline]
+    fn slot_of(&self, key: &Key, name: &str) -> Option<&Slot> {
+        self.table.find(spread(key.hash), |s| key.finds(name, &self.bindings, s))
     }
 
     fn get(&self, name: &str) -> Option<Binding> {
-        let hash = name_hash(name);
-        let same = |&(i, h): &(u32, u32)| h == hash && self.bindings[i as usize].0 == name;
-        let (i, _) = self.table.find(spread(hash), same)?;
-        Some(self.bindings[*i as usize].1)
+        self.slot(name).map(|s| self.bindings[s.index as usize].1)
+    }
+
+    /// The node `name` is bound to: what reading a name needs, from the
+    /// recent names or the slot alone.
+    #[inline]
+    fn node(&mut self, name: &str) -> Option<NodeId> {
+        let key = Key::of(name);
+        if let Some(node) = self.recent.get(&key) {
+            return Some(node);
+        }
+        let node = self.slot_of(&key, name)?.node;
+        self.recent.put(&key, node);
+        Some(node)
     }
 
     /// Binds `name` unless it is bound; then it returns that binding. One
     /// probe, where [`Names::get`] and [`Names::insert`] take two.
     fn insert_new(&mut self, name: &'s str, binding: Binding) -> Result<(), Binding> {
-        let Names { bindings, table } = self;
+        let Names { bindings, table, .. } = self;
         let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
-        let hash = name_hash(name);
-        let same = |&(i, h): &(u32, u32)| h == hash && bindings[i as usize].0 == name;
-        match table.entry(spread(hash), same, |&(_, h)| spread(h)) {
-            Entry::Occupied(entry) => Err(bindings[entry.get().0 as usize].1),
+        let key = Key::of(name);
+        match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
+            Entry::Occupied(entry) => Err(bindings[entry.get().index as usize].1),
             Entry::Vacant(entry) => {
-                entry.insert((index, hash));
+                entry.insert(key.slot(binding.node, index));
                 bindings.push((name, binding));
                 Ok(())
             }
@@ -277,8 +398,8 @@ impl<'s> Names<'s> {
     /// Binds `name`, which callers have checked is not bound yet.
     fn insert(&mut self, name: &'s str, binding: Binding) {
         let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 names");
-        let hash = name_hash(name);
-        self.table.insert_unique(spread(hash), (index, hash), |&(_, h)| spread(h));
+        let key = Key::of(name);
+        self.table.insert_unique(spread(key.hash), key.slot(binding.node, index), |s| spread(s.hash));
         self.bindings.push((name, binding));
     }
 
@@ -1160,8 +1281,8 @@ impl<'s> Parser<'s> {
     /// The parameter `name` of an inlined function (at `span`): the
     /// expression's parameter of that name, declared on first use.
     fn parameter(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        match self.names.get(name) {
-            Some(b) if matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => Ok(b.node),
+        match self.names.node(name) {
+            Some(node) if matches!(self.dag.op(node), Op::Input(k) if k >= PARAM_BASE) => Ok(node),
             Some(_) => err(ParseErrorKind::ParameterAndVariable { name: name.into() }, span),
             None => self.declare_param(name, span),
         }
@@ -1254,8 +1375,8 @@ impl<'s> Parser<'s> {
     /// The node a name stands for: a binding, a constant, or (when
     /// discovering variables) a new input.
     fn lookup(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        if let Some(b) = self.names.get(name) {
-            return Ok(b.node);
+        if let Some(node) = self.names.node(name) {
+            return Ok(node);
         }
         match name {
             "pi" => return Ok(self.dag.constant(std::f64::consts::PI)),
@@ -1277,8 +1398,8 @@ impl<'s> Parser<'s> {
     /// A variable of the expression: bound, a parameter the caller declared
     /// ([`Functions::is_parameter`]), or new when discovering.
     fn variable(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        if let Some(b) = self.names.get(name) {
-            return Ok(b.node);
+        if let Some(node) = self.names.node(name) {
+            return Ok(node);
         }
         if self.functions.is_some_and(|f| f.is_parameter(name)) {
             return self.declare_param(name, span);
@@ -1372,6 +1493,49 @@ mod tests {
     fn eval1(src: &str, x: &[f64]) -> f64 {
         let p = parse_program(src).unwrap();
         crate::eval::eval_program(&p, x)[0]
+    }
+
+    #[test]
+    fn names_alike_in_their_first_bytes_stay_apart() {
+        // Names of every length around the 8-byte head, alike in all but one
+        // byte (first, last, or past the head), and enough of them that the
+        // cache of recent names evicts: each reads its own node, first from
+        // the table and then again from the cache, in another order.
+        let mut names = vec![];
+        for len in 1..=12 {
+            for last in [b'a', b'b', b'_', b'9'] {
+                for first in [b'x', b'y'] {
+                    let mut name = vec![b'n'; len];
+                    name[0] = first;
+                    name[len - 1] = last;
+                    names.push(String::from_utf8(name).unwrap());
+                }
+            }
+        }
+        names.extend((0..10_000).map(|i| format!("v{i}")));
+        names.sort();
+        names.dedup();
+        let mut table = Names::default();
+        for (i, name) in names.iter().enumerate() {
+            let binding = Binding { node: NodeId::from_index(i), offset: i as u32, is_input: i % 2 == 0 };
+            table.insert(name, binding);
+        }
+        for round in 0..3 {
+            for (i, name) in names.iter().enumerate().rev().step_by(round + 1) {
+                assert_eq!(table.node(name), Some(NodeId::from_index(i)), "{name}");
+                assert_eq!(table.get(name).map(|b| b.offset), Some(i as u32), "{name}");
+            }
+        }
+        for unbound in ["", "n", "xnnnnnnnnnnnnc", "xnnnnnnc", "v10000", "xnnnnnnnna_"] {
+            assert!(table.node(unbound).is_none() && table.get(unbound).is_none(), "{unbound}");
+        }
+        assert_eq!(
+            table
+                .insert_new("v5", Binding { node: NodeId::NONE, offset: 0, is_input: false })
+                .err()
+                .map(|b| b.offset),
+            table.get("v5").map(|b| b.offset)
+        );
     }
 
     #[test]
