@@ -437,21 +437,28 @@ pub const MAP_SPLIT_TERMS: usize = 8;
 pub const MAP_MIN_INSTANCES: usize = 16;
 
 /// Kernels of at least this many operations (with every call written out)
-/// are mapped wherever maps cover enough of them: maps pay where the
-/// written-out derivative is large.
+/// are mapped wherever maps cover enough of them, for every request that
+/// maps (values included): maps pay where the written-out derivative is
+/// large.
 pub const MAP_MIN_OPS: u64 = 20_000;
 
 /// Kernels below this many operations are differentiated whole; from it
-/// to [`MAP_MIN_OPS`] their Lagrangian Hessians (the lower triangle, what
-/// [`Request::Hessian`] asks) are built from maps where an instance
-/// averages at least [`MAP_SMALL_KERNEL_BODY_OPS`] operations
-/// ([`maps_pay`]). Below that each instance's gathering and placing
-/// outweighs its body and the whole kernel's results run faster (with
-/// maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x slower;
-/// collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5, 3.3x),
-/// while the Hessians of large bodies gain from code that stays in cache
-/// (cart-pole `--flat` at 100 intervals, 66 ops an instance: 45 -> 15 µs,
-/// set-up 485 -> 27 ms; calls sharing arguments, 43: 42 -> 11 µs).
+/// to [`MAP_MIN_OPS`] their Jacobians, gradients and Lagrangian Hessians
+/// (the lower triangle, what [`Request::Hessian`] asks) are built from maps
+/// where an instance averages at least [`MAP_SMALL_KERNEL_BODY_OPS`]
+/// operations ([`maps_pay`]). Below that each instance's gathering and
+/// placing outweighs its body and the whole kernel's results run faster
+/// (with maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x
+/// slower; collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5,
+/// 3.3x). Larger bodies gain in set-up, the body differentiated once where
+/// the whole kernel's derivative is built, searched and compiled in full,
+/// and their kernels run as fast or faster, in cache (same session,
+/// whole -> maps: cart-pole `--flat` at 100 intervals, 66 ops an instance,
+/// Jacobian set-up 1.16 s -> 29 ms, kernel 24-42 -> 21-29 µs, Hessian
+/// 45 -> 15 µs; at 150 intervals, set-up 2.0 s -> 45 ms, Jacobian 63-70 ->
+/// 41-43 µs; gmm's 20 points written out, 680 an instance, set-up 0.9 s ->
+/// 75 ms, Jacobian 40-43 -> 18-19 µs; calls sharing arguments, 43: Hessian
+/// 42 -> 11 µs).
 pub const MAP_SMALL_KERNEL_OPS: u64 = 4096;
 
 /// See [`MAP_SMALL_KERNEL_OPS`].
@@ -459,14 +466,13 @@ pub const MAP_SMALL_KERNEL_BODY_OPS: u64 = 32;
 
 /// Whether `request`'s kernel is built from the maps found in a kernel of
 /// `ops` operations (with every call written out): every request from
-/// [`MAP_MIN_OPS`] on, the lower triangle of the Hessian from
-/// [`MAP_SMALL_KERNEL_OPS`]. Below [`MAP_MIN_OPS`] the values, the
-/// Jacobian and the gradient gain nothing from maps (cart-pole `--flat` at
-/// 100 intervals: the function 5.7 µs whole, 8.0 µs as maps; the Jacobian
-/// 10.6 µs either way), and the values stay the program's bit for bit
-/// (maps may add a written-out sum's terms in another order).
+/// [`MAP_MIN_OPS`] on, the Jacobian, the gradient and the lower triangle of
+/// the Hessian from [`MAP_SMALL_KERNEL_OPS`]. Below [`MAP_MIN_OPS`] the
+/// values gain nothing from maps (cart-pole `--flat` at 100 intervals: the
+/// function 5.7 µs whole, 8.0 µs as maps) and stay the program's bit for
+/// bit (maps may add a written-out sum's terms in another order).
 pub fn maps_pay(request: Request, ops: u64) -> bool {
-    ops >= MAP_MIN_OPS || request == Request::Hessian
+    ops >= MAP_MIN_OPS || matches!(request, Request::Jacobian | Request::Gradient | Request::Hessian)
 }
 
 /// Maps must cover at least this fraction (in percent) of the operations.

@@ -263,8 +263,12 @@ fn print_text(file: &Path, s: &Stats) {
     if let Some(maps) = &s.maps {
         let instances: usize = maps.instances.iter().sum();
         let maps_counted = super::counted(maps.instances.len(), "map");
-        let all = dstar::factor::plan::maps_pay(dstar::Request::Jacobian, maps.written_out_ops);
-        let users = if all { "compiled J, gradient and H use them" } else { "the compiled H uses them" };
+        let values = dstar::factor::plan::maps_pay(dstar::Request::Values, maps.written_out_ops);
+        let users = if values {
+            "compiled values, J, gradient and H use them"
+        } else {
+            "compiled J, gradient and H use them"
+        };
         println!("maps                 {maps_counted:>10}   over {instances} instances: {users}");
         println!(
             "  covering           {:>10}   of {} ops written out (copies of shared values included)",
