@@ -252,31 +252,35 @@ struct Names<'s> {
 }
 
 /// A direct-mapped cache of short names (at most 8 bytes) and their nodes,
-/// indexed by the low bits of the name's hash.
+/// indexed by the low bits of the name's hash. Empty (and never hit) until
+/// [`Recent::enable`]: a function's body, or a line of the REPL, is read
+/// with a symbol table of its own, and small ones gain nothing from it.
+#[derive(Default)]
 struct Recent(Box<[(u64, u32, NodeId)]>);
 
 impl Recent {
     /// Entries: 64 KiB.
     const SIZE: usize = 4096;
 
+    /// Makes room for [`Recent::SIZE`] entries, each empty: no name is
+    /// 2^32 - 1 bytes long.
+    fn enable(&mut self) {
+        if self.0.is_empty() {
+            self.0 = vec![(0, u32::MAX, NodeId::NONE); Recent::SIZE].into_boxed_slice();
+        }
+    }
+
     #[inline]
     fn get(&self, key: &Key) -> Option<NodeId> {
-        let (head, len, node) = self.0[key.hash as usize % Self::SIZE];
+        let &(head, len, node) = self.0.get(key.hash as usize % Self::SIZE)?;
         (head == key.head && len == key.len).then_some(node)
     }
 
     #[inline]
     fn put(&mut self, key: &Key, node: NodeId) {
-        if key.len <= 8 {
-            self.0[key.hash as usize % Self::SIZE] = (key.head, key.len, node);
+        if let Some(entry) = self.0.get_mut(key.hash as usize % Self::SIZE).filter(|_| key.len <= 8) {
+            *entry = (key.head, key.len, node);
         }
-    }
-}
-
-impl Default for Recent {
-    /// Empty: no name is 2^32 - 1 bytes long.
-    fn default() -> Recent {
-        Recent(vec![(0, u32::MAX, NodeId::NONE); Recent::SIZE].into_boxed_slice())
     }
 }
 
@@ -349,9 +353,14 @@ impl Key {
 }
 
 impl<'s> Names<'s> {
+    /// Makes room for `additional` more names; from [`Recent::SIZE`] on,
+    /// with the cache of recent names.
     fn reserve(&mut self, additional: usize) {
         self.bindings.reserve(additional);
         self.table.reserve(additional, |s| spread(s.hash));
+        if additional >= Recent::SIZE {
+            self.recent.enable();
+        }
     }
 
     /// The slot of `name`, if bound.
@@ -1518,27 +1527,31 @@ mod tests {
         names.extend((0..10_000).map(|i| format!("v{i}")));
         names.sort();
         names.dedup();
-        let mut table = Names::default();
-        for (i, name) in names.iter().enumerate() {
-            let binding = Binding { node: NodeId::from_index(i), offset: i as u32, is_input: i % 2 == 0 };
-            table.insert(name, binding);
-        }
-        for round in 0..3 {
-            for (i, name) in names.iter().enumerate().rev().step_by(round + 1) {
-                assert_eq!(table.node(name), Some(NodeId::from_index(i)), "{name}");
-                assert_eq!(table.get(name).map(|b| b.offset), Some(i as u32), "{name}");
+        // With the cache of recent names (a large program's table) and
+        // without (a function body's).
+        for cached in [true, false] {
+            let mut table = Names::default();
+            if cached {
+                table.reserve(names.len());
             }
+            assert_eq!(table.recent.0.is_empty(), !cached);
+            for (i, name) in names.iter().enumerate() {
+                let binding = Binding { node: NodeId::from_index(i), offset: i as u32, is_input: i % 2 == 0 };
+                table.insert(name, binding);
+            }
+            for round in 0..3 {
+                for (i, name) in names.iter().enumerate().rev().step_by(round + 1) {
+                    assert_eq!(table.node(name), Some(NodeId::from_index(i)), "{name}");
+                    assert_eq!(table.get(name).map(|b| b.offset), Some(i as u32), "{name}");
+                }
+            }
+            for unbound in ["", "n", "xnnnnnnnnnnnnc", "xnnnnnnc", "v10000", "xnnnnnnnna_"] {
+                assert!(table.node(unbound).is_none() && table.get(unbound).is_none(), "{unbound}");
+            }
+            let again = Binding { node: NodeId::NONE, offset: 0, is_input: false };
+            let v5 = names.iter().position(|n| n == "v5").map(|i| i as u32);
+            assert_eq!(table.insert_new("v5", again).err().map(|b| b.offset), v5);
         }
-        for unbound in ["", "n", "xnnnnnnnnnnnnc", "xnnnnnnc", "v10000", "xnnnnnnnna_"] {
-            assert!(table.node(unbound).is_none() && table.get(unbound).is_none(), "{unbound}");
-        }
-        assert_eq!(
-            table
-                .insert_new("v5", Binding { node: NodeId::NONE, offset: 0, is_input: false })
-                .err()
-                .map(|b| b.offset),
-            table.get("v5").map(|b| b.offset)
-        );
     }
 
     #[test]
