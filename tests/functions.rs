@@ -74,7 +74,7 @@ fn against_flat_for(
         // A kernel built from maps may add a sum's terms in another order
         // (docs/maps.md); its values agree to rounding, the others bit for bit.
         let mapped = |f: &Function| matches!(f.symbolic(request).map(|b| b.kernel), Ok(Symbolic::Maps(_)));
-        let reordered = mapped(&ours) || mapped(&theirs);
+        let reordered = has_values && (mapped(&ours) || mapped(&theirs));
         for (k, (ra, rb)) in da.iter().zip(&db).enumerate() {
             let (ra, rb) = (ra.concat(), rb.concat());
             if k == 0 && has_values && reordered {
