@@ -262,6 +262,92 @@ pub enum ParseErrorKind {
     /// More nodes or inputs than the DAG can index.
     #[error("the program is too large")]
     TooLarge,
+    /// A name with indices that names no table.
+    #[error("'{}' is not a table; only a table (declared as 'in x[3]', or bound entry by entry as 's[i] = ...') takes indices", Shown(.name))]
+    NotATable {
+        /// The name.
+        name: String,
+    },
+    /// A table's name used as one value.
+    #[error("'{}' is a table; use one entry, such as '{}[0]', or all of them summed, 'sum({})'", Shown(.name), Shown(.name), Shown(.name))]
+    TableAsValue {
+        /// The table.
+        name: String,
+    },
+    /// A table's entry with another number of indices than the table has.
+    #[error("'{}' takes {expected} ind{}, found {found}", Shown(.name), if *.expected == 1 { "ex" } else { "ices" })]
+    IndexCount {
+        /// The table.
+        name: String,
+        /// Its indices.
+        expected: usize,
+        /// The indices given.
+        found: usize,
+    },
+    /// An entry outside its table.
+    #[error("'{}' is outside the table '{}' of {shape} (indices from 0)", Shown(.entry), Shown(.name))]
+    IndexOutOfRange {
+        /// The entry, as written with its indices' values.
+        entry: String,
+        /// The table.
+        name: String,
+        /// Its shape, `10 × 3 entries`.
+        shape: String,
+    },
+    /// An entry of a bound table read before it is bound.
+    #[error("'{}' is not bound", Shown(.entry))]
+    UnboundEntry {
+        /// The entry.
+        entry: String,
+    },
+    /// A number where a whole number is needed: an index, a table's size,
+    /// a run's range.
+    #[error("'{}' is not a whole number: indices, table sizes and ranges are integers", Shown(.text))]
+    NotAnInteger {
+        /// The number as written.
+        text: String,
+    },
+    /// A table declared with more entries than [`crate::table::MAX_ENTRIES`],
+    /// or with none.
+    #[error("'{}' would have {entries} entries; a table has from 1 to 10,000,000", Shown(.name))]
+    TableSize {
+        /// The table.
+        name: String,
+        /// Its entries (saturated).
+        entries: String,
+    },
+    /// A run over no values, or over more than [`crate::table::MAX_ENTRIES`].
+    #[error("range({start}, {stop}) {}", if .stop <= .start { "is empty: a run takes at least one value" } else { "has more than 10,000,000 values" })]
+    RunSize {
+        /// The first value.
+        start: i64,
+        /// One past the last value.
+        stop: i64,
+    },
+    /// A run without its `end`.
+    #[error("the run on line {line} has no 'end'")]
+    UnterminatedRun {
+        /// The line of its `for`.
+        line: u32,
+    },
+    /// A statement a run cannot hold.
+    #[error("{what} cannot appear inside the run on line {line}: a run holds only 'name[i] = expression', 'a[i], b[i] = f(...)' and 'out' lines; is its 'end' missing above?")]
+    NotInRun {
+        /// What the statement is: "'in'", "a function definition", ...
+        what: &'static str,
+        /// The line of the run's `for`.
+        line: u32,
+    },
+    /// An error in a run's body, at one value of its index.
+    #[error("{error}, where {index} = {value}")]
+    InRun {
+        /// The error.
+        error: Box<ParseErrorKind>,
+        /// The run's index.
+        index: String,
+        /// Its value.
+        value: i64,
+    },
     /// An error particular to an AMPL `.nl` file ([`crate::nl`]).
     #[error(transparent)]
     Nl(crate::nl::NlError),

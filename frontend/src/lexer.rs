@@ -331,6 +331,12 @@ impl<'s> TokenStream<'s> {
         TokenStream { lexer, tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None }
     }
 
+    /// `tokens` (read before: a run's body, read once for each value of its
+    /// index), then those `lexer` reads from where it stands.
+    pub fn replay(tokens: Vec<(Token<'s>, Span)>, lexer: Lexer<'s>) -> TokenStream<'s> {
+        TokenStream { lexer, tokens, next: 0, error: None }
+    }
+
     /// Token `n` ahead (0 is the next one) and its span, or the lexing
     /// error met before it.
     #[inline]

@@ -42,6 +42,7 @@ pub mod shown;
 pub mod source;
 pub mod span;
 pub mod stop;
+pub mod table;
 pub mod value;
 
 pub use args::{ArgBlock, ARG_BLOCKS};

@@ -56,15 +56,15 @@ impl NameError {
 }
 
 /// What a reserved name is, `"a function"`, `"a constant"` or `"a keyword"`,
-/// or `None` for a name that may be bound: function names (of [`Op`] and
-/// `ifelse`), `pi`, `e`, `in`, `out` and `param` cannot name inputs,
+/// or `None` for a name that may be bound: function names (of [`Op`],
+/// `ifelse` and `sum`), `pi`, `e` and the keywords cannot name inputs,
 /// parameters, intermediates or outputs.
 pub fn reserved(name: &str) -> Option<&'static str> {
-    if name == "ifelse" || Op::from_function_name(name).is_some() {
+    if matches!(name, "ifelse" | "sum") || Op::from_function_name(name).is_some() {
         Some("a function")
     } else if name == "pi" || name == "e" {
         Some("a constant")
-    } else if matches!(name, "in" | "out" | "param" | "function" | "end") {
+    } else if matches!(name, "in" | "out" | "param" | "function" | "end" | "for") {
         Some("a keyword")
     } else {
         None

@@ -20,6 +20,8 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
+mod tables;
+
 /// Parses a problem file (the format: `docs/format.md`).
 ///
 /// ```
@@ -539,6 +541,45 @@ struct Parser<'s> {
     defined: Vec<(Arc<FunctionDef>, u32)>,
     /// The function whose body is being read, if any.
     in_function: Option<&'s str>,
+    /// The tables of the main program ([`crate::table`]).
+    tables: FxHashMap<&'s str, crate::table::Table>,
+    /// The run whose body is being read, if any, and its index's value.
+    run: Option<tables::Run<'s>>,
+}
+
+/// What an assignment, a call statement or a named output binds: a name,
+/// or an entry of a table (at `at`, named `entry`).
+#[derive(Clone)]
+enum Target<'s> {
+    Name(&'s str, Span),
+    Entry { table: &'s str, at: usize, entry: String, span: Span },
+}
+
+impl Target<'_> {
+    fn span(&self) -> Span {
+        match self {
+            Target::Name(_, span) | Target::Entry { span, .. } => *span,
+        }
+    }
+
+    /// The name bound, as an output would be named: `s`, `s[3]`.
+    fn name(&self) -> String {
+        match self {
+            Target::Name(name, _) => name.to_string(),
+            Target::Entry { entry, .. } => entry.clone(),
+        }
+    }
+
+    /// Whether both bind the same name or entry.
+    fn same(&self, other: &Target<'_>) -> bool {
+        match (self, other) {
+            (Target::Name(a, _), Target::Name(b, _)) => a == b,
+            (Target::Entry { table: a, at: i, .. }, Target::Entry { table: b, at: j, .. }) => {
+                a == b && i == j
+            }
+            _ => false,
+        }
+    }
 }
 
 /// What one scope binds, the program's or a function body's: set aside
@@ -574,6 +615,8 @@ impl<'s> Parser<'s> {
             first_statement: None,
             defined: vec![],
             in_function: None,
+            tables: Default::default(),
+            run: None,
         }
     }
 
@@ -663,13 +706,19 @@ impl<'s> Parser<'s> {
                     self.next()?;
                     self.function_block()?;
                 }
+                Token::Ident("for") if matches!(self.peek_n(1)?, Token::Ident(_)) => {
+                    let (_, span) = self.next()?;
+                    self.run_block(span)?;
+                }
                 Token::Ident(_) if self.peek_n(1)? == Token::LParen => self.short_function()?,
                 Token::Ident(_) if self.peek_n(1)? == Token::Assign => self.assignment()?,
-                Token::Ident(_) if self.peek_n(1)? == Token::Comma => self.call_statement()?,
+                Token::Ident(_) if matches!(self.peek_n(1)?, Token::Comma | Token::LBracket) => {
+                    self.call_statement()?
+                }
                 _ => {
                     return self.expected(
                         "a statement ('in x, y', 'param p', 'name = expression', 'a, b = f(...)', \
-                         'out expression' or a function)",
+                         'out expression', a function or a run)",
                     )
                 }
             }
@@ -685,15 +734,25 @@ impl<'s> Parser<'s> {
         self.end_statement()
     }
 
-    /// `a, b, ... = f(...)`: binds every result of a call, in order.
+    /// `a, b, ... = f(...)`: binds every result of a call, in order; and
+    /// `s[i] = expression`, whose one target is an entry of a table.
     fn call_statement(&mut self) -> Result<(), ParseError> {
-        let mut names: Vec<(&'s str, Span)> = vec![];
+        let mut names: Vec<Target<'s>> = vec![];
         loop {
-            let (name, span) = self.binding_name()?;
-            if let Some(&(_, first)) = names.iter().find(|(n, _)| *n == name) {
-                return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
+            let target = self.target()?;
+            if let Some(first) = names.iter().find(|t| t.same(&target)) {
+                return err(
+                    ParseErrorKind::DuplicateBinding { name: target.name(), first: first.span() },
+                    target.span(),
+                );
             }
-            names.push((name, span));
+            names.push(target);
+            if names.len() == 1 && self.peek()? == Token::Assign && matches!(names[0], Target::Entry { .. }) {
+                self.next()?;
+                let node = self.expression()?;
+                self.bind_target(names.pop().expect("one target"), node);
+                return self.end_statement();
+            }
             match self.next()? {
                 (Token::Comma, _) if matches!(self.peek()?, Token::Ident(_)) => {}
                 (Token::Comma, span) => {
@@ -714,9 +773,9 @@ impl<'s> Parser<'s> {
                     let (name, expected, found) = (f.name().to_string(), f.results().len(), names.len());
                     return err(ParseErrorKind::WrongResults { name, expected, found }, span);
                 }
-                for (out, (name, span)) in names.into_iter().enumerate() {
+                for (out, target) in names.into_iter().enumerate() {
                     let node = self.dag.call_out(site, out);
-                    self.bind(name, span, node)?;
+                    self.bind_target(target, node);
                 }
             }
             value => return err(ParseErrorKind::NotACall, value.span()),
@@ -757,13 +816,14 @@ impl<'s> Parser<'s> {
                 }
                 Token::Eof => return err(ParseErrorKind::Unterminated { function: name.into() }, span),
                 // A statement only the main program has, at its own line.
-                Token::Ident(word @ ("in" | "out" | "param" | "function"))
+                Token::Ident(word @ ("in" | "out" | "param" | "function" | "for"))
                     if !matches!(parser.peek_n(1)?, Token::Assign | Token::Comma) =>
                 {
                     let what = match word {
                         "in" => "'in'",
                         "out" => "'out'",
                         "param" => "'param'",
+                        "for" => "a run",
                         _ => "a function definition",
                     };
                     let line = span.start.line;
@@ -836,6 +896,10 @@ impl<'s> Parser<'s> {
                 ParseErrorKind::DuplicateFunction { name: name.into(), line: self.defined[i].1 },
                 span,
             );
+        }
+        if let Some(t) = self.tables.get(name) {
+            let first = span_at(self.source, t.offset, name.len());
+            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
         }
         if let Some(b) = self.names.get(name) {
             let first = span_at(self.source, b.offset, name.len());
@@ -929,7 +993,9 @@ impl<'s> Parser<'s> {
                 let expected = if params { "a parameter name" } else { "an input name" };
                 return err(ParseErrorKind::Expected { expected, found: token.describe() }, span);
             };
-            if params {
+            if self.peek()? == Token::LBracket {
+                self.declare_table(name, span, params)?;
+            } else if params {
                 self.declare_param(name, span)?;
             } else {
                 self.declare_input(name, span)?;
@@ -983,6 +1049,9 @@ impl<'s> Parser<'s> {
         if self.defined_index(name).is_some() {
             return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
         }
+        if self.in_function.is_none() && !self.tables.is_empty() && self.tables.contains_key(name) {
+            return self.check_new_name(name, span).map(|_| NodeId::NONE);
+        }
         // The node is made before the name is checked (one probe): on a
         // duplicate the parse fails, and an unused input changes nothing.
         let node = self.dag.input(k);
@@ -997,22 +1066,24 @@ impl<'s> Parser<'s> {
     }
 
     fn output(&mut self) -> Result<(), ParseError> {
-        let named = matches!(self.peek()?, Token::Ident(_)) && self.peek_n(1)? == Token::Assign;
-        let name = if named {
-            let (name, span) = self.binding_name()?;
+        let named = matches!(self.peek()?, Token::Ident(_))
+            && (self.peek_n(1)? == Token::Assign || self.entry_then_assign()?);
+        let target = if named {
+            let target = self.target()?;
             self.next()?; // '='
-            Some((name, span))
+            Some(target)
         } else {
             None
         };
         let start = self.peek_span();
         let node = self.expression()?;
         let position = self.outputs.len() + 1;
-        let by_position = name.is_none();
-        let (name, span) = match name {
-            Some((name, span)) => {
-                self.bind(name, span, node)?;
-                (name.to_string(), span)
+        let by_position = target.is_none();
+        let (name, span) = match target {
+            Some(target) => {
+                let (name, span) = (target.name(), target.span());
+                self.bind_target(target, node);
+                (name, span)
             }
             None => (format!("out{position}"), start),
         };
@@ -1027,6 +1098,41 @@ impl<'s> Parser<'s> {
         }
         self.outputs.push(Output { name, node });
         self.end_statement()
+    }
+
+    /// Whether the next tokens are an entry `name[...]` and `=`: the name
+    /// of an output. Looks at most 32 tokens ahead (an index is short).
+    fn entry_then_assign(&mut self) -> Result<bool, ParseError> {
+        if self.peek_n(1)? != Token::LBracket {
+            return Ok(false);
+        }
+        for n in 2..32 {
+            match self.peek_n(n)? {
+                Token::RBracket => return Ok(self.peek_n(n + 1)? == Token::Assign),
+                Token::End | Token::Eof | Token::LBracket => return Ok(false),
+                _ => {}
+            }
+        }
+        Ok(false)
+    }
+
+    /// What an assignment or a call statement binds: a name, or an entry
+    /// of a table.
+    fn target(&mut self) -> Result<Target<'s>, ParseError> {
+        if self.peek_n(1)? == Token::LBracket {
+            return self.entry_target();
+        }
+        let (name, span) = self.binding_name()?;
+        Ok(Target::Name(name, span))
+    }
+
+    fn bind_target(&mut self, target: Target<'s>, node: NodeId) {
+        match target {
+            Target::Name(name, span) => {
+                self.names.insert(name, Binding { node, offset: span.start.offset, is_input: false })
+            }
+            Target::Entry { table, at, span, .. } => self.bind_entry(table, at, span, node),
+        }
     }
 
     /// The name of `name = ...`, checked to be bindable.
@@ -1045,6 +1151,9 @@ impl<'s> Parser<'s> {
             Some(b) => {
                 let first = span_at(self.source, b.offset, name.len());
                 err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span)
+            }
+            None if self.run.is_some() || !self.tables.is_empty() => {
+                self.check_new_name(name, span).map(|_| (name, span))
             }
             None => Ok((name, span)),
         }
@@ -1118,6 +1227,9 @@ impl<'s> Parser<'s> {
                 {
                     return self.prebuilt(span);
                 }
+                Token::Ident("sum") if self.mode == Mode::Program && self.peek()? == Token::LParen => {
+                    return self.table_sum(span);
+                }
                 Token::Ident(name) if self.peek()? == Token::LParen => {
                     let callee = match name {
                         "ifelse" => Callee::IfElse,
@@ -1140,6 +1252,9 @@ impl<'s> Parser<'s> {
                         self.frames.pop();
                         return self.finish_call(callee, name, span.to(close), base);
                     }
+                }
+                Token::Ident(name) if self.mode == Mode::Program && self.peek()? == Token::LBracket => {
+                    return self.entry(name, span);
                 }
                 Token::Ident(name) => {
                     let node = self.lookup(name, span)?;
@@ -1394,6 +1509,12 @@ impl<'s> Parser<'s> {
             "pi" => return Ok(self.dag.constant(std::f64::consts::PI)),
             "e" => return Ok(self.dag.constant(std::f64::consts::E)),
             _ => {}
+        }
+        if let Some(run) = self.run.filter(|r| r.index == name && self.in_function.is_none()) {
+            return Ok(self.dag.constant(run.value as f64));
+        }
+        if self.in_function.is_none() {
+            self.table_as_value(name, span)?;
         }
         check_reserved(name, span)?;
         if self.defined_index(name).is_some() {

@@ -197,9 +197,9 @@ pub fn print_program(program: &Program) -> String {
         let _ = writeln!(s, "# @params {}", values.join(" "));
     }
     if !program.params.is_empty() {
-        let _ = writeln!(s, "param {}", program.params.join(", "));
+        let _ = writeln!(s, "param {}", crate::table::declarations(&program.params).join(", "));
     }
-    let _ = writeln!(s, "in {}", program.inputs.join(", "));
+    let _ = writeln!(s, "in {}", crate::table::declarations(&program.inputs).join(", "));
     for function in &functions {
         s += &print_function(function, &names);
     }
