@@ -324,6 +324,13 @@ pub enum ParseErrorKind {
         /// One past the last value.
         stop: i64,
     },
+    /// Runs that would read more than [`crate::table::MAX_RUN_TOKENS`]
+    /// tokens, every value of every run counted.
+    #[error("the runs up to here read {tokens} tokens written out, more than the 100,000,000 a program's runs may read")]
+    RunsTooLong {
+        /// Tokens read, with this run's.
+        tokens: u64,
+    },
     /// A run without its `end`.
     #[error("the run on line {line} has no 'end'")]
     UnterminatedRun {

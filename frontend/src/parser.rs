@@ -545,6 +545,8 @@ struct Parser<'s> {
     tables: FxHashMap<&'s str, crate::table::Table>,
     /// The run whose body is being read, if any, and its index's value.
     run: Option<tables::Run<'s>>,
+    /// Tokens the runs read so far, every value counted.
+    run_tokens: u64,
 }
 
 /// What an assignment, a call statement or a named output binds: a name,
@@ -617,6 +619,7 @@ impl<'s> Parser<'s> {
             in_function: None,
             tables: Default::default(),
             run: None,
+            run_tokens: 0,
         }
     }
 

@@ -12,6 +12,11 @@ use crate::dag::NodeId;
 /// declaration or a run past it is an error, not gigabytes of nodes.
 pub const MAX_ENTRIES: usize = 10_000_000;
 
+/// The most tokens a program's runs read, all values of every run
+/// counted (a written-out file of about 800 MB, half a minute of
+/// parsing): a short file cannot make the parser work for hours.
+pub const MAX_RUN_TOKENS: u64 = 100_000_000;
+
 /// What a table's entries are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

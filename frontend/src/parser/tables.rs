@@ -14,7 +14,7 @@ use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::{Lexer, Token, TokenStream};
 use crate::op::Op;
 use crate::span::Span;
-use crate::table::{entries, entry_name, Kind, Table, MAX_ENTRIES};
+use crate::table::{entries, entry_name, Kind, Table, MAX_ENTRIES, MAX_RUN_TOKENS};
 
 /// The run whose body is being read, and its index's value.
 #[derive(Clone, Copy)]
@@ -331,6 +331,10 @@ impl<'s> Parser<'s> {
         }
         self.end_statement()?;
         let (body, end) = self.run_body(for_span.start.line)?;
+        self.run_tokens = self.run_tokens.saturating_add(body.len() as u64 * (stop - start) as u64);
+        if self.run_tokens > MAX_RUN_TOKENS {
+            return err(ParseErrorKind::RunsTooLong { tokens: self.run_tokens }, for_span);
+        }
         let end_lexer = Lexer::starting_at(&self.source[..end.start.offset as usize], end.start);
         for value in start..stop {
             let mut stream = TokenStream::replay(body.clone(), end_lexer);
