@@ -63,8 +63,90 @@ fn arb_program() -> impl Strategy<Value = String> {
     })
 }
 
+/// Placeholder `k` of a run's first body: an entry or value at index `i`.
+fn first_leaf(k: usize, i: &str) -> String {
+    match k % 6 {
+        0 => format!("x[{i}]"),
+        1 => format!("x[{i} + 1]"),
+        2 => "y".into(),
+        3 => format!("({i})"),
+        4 => format!("d[{i}, 0]"),
+        _ => format!("d[{i}, 1]"),
+    }
+}
+
+/// Placeholder `k` of a run's second body, over the first run's entries.
+fn second_leaf(k: usize, i: &str) -> String {
+    match k % 4 {
+        0 => format!("a[{i} - 1]"),
+        1 => "a[0]".into(),
+        2 => format!("x[{i}]"),
+        _ => format!("({i})"),
+    }
+}
+
+/// `text` with each placeholder `N00`..`N15` replaced by `leaf(k)`.
+fn placed(text: &str, leaf: impl Fn(usize) -> String) -> String {
+    let mut t = text.to_string();
+    for k in (0..16).rev() {
+        t = t.replace(&format!("N{k:02}"), &leaf(k));
+    }
+    t
+}
+
+/// Two runs over tables, the second reading the first's entries, and the
+/// same program written out: `(with runs, written out)`.
+fn arb_runs() -> impl Strategy<Value = (String, String)> {
+    (1..6usize, arb_expr(), arb_expr()).prop_map(|(n, first, second)| {
+        let head = format!("param d[{n}, 2]\nin x[{}], y\n", n + 1);
+        let mut runs = head.clone();
+        runs += &format!("for i in range({n})\n  a[i] = {}\nend\n", placed(&first, |k| first_leaf(k, "i")));
+        runs += &format!(
+            "for i in range(1, {})\n  out c[i] = {}\nend\n",
+            n + 1,
+            placed(&second, |k| second_leaf(k, "i"))
+        );
+        runs += "out total = sum(a)\n";
+        let mut written = head;
+        for i in 0..n {
+            written += &format!("a[{i}] = {}\n", placed(&first, |k| first_leaf(k, &i.to_string())));
+        }
+        for i in 1..n + 1 {
+            written += &format!("out c[{i}] = {}\n", placed(&second, |k| second_leaf(k, &i.to_string())));
+        }
+        let sum: Vec<String> = (0..n).map(|i| format!("a[{i}]")).collect();
+        written += &format!("out total = {}\n", sum.join(" + "));
+        (runs, written)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn a_run_is_its_body_written_out((runs, written) in arb_runs()) {
+        let p = parse_program(&runs).map_err(|e| TestCaseError::fail(format!("{}\n{runs}", e.render(&runs))))?;
+        let q = parse_program(&written).map_err(|e| TestCaseError::fail(format!("{}\n{written}", e.render(&written))))?;
+        prop_assert!(p.same_as(&q), "{runs}\n=/=\n{written}");
+        prop_assert_eq!(p.dag.len(), q.dag.len());
+        let x: Vec<f64> = (0..p.inputs.len() + p.params.len()).map(|i| 0.3 + 0.7 * i as f64).collect();
+        prop_assert!(same_bits(&frontend::eval_program(&p, &x), &frontend::eval_program(&q, &x)));
+        let text = print_program(&p);
+        let back = parse_program(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
+        prop_assert!(back.same_as(&p), "{text}");
+    }
+
+    #[test]
+    fn table_and_run_soup_never_panics(tokens in prop::collection::vec(prop::sample::select(vec![
+        "x", "s", "i", "[", "]", ",", "=", "+", "-", "*", "(", ")", "\n", "for", "in", "range", "end",
+        "sum", "out", "1", "2", "0", "1.5", "-1", "in x[2]", "param p[1, 2]", "f(a) = a",
+    ]), 0..60)) {
+        let text = format!("in x[3]\n{}", tokens.join(" "));
+        if let Err(e) = parse_program(&text) {
+            let rendered = e.render(&text);
+            prop_assert!(rendered.contains('^'));
+        }
+    }
 
     #[test]
     fn print_then_parse_gives_the_same_dag(src in arb_program()) {
