@@ -315,11 +315,16 @@ pub struct TokenStream<'s> {
     tokens: Vec<(Token<'s>, Span)>,
     next: usize,
     error: Option<ParseError>,
+    /// Whether a batch was read after the first tokens.
+    refilled: bool,
 }
 
 impl<'s> TokenStream<'s> {
     /// Tokens read per batch.
     const BATCH: usize = 64;
+
+    /// The most tokens a parser looks ahead (`peek(n)` with `n` below it).
+    pub const LOOK_AHEAD: usize = Self::BATCH;
 
     /// The tokens of `src`.
     pub fn new(src: &'s str) -> TokenStream<'s> {
@@ -328,13 +333,21 @@ impl<'s> TokenStream<'s> {
 
     /// The tokens `lexer` reads from where it stands.
     pub fn from_lexer(lexer: Lexer<'s>) -> TokenStream<'s> {
-        TokenStream { lexer, tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None }
+        TokenStream { lexer, tokens: Vec::with_capacity(Self::BATCH), next: 0, error: None, refilled: false }
     }
 
     /// `tokens` (read before: a run's body, read once for each value of its
     /// index), then those `lexer` reads from where it stands.
     pub fn replay(tokens: Vec<(Token<'s>, Span)>, lexer: Lexer<'s>) -> TokenStream<'s> {
-        TokenStream { lexer, tokens, next: 0, error: None }
+        TokenStream { lexer, tokens, next: 0, error: None, refilled: false }
+    }
+
+    /// The tokens [`TokenStream::replay`] was given, unless it read past
+    /// them (a parser looks at most [`TokenStream::LOOK_AHEAD`] tokens
+    /// ahead, so tokens that end with as many [`Token::Eof`] are never
+    /// read past).
+    pub fn replayed(self) -> Option<Vec<(Token<'s>, Span)>> {
+        (!self.refilled).then_some(self.tokens)
     }
 
     /// Token `n` ahead (0 is the next one) and its span, or the lexing
@@ -362,6 +375,7 @@ impl<'s> TokenStream<'s> {
 
     #[inline(never)]
     fn refill(&mut self) {
+        self.refilled = true;
         self.tokens.drain(..self.next);
         self.next = 0;
         if self.error.is_none() {

@@ -550,11 +550,11 @@ struct Parser<'s> {
 }
 
 /// What an assignment, a call statement or a named output binds: a name,
-/// or an entry of a table (at `at`, named `entry`).
+/// or entry `at` of a table of bound entries (which has one index).
 #[derive(Clone)]
 enum Target<'s> {
     Name(&'s str, Span),
-    Entry { table: &'s str, at: usize, entry: String, span: Span },
+    Entry { table: &'s str, at: usize, span: Span },
 }
 
 impl Target<'_> {
@@ -568,7 +568,7 @@ impl Target<'_> {
     fn name(&self) -> String {
         match self {
             Target::Name(name, _) => name.to_string(),
-            Target::Entry { entry, .. } => entry.clone(),
+            Target::Entry { table, at, .. } => crate::table::entry_name(table, &[*at as i64]),
         }
     }
 

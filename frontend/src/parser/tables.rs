@@ -16,6 +16,9 @@ use crate::op::Op;
 use crate::span::Span;
 use crate::table::{entries, entry_name, Kind, Table, MAX_ENTRIES, MAX_RUN_TOKENS};
 
+/// An entry's indices (rarely more than four).
+type Indices = smallvec::SmallVec<[i64; 4]>;
+
 /// The run whose body is being read, and its index's value.
 #[derive(Clone, Copy)]
 pub(super) struct Run<'s> {
@@ -104,12 +107,13 @@ impl<'s> Parser<'s> {
     fn bracketed(
         &mut self,
         mut item: impl FnMut(&mut Self) -> Result<i64, ParseError>,
-    ) -> Result<(Vec<i64>, Span), ParseError> {
+    ) -> Result<(Indices, Span), ParseError> {
         let (token, span) = self.next()?;
         if token != Token::LBracket {
             return err(ParseErrorKind::Expected { expected: "'['", found: token.describe() }, span);
         }
-        let mut items = vec![item(self)?];
+        let mut items = Indices::new();
+        items.push(item(self)?);
         loop {
             match self.next()? {
                 (Token::Comma, _) => items.push(item(self)?),
@@ -245,15 +249,16 @@ impl<'s> Parser<'s> {
         let span = span.to(close);
         let table = &self.tables[name];
         let at = self.position(name, table, &index, span)?;
-        let entry = entry_name(name, &index);
+        let entry = || entry_name(name, &index);
         match table.kind {
-            Kind::Input => err(ParseErrorKind::AssignToInput { name: entry }, span),
-            Kind::Param => err(ParseErrorKind::AssignToParameter { name: entry }, span),
+            Kind::Input => err(ParseErrorKind::AssignToInput { name: entry() }, span),
+            Kind::Param => err(ParseErrorKind::AssignToParameter { name: entry() }, span),
             Kind::Bound if table.node(at).is_some() => {
+                let entry = entry();
                 let first = span_at(self.source, table.offsets[at], entry.len());
                 err(ParseErrorKind::DuplicateBinding { name: entry, first }, span)
             }
-            Kind::Bound => Ok(Target::Entry { table: name, at, entry, span }),
+            Kind::Bound => Ok(Target::Entry { table: name, at, span }),
         }
     }
 
@@ -331,18 +336,23 @@ impl<'s> Parser<'s> {
         }
         self.end_statement()?;
         let (body, end) = self.run_body(for_span.start.line)?;
-        self.run_tokens = self.run_tokens.saturating_add(body.len() as u64 * (stop - start) as u64);
+        let read = (body.len() - TokenStream::LOOK_AHEAD) as u64 * (stop - start) as u64;
+        self.run_tokens = self.run_tokens.saturating_add(read);
         if self.run_tokens > MAX_RUN_TOKENS {
             return err(ParseErrorKind::RunsTooLong { tokens: self.run_tokens }, for_span);
         }
         let end_lexer = Lexer::starting_at(&self.source[..end.start.offset as usize], end.start);
+        // The same tokens serve every value: lent to the stream and taken
+        // back, copied again only if the stream read past them.
+        let mut tokens = body.clone();
         for value in start..stop {
-            let mut stream = TokenStream::replay(body.clone(), end_lexer);
+            let mut stream = TokenStream::replay(std::mem::take(&mut tokens), end_lexer);
             std::mem::swap(&mut self.tokens, &mut stream);
             self.run = Some(Run { index, value });
             let read = self.statements();
             self.run = None;
             std::mem::swap(&mut self.tokens, &mut stream);
+            tokens = stream.replayed().unwrap_or_else(|| body.clone());
             read.map_err(|e| {
                 let kind = ParseErrorKind::InRun { error: Box::new(e.kind), index: index.to_string(), value };
                 ParseError { kind, span: e.span }
@@ -387,7 +397,8 @@ impl<'s> Parser<'s> {
                 let what = match token {
                     Token::Ident("end") if matches!(next, Token::End | Token::Eof) => {
                         self.end_statement()?;
-                        body.push((Token::End, span));
+                        // Room for the parser's look-ahead past the body.
+                        body.extend(std::iter::repeat_n((Token::Eof, span), TokenStream::LOOK_AHEAD));
                         return Ok((body, span));
                     }
                     Token::Ident("for") if matches!(next, Token::Ident(_)) => Some("a run"),
