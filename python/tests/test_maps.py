@@ -123,3 +123,27 @@ def test_map_arguments_are_shared_or_one_per_call():
         f.map(3)(xs, None)
     with pytest.raises(TypeError, match=r"f\(\) takes its 2 inputs"):
         f.map(3)(xs)
+
+
+def test_a_run_over_a_data_table_is_a_map():
+    """The same fit written as a file with data tables and a run
+    (docs/format.md, "Tables and runs"): its inputs and parameters are the
+    tables' entries, it is found as a map, and its derivatives are NumPy's."""
+    t, y = data()
+    text = f"""param t[{N}], y[{N}]
+in a, b, c, d
+term(a, b, c, d, t, y) = (a * exp(-b * t) + c * sin(d * t) - y)^2
+for i in range({N})
+  r[i] = term(a, b, c, d, t[i], y[i])
+end
+out sum(r)
+"""
+    f = dstar.compile(text)
+    assert f.hessian_method[0] == "maps"
+    x = np.array([1.8, 0.6, 0.25, 2.0])
+    p = np.concatenate([t, y])
+    gradient, hessian = reference(x, t, y)
+    close(f.gradient(x, p=p), gradient, 1e-10)
+    close(f.hessian(x, p=p), hessian, 1e-10)
+    # The run is its body written out: the same numbers as the loop of calls.
+    close(f(x, p=p), least_squares(True)(x, p=p), 1e-12)
