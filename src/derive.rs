@@ -3,6 +3,7 @@
 use crate::Error;
 use factor::higher::Budget;
 use frontend::shown::Shown;
+use frontend::table::plain;
 use frontend::{parse_expr, parse_program, print_expr, print_program, Output};
 
 /// The derivative of the expression `expr` with respect to the variable
@@ -56,8 +57,8 @@ fn check_variable(var: &str) -> Result<(), Error> {
 }
 
 /// The Jacobian of a problem file's outputs as a problem file whose outputs
-/// are the structurally nonzero entries, named `d_<output>_d_<input>`, with
-/// the function's outputs first.
+/// are the structurally nonzero entries, named `d_<output>_d_<input>` (a
+/// table's entry `g[0]` written `g_0`), with the function's outputs first.
 ///
 /// ```
 /// let text = dstar::jacobian("in x, y\nout f = x*y")?;
@@ -69,7 +70,7 @@ pub fn jacobian(source: &str) -> Result<String, Error> {
     let jacobian = factor::jacobian(program.kernel()?);
     let mut outputs = program.outputs.clone();
     for e in jacobian.entries() {
-        let name = format!("d_{}_d_{}", program.outputs[e.row].name, program.inputs[e.col]);
+        let name = format!("d_{}_d_{}", plain(&program.outputs[e.row].name), plain(&program.inputs[e.col]));
         outputs.push(Output { name, node: e.node });
     }
     let dag = jacobian.into_kernel().into_parts().0;
@@ -88,8 +89,8 @@ pub fn hessian(source: &str) -> Result<String, Error> {
         )));
     };
     let hessian = factor::hessian(program.kernel()?, 0);
-    let name = &output.name;
-    let x = &program.inputs;
+    let name = plain(&output.name);
+    let x: Vec<String> = program.inputs.iter().map(|x| plain(x)).collect();
     let mut outputs = vec![output.clone()];
     for (col, node) in hessian.gradient() {
         outputs.push(Output { name: format!("d_{name}_d_{}", x[col]), node });

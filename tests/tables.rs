@@ -198,3 +198,18 @@ fn errors_in_a_run_say_which_value_of_its_index() {
     let e = parse_program(text).unwrap_err();
     assert_eq!(e.to_string(), "3:3: 't' is already bound (at 3:3), where i = 1");
 }
+
+#[test]
+fn derivatives_written_as_programs_read_back() {
+    // `dstar emit --target text`, `dstar::jacobian` and `dstar::hessian`
+    // name derivatives after outputs and inputs: entries' brackets must not
+    // reach those names.
+    let text = banded_runs(3);
+    let jacobian = dstar::jacobian(&text).expect("differentiates");
+    let back = parse(&jacobian, "the Jacobian as a program");
+    assert!(back.outputs.iter().any(|o| o.name == "d_c_1_d_x_0"), "{jacobian}");
+    let text = "in x[2]\nfor i in range(2)\n  s[i] = x[i]^3\nend\nout f = sum(s)\n";
+    let hessian = dstar::hessian(text).expect("differentiates");
+    let back = parse(&hessian, "the Hessian as a program");
+    assert!(back.outputs.iter().any(|o| o.name == "d2_f_d_x_1_d_x_1"), "{hessian}");
+}

@@ -103,6 +103,21 @@ pub fn entry_name(name: &str, index: &[i64]) -> String {
     format!("{name}[{}]", index.join(","))
 }
 
+/// `name` as a part of a plain name: an entry's brackets and commas
+/// become `_` (`d[2,1]` is `d_2_1`), any other name stays. Names made
+/// from others (`d_<output>_d_<input>`) use it.
+///
+/// ```
+/// assert_eq!(frontend::table::plain("d[2,1]"), "d_2_1");
+/// assert_eq!(frontend::table::plain("x"), "x");
+/// ```
+pub fn plain(name: &str) -> String {
+    match name.strip_suffix(']') {
+        Some(entry) => entry.replace(['[', ','], "_"),
+        None => name.to_string(),
+    }
+}
+
 /// The number of entries of a table of shape `dims`, if at most
 /// [`MAX_ENTRIES`].
 pub fn entries(dims: &[usize]) -> Option<usize> {
