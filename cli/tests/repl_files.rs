@@ -95,3 +95,23 @@ fn issue_12_a_line_that_is_not_utf8_fails_alone() {
     assert_eq!(out.status, 2, "errors make the exit status non-zero, after every line ran");
     assert_eq!(out.stderr, "error: 1 of 3 lines failed\n");
 }
+
+/// A problem file with tables loads with its entries named as a session
+/// can type them (`x[0]` is `x_0`: brackets write lists here), and a file
+/// where such a name is taken is refused with a message naming both.
+#[test]
+fn a_file_with_tables_loads_with_plain_names() {
+    let dir = testkit::scratch("dstar-repl-tables");
+    let file = dir.path().join("tables.dstar");
+    let path = file.to_str().unwrap();
+    let text =
+        "# @params 10 20\nparam d[2]\nin x[2], w\nfor i in range(2)\n  out g[i] = w * (x[i] - d[i])^2\nend\n";
+    std::fs::write(&file, text).unwrap();
+    let Run { status, stdout: out, .. } = repl(format!(":load {path}\ng_1(0, 22, 3)\n").as_bytes());
+    assert_eq!(status, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines, ["loaded g_0(x_0, x_1, w), g_1(x_0, x_1, w); param d_0 = 10, d_1 = 20", "12"]);
+    std::fs::write(&file, "in x[2], x_1\nout x_1 + x[0]\n").unwrap();
+    let Run { stdout: out, .. } = repl(format!(":load {path}\n").as_bytes());
+    assert!(out.contains("'x[1]' and another name of the file would both be 'x_1'"), "{out}");
+}

@@ -251,6 +251,32 @@ fn in_tree_order(dag: &ExprDag, root: NodeId) -> (ExprDag, NodeId) {
     (ordered, map[root.index()].expect("the root is done last"))
 }
 
+/// `program` with its tables' entries named as a session can type them:
+/// `x[0]` is `x_0`, `d[2,1]` is `d_2_1` (brackets write lists there). An
+/// error if such a name is one the program already has.
+fn plain_names(mut program: Program) -> Result<Program, String> {
+    let mut taken: HashSet<String> = program.inputs.iter().chain(&program.params).cloned().collect();
+    taken.extend(program.outputs.iter().map(|o| o.name.clone()));
+    let mut plain = |name: &mut String| {
+        let renamed = dstar::frontend::table::plain(name);
+        if renamed == *name {
+            return Ok(());
+        }
+        if !taken.insert(renamed.clone()) {
+            return Err(format!(
+                "'{}' and another name of the file would both be '{}' in a session (a table's entries are named so here); rename one",
+                Shown(name),
+                Shown(&renamed)
+            ));
+        }
+        *name = renamed;
+        Ok(())
+    };
+    program.inputs.iter_mut().chain(program.params.iter_mut()).try_for_each(&mut plain)?;
+    program.outputs.iter_mut().try_for_each(|o| plain(&mut o.name))?;
+    Ok(program)
+}
+
 /// A `# @def` line read: the definition's name, its arguments, the output
 /// holding its value, and its line number.
 struct DefLine<'s> {
@@ -268,7 +294,7 @@ pub fn read(source: &str, path: &str) -> Result<Contents, SessionError> {
     // A session's definitions are functions written out: a file's calls are
     // inlined, and each of its one-result functions is a definition too.
     let functions = function_definitions(&parsed);
-    let program = parsed.inlined();
+    let program = plain_names(parsed.inlined()).map_err(|m| SessionError::new(format!("{path}: {m}")))?;
     let values = program.param_values.as_ref();
     let mut params: Vec<(String, Option<f64>)> =
         program.params.iter().enumerate().map(|(j, p)| (p.clone(), values.map(|v| v[j]))).collect();
