@@ -296,48 +296,56 @@ impl Symmetric {
 
 impl At<'_> {
     fn hessians(&self, weights: Option<&[f64]>, each: bool) -> Result<Hessians, Failure> {
-        let function = self.function.program().kernel().map_err(Failure::internal)?;
-        let each = if each {
-            let hessians = dstar::factor::output_hessians(function);
-            let out = if self.interp {
-                self.interpret(hessians.kernel(), &[])
-            } else {
-                // Not a request: compiled as it is, over the inputs and the parameters.
-                let kernel = self.function.options().compiler().map_err(Failure::internal)?;
-                let kernel = kernel
-                    .compile_parts(hessians.kernel(), &[self.x.len(), self.p.len()])
-                    .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
-                let mut out = vec![0.0; kernel.num_outputs()];
-                kernel.eval_parts(&[self.x, self.p], &mut out).map_err(Failure::internal)?;
-                out
-            };
-            let layout = hessians.layout();
-            let blocks = layout.split(&out).into_iter().enumerate();
-            Some(
-                blocks
-                    .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
-                    .collect(),
-            )
-        } else {
-            None
+        let outputs = self.function.program().outputs.len();
+        let each = match each {
+            // One output's Hessian is the Lagrangian's with weight 1, which
+            // the library builds as maps where the plan finds them: the
+            // output's own Hessian kernel is built written out, and a
+            // mixture of 1,000 points took minutes and 18 GB to fail.
+            true if outputs == 1 => Some(vec![self.lagrangian(&[1.0])?]),
+            true => Some(self.output_hessians()?),
+            false => None,
         };
-        let lagrangian = match weights {
-            Some(w) if self.interp => {
-                let (values, layout) =
-                    self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
-                let pattern = layout.pattern().expect("a Hessian's pattern").clone();
-                Some(Symmetric { pattern, values })
-            }
-            Some(w) => {
-                let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
-                let mut values = vec![0.0; kernel.out_len()];
-                kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
-                let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
-                Some(Symmetric { pattern, values })
-            }
-            None => None,
-        };
+        let lagrangian = weights.map(|w| self.lagrangian(w)).transpose()?;
         Ok(Hessians { each, lagrangian })
+    }
+
+    /// Each output's Hessian, on its own pattern.
+    fn output_hessians(&self) -> Result<Vec<Symmetric>, Failure> {
+        let function = self.function.program().kernel().map_err(Failure::internal)?;
+        let hessians = dstar::factor::output_hessians(function);
+        let out = if self.interp {
+            self.interpret(hessians.kernel(), &[])
+        } else {
+            // Not a request: compiled as it is, over the inputs and the parameters.
+            let kernel = self.function.options().compiler().map_err(Failure::internal)?;
+            let kernel = kernel
+                .compile_parts(hessians.kernel(), &[self.x.len(), self.p.len()])
+                .map_err(|e| Failure::internal(dstar::Error::from(e)))?;
+            let mut out = vec![0.0; kernel.num_outputs()];
+            kernel.eval_parts(&[self.x, self.p], &mut out).map_err(Failure::internal)?;
+            out
+        };
+        let layout = hessians.layout();
+        let blocks = layout.split(&out).into_iter().enumerate();
+        Ok(blocks
+            .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
+            .collect())
+    }
+
+    /// The Hessian of the Lagrangian `Σ wᵢ fᵢ`, as the library builds it.
+    fn lagrangian(&self, w: &[f64]) -> Result<Symmetric, Failure> {
+        if self.interp {
+            let (values, layout) =
+                self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
+            let pattern = layout.pattern().expect("a Hessian's pattern").clone();
+            return Ok(Symmetric { pattern, values });
+        }
+        let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
+        let mut values = vec![0.0; kernel.out_len()];
+        kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
+        let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
+        Ok(Symmetric { pattern, values })
     }
 }
 
