@@ -38,7 +38,7 @@ pub struct Table {
     /// Entries along each index; a bound table's one length grows with its
     /// highest bound entry.
     pub dims: Vec<usize>,
-    /// Each entry's node, row by row; [`NodeId::NONE`] where not bound.
+    /// Each entry's node, row by row; `NodeId::NONE` where not bound.
     pub nodes: Vec<NodeId>,
     /// Byte offset of each entry's binding (of the declaration for
     /// declared tables).
