@@ -733,7 +733,7 @@ impl<'s> Parser<'s> {
         let (name, span) = self.binding_name()?;
         self.next()?; // '='
         let node = self.expression()?;
-        self.bind(name, span, node)?;
+        self.bind(name, span, node);
         self.end_statement()
     }
 
@@ -1131,9 +1131,7 @@ impl<'s> Parser<'s> {
 
     fn bind_target(&mut self, target: Target<'s>, node: NodeId) {
         match target {
-            Target::Name(name, span) => {
-                self.names.insert(name, Binding { node, offset: span.start.offset, is_input: false })
-            }
+            Target::Name(name, span) => self.bind(name, span, node),
             Target::Entry { table, at, span, .. } => self.bind_entry(table, at, span, node),
         }
     }
@@ -1162,9 +1160,8 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn bind(&mut self, name: &'s str, span: Span, node: NodeId) -> Result<(), ParseError> {
+    fn bind(&mut self, name: &'s str, span: Span, node: NodeId) {
         self.names.insert(name, Binding { node, offset: span.start.offset, is_input: false });
-        Ok(())
     }
 
     fn single_expression(&mut self) -> Result<(), ParseError> {

@@ -118,6 +118,18 @@ pub fn plain(name: &str) -> String {
     }
 }
 
+/// Steps `index` to the next entry of a table of shape `dims`, row by row
+/// (the last index fastest); past the last entry it wraps to all zeros.
+pub fn next_index(index: &mut [usize], dims: &[usize]) {
+    for axis in (0..dims.len()).rev() {
+        index[axis] += 1;
+        if index[axis] < dims[axis] {
+            return;
+        }
+        index[axis] = 0;
+    }
+}
+
 /// The number of entries of a table of shape `dims`, if at most
 /// [`MAX_ENTRIES`].
 pub fn entries(dims: &[usize]) -> Option<usize> {
@@ -176,13 +188,7 @@ fn whole_table(group: &[String]) -> Option<Vec<usize>> {
         if *index != expected {
             return None;
         }
-        for axis in (0..dims.len()).rev() {
-            expected[axis] += 1;
-            if expected[axis] < dims[axis] {
-                break;
-            }
-            expected[axis] = 0;
-        }
+        next_index(&mut expected, &dims);
     }
     Some(dims)
 }

@@ -14,7 +14,7 @@ use crate::error::{ParseError, ParseErrorKind};
 use crate::lexer::{Lexer, Token, TokenStream};
 use crate::op::Op;
 use crate::span::Span;
-use crate::table::{entries, entry_name, Kind, Table, MAX_ENTRIES, MAX_RUN_TOKENS};
+use crate::table::{entries, entry_name, next_index, Kind, Table, MAX_ENTRIES, MAX_RUN_TOKENS};
 
 /// An entry's indices (rarely more than four).
 type Indices = smallvec::SmallVec<[i64; 4]>;
@@ -37,7 +37,7 @@ impl<'s> Parser<'s> {
         params: bool,
     ) -> Result<(), ParseError> {
         self.check_new_name(name, span)?;
-        let (dims, close) = self.bracketed(|parser| parser.integer())?;
+        let (dims, close) = self.delimited([Token::LBracket, Token::RBracket], Self::integer)?;
         let dims: Vec<usize> = dims.iter().map(|&d| usize::try_from(d).unwrap_or(0)).collect();
         let count = entries(&dims).filter(|&n| n > 0).ok_or_else(|| {
             let saturated = dims.iter().fold(1u128, |n, &d| n.saturating_mul(d as u128));
@@ -46,9 +46,9 @@ impl<'s> Parser<'s> {
         })?;
         let span = span.to(close);
         let mut nodes = Vec::with_capacity(count);
-        let mut index = vec![0i64; dims.len()];
+        let mut index = vec![0usize; dims.len()];
         for _ in 0..count {
-            let entry = entry_name(name, &index);
+            let entry = entry_name(name, &index.iter().map(|&i| i as i64).collect::<Indices>());
             let node = if params {
                 let node = self.dag.input(crate::builder::PARAM_BASE as usize + self.params.len());
                 self.params.push(entry);
@@ -60,13 +60,7 @@ impl<'s> Parser<'s> {
             };
             self.spans.fill(&self.dag, span);
             nodes.push(node);
-            for axis in (0..dims.len()).rev() {
-                index[axis] += 1;
-                if (index[axis] as usize) < dims[axis] {
-                    break;
-                }
-                index[axis] = 0;
-            }
+            next_index(&mut index, &dims);
         }
         let kind = if params { Kind::Param } else { Kind::Input };
         self.tables.insert(name, Table::declared(kind, dims, nodes, span.start.offset));
@@ -103,27 +97,36 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// `[a, b, ...]`: the items `item` reads, and the span of `]`.
-    fn bracketed(
+    /// `[a, b, ...]` (or `(a, b, ...)`, as `[open, close]` says): the
+    /// items `item` reads, one or more, and the span of the closing token.
+    fn delimited(
         &mut self,
+        [open, close]: [Token<'static>; 2],
         mut item: impl FnMut(&mut Self) -> Result<i64, ParseError>,
     ) -> Result<(Indices, Span), ParseError> {
         let (token, span) = self.next()?;
-        if token != Token::LBracket {
-            return err(ParseErrorKind::Expected { expected: "'['", found: token.describe() }, span);
+        if token != open {
+            let expected = if open == Token::LBracket { "'['" } else { "'('" };
+            return err(ParseErrorKind::Expected { expected, found: token.describe() }, span);
         }
         let mut items = Indices::new();
         items.push(item(self)?);
         loop {
             match self.next()? {
                 (Token::Comma, _) => items.push(item(self)?),
-                (Token::RBracket, close) => return Ok((items, close)),
+                (token, end) if token == close => return Ok((items, end)),
                 (token, span) => {
-                    let found = token.describe();
-                    return err(ParseErrorKind::Expected { expected: "',' or ']'", found }, span);
+                    let expected = if close == Token::RBracket { "',' or ']'" } else { "',' or ')'" };
+                    return err(ParseErrorKind::Expected { expected, found: token.describe() }, span);
                 }
             }
         }
+    }
+
+    /// `[i, j, ...]` after a table's name: the entry's indices, and the span
+    /// of `]`.
+    fn indices(&mut self) -> Result<(Indices, Span), ParseError> {
+        self.delimited([Token::LBracket, Token::RBracket], Self::index)
     }
 
     /// A whole number as written: a table's size or a run's bound.
@@ -196,15 +199,14 @@ impl<'s> Parser<'s> {
     /// The entry `name[...]` read as a value; `name` is read.
     pub(super) fn entry(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
         // A function's body sees no table of the main program.
-        let table = if self.in_function.is_none() { self.tables.get(name) } else { None };
-        let Some(table) = table else {
+        if self.in_function.is_some() || !self.tables.contains_key(name) {
+            // An unknown name gets the error (and hint) of one.
             if self.names.get(name).is_none() && self.run.is_none_or(|r| r.index != name) {
                 self.variable(name, span)?;
             }
             return err(ParseErrorKind::NotATable { name: name.into() }, span);
-        };
-        let dims = table.dims.len();
-        let (index, close) = self.bracketed(Self::index)?;
+        }
+        let (index, close) = self.indices()?;
         let span = span.to(close);
         let table = &self.tables[name];
         let at = self.position(name, table, &index, span)?;
@@ -212,7 +214,6 @@ impl<'s> Parser<'s> {
             kind: ParseErrorKind::UnboundEntry { entry: entry_name(name, &index) },
             span,
         })?;
-        debug_assert_eq!(dims, index.len());
         self.push_node(node, span)
     }
 
@@ -245,7 +246,7 @@ impl<'s> Parser<'s> {
             self.check_new_name(name, span)?;
             self.tables.insert(name, Table::bound(span.start.offset));
         }
-        let (index, close) = self.bracketed(Self::index)?;
+        let (index, close) = self.indices()?;
         let span = span.to(close);
         let table = &self.tables[name];
         let at = self.position(name, table, &index, span)?;
@@ -320,7 +321,7 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        let bounds = self.parenthesized_integers()?;
+        let (bounds, _) = self.delimited([Token::LParen, Token::RParen], Self::integer)?;
         let (start, stop) = match bounds[..] {
             [stop] => (0, stop),
             [start, stop] => (start, stop),
@@ -359,29 +360,6 @@ impl<'s> Parser<'s> {
             })?;
         }
         Ok(())
-    }
-
-    /// `(a)` or `(a, b)` of `range`: whole numbers.
-    fn parenthesized_integers(&mut self) -> Result<Vec<i64>, ParseError> {
-        match self.next()? {
-            (Token::LParen, _) => {}
-            (token, span) => {
-                return err(ParseErrorKind::Expected { expected: "'('", found: token.describe() }, span)
-            }
-        }
-        let mut values = vec![self.integer()?];
-        loop {
-            match self.next()? {
-                (Token::Comma, _) => values.push(self.integer()?),
-                (Token::RParen, _) => return Ok(values),
-                (token, span) => {
-                    return err(
-                        ParseErrorKind::Expected { expected: "',' or ')'", found: token.describe() },
-                        span,
-                    )
-                }
-            }
-        }
     }
 
     /// The tokens of a run's body up to its `end` statement, which is read,
