@@ -2,7 +2,8 @@
 //! (inlined operations plus the result's nonzeros) no faster than
 //! `size · log size`, on every family of the shape zoo (`testkit::zoo`), in
 //! both forms, for the Jacobian (with its common-subchain pass), the
-//! Lagrangian Hessian, the gradient, `J·v` and `H·v`.
+//! Lagrangian Hessian, the gradient, `J·v`, `H·v` and every output's own
+//! Hessian (`dstar eval --hessian`: nodes swept plus entries pushed).
 //!
 //! Work is what the stages count ([`factor::Ledger`]: pairs visited,
 //! entries pushed, e-nodes searched; the kernel's operations for the
@@ -53,6 +54,10 @@ fn measure(function: &Kernel, request: &str) -> Work {
         }
         "gradient" => of_kernel(factor::gradient(function.clone())),
         "jvp" => of_kernel(factor::jvp(function.clone(), 1)),
+        "output_hessians" => {
+            let hessians = factor::output_hessians(function.clone());
+            Work { total: hessians.work(), stages: Vec::new(), size: ops + hessians.nnz() as u64 }
+        }
         _ => of_kernel(factor::hvp(function.clone(), 1)),
     }
 }
@@ -113,7 +118,7 @@ fn the_work_of_every_stage_follows_the_size_on_the_shape_zoo() {
         let sizes: Vec<usize> =
             if long { vec![n, 2 * n, 4 * n, 8 * n, 16 * n] } else { vec![n, 2 * n, 4 * n] };
         for form in [Form::Functions, Form::Flat] {
-            for request in ["jacobian", "hessian", "gradient", "jvp", "hvp"] {
+            for request in ["jacobian", "hessian", "gradient", "jvp", "hvp", "output_hessians"] {
                 check(zoo, form, request, &sizes, &mut failures);
             }
         }

@@ -195,12 +195,8 @@ fn by_edge_pushing(function: &Kernel, weights: Weights) -> Hessian {
     let mut ledger = Ledger::default();
     ledger.spend(Stage::Graph, graph.edges().len() as u64);
     ledger.spend(Stage::EdgePushing, second.work);
-    let gradient: Vec<(usize, NodeId)> = second
-        .gradient
-        .iter()
-        .enumerate()
-        .filter_map(|(k, t)| Some((k, t.as_ref()?.materialize(&mut dag))))
-        .collect();
+    let gradient: Vec<(usize, NodeId)> =
+        second.gradient.iter().map(|&(k, t)| (k, t.materialize(&mut dag))).collect();
     let lower: Vec<((usize, usize), NodeId)> =
         second.lower.iter().map(|&(position, t)| (position, t.materialize(&mut dag))).collect();
     let mut hessian = Hessian::new(

@@ -584,6 +584,14 @@ pub fn copies_nothing(found: &Decomposition) -> bool {
         && found.maps.iter().all(|m| !m.body.has_calls() && written_out(m) <= MAP_INLINE_HESSIAN_BODY_OPS)
 }
 
+/// A kernel built for one evaluation (`dstar eval --hessian`'s every
+/// output's own Hessian) with more operations than this is run by the
+/// interpreter, not compiled: the JIT costs about as much per operation as
+/// a thousand interpreted evaluations (multiple-shooting cart-pole, 1,000
+/// intervals and 4,005 outputs: 11 s to compile their Hessians, 10 ms to
+/// interpret them), and both give the same bits.
+pub const ONE_EVALUATION_JIT_OPS: usize = 20_000;
+
 /// Map bodies of at most this many operations with their calls written
 /// out are written out for values, Jacobians and gradients: the body is
 /// built, differentiated and compiled once whatever its size, and a body

@@ -14,9 +14,7 @@ use testkit::{eval_hyper, generate, same, Rng, Shape};
 fn own_hessians(kernel: Kernel, x: &[f64]) -> Vec<Vec<Vec<f64>>> {
     let hessians = factor::output_hessians(kernel);
     let out = hessians.kernel().eval(x);
-    let layout = hessians.layout();
-    let parts = layout.split(&out);
-    layout.blocks().iter().zip(parts).map(|(block, values)| block.to_dense(values)).collect()
+    hessians.split(&out).into_iter().enumerate().map(|(i, values)| hessians.to_dense(i, values)).collect()
 }
 
 #[test]

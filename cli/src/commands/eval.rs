@@ -48,7 +48,9 @@ pub struct EvalArgs {
     /// The direction v of --order, one value per input.
     #[arg(long, value_parser = values, allow_hyphen_values = true, requires = "order")]
     direction: Option<Values>,
-    /// Use the reference interpreter instead of the JIT.
+    /// Use the reference interpreter instead of the JIT. (Every output's
+    /// own Hessian, a kernel built for this one evaluation, is interpreted
+    /// anyway past 20,000 operations: the same bits, without compiling.)
     #[arg(long)]
     interp: bool,
     #[command(flatten)]
@@ -259,21 +261,29 @@ struct Hessians {
     lagrangian: Option<Symmetric>,
 }
 
-/// A symmetric matrix's lower-triangle nonzeros and their pattern.
+/// A symmetric `n × n` matrix's lower-triangle nonzeros and their
+/// positions (`row >= col`, CSR order): a list, not a pattern, as one is
+/// kept per output and a pattern holds `n + 1` row offsets.
 struct Symmetric {
-    pattern: dstar::SparsityPattern,
+    n: usize,
+    positions: Vec<(usize, usize)>,
     values: Vec<f64>,
 }
 
 impl Symmetric {
+    fn of(pattern: &dstar::SparsityPattern, values: Vec<f64>) -> Symmetric {
+        Symmetric { n: pattern.num_cols, positions: pattern.positions().collect(), values }
+    }
+
     fn dense(&self) -> Matrix {
-        dstar::Block::Lower(self.pattern.clone()).to_dense(&self.values)
+        let pattern = dstar::SparsityPattern::new(self.n, self.n, self.positions.iter().copied());
+        dstar::Block::Lower(pattern).to_dense(&self.values)
     }
 
     /// Dense, or `{"rows": [..], "cols": [..], "values": [..]}` of the nonzeros.
     fn json(&self, sparse: bool) -> Value {
         if sparse {
-            let (rows, cols): (Vec<usize>, Vec<usize>) = self.pattern.positions().unzip();
+            let (rows, cols): (Vec<usize>, Vec<usize>) = self.positions.iter().copied().unzip();
             serde_json::json!({"rows": rows, "cols": cols, "values": json::numbers(&self.values)})
         } else {
             json::matrix(&self.dense())
@@ -283,7 +293,7 @@ impl Symmetric {
     fn print(&self, title: &str, sparse: bool, inputs: &[String]) {
         println!("{title}:");
         if sparse {
-            for ((row, col), v) in self.pattern.positions().zip(&self.values) {
+            for (&(row, col), v) in self.positions.iter().zip(&self.values) {
                 println!("    d2/d{} d{} = {}", inputs[row], inputs[col], show(*v));
             }
         } else {
@@ -314,7 +324,10 @@ impl At<'_> {
     fn output_hessians(&self) -> Result<Vec<Symmetric>, Failure> {
         let function = self.function.program().kernel().map_err(Failure::internal)?;
         let hessians = dstar::factor::output_hessians(function);
-        let out = if self.interp {
+        // Built for this one evaluation: past a size, compiling it costs
+        // more than a thousand evaluations would.
+        let once = hessians.kernel().count_ops() > dstar::factor::plan::ONE_EVALUATION_JIT_OPS;
+        let out = if self.interp || once {
             self.interpret(hessians.kernel(), &[])
         } else {
             // Not a request: compiled as it is, over the inputs and the parameters.
@@ -326,10 +339,10 @@ impl At<'_> {
             kernel.eval_parts(&[self.x, self.p], &mut out).map_err(Failure::internal)?;
             out
         };
-        let layout = hessians.layout();
-        let blocks = layout.split(&out).into_iter().enumerate();
+        let n = self.x.len();
+        let blocks = hessians.split(&out).into_iter().enumerate();
         Ok(blocks
-            .map(|(i, v)| Symmetric { pattern: hessians.pattern(i).clone(), values: v.to_vec() })
+            .map(|(i, v)| Symmetric { n, positions: hessians.positions(i).to_vec(), values: v.to_vec() })
             .collect())
     }
 
@@ -338,14 +351,13 @@ impl At<'_> {
         if self.interp {
             let (values, layout) =
                 self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
-            let pattern = layout.pattern().expect("a Hessian's pattern").clone();
-            return Ok(Symmetric { pattern, values });
+            let pattern = layout.pattern().expect("a Hessian's pattern");
+            return Ok(Symmetric::of(pattern, values));
         }
         let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
         let mut values = vec![0.0; kernel.out_len()];
         kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
-        let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
-        Ok(Symmetric { pattern, values })
+        Ok(Symmetric::of(kernel.pattern().expect("a Hessian's pattern"), values))
     }
 }
 

@@ -42,7 +42,7 @@ pub mod term;
 
 pub use baseline::{forward_mode_ops, reverse_mode_ops};
 pub use dominators::{DominatorTree, PostDominatorTree};
-pub use edge_pushing::{edge_pushing, SecondOrder};
+pub use edge_pushing::{edge_pushing, EdgePushing, SecondOrder};
 pub use factorize::{factorize, factorize_within, Entry, Limits, Orientation, Stopped, Strategy};
 pub use graph::{ConeParents, DerivativeGraph, Edge, EdgeId, Marks};
 pub use product::{may_be_deselected, product, sum};
