@@ -339,3 +339,74 @@ fn one_outputs_hessian_is_the_lagrangians_and_equals_the_written_out_one() {
         }
     }
 }
+
+/// Every output's own Hessian where one output is large written out (a fit
+/// over 600 data points through a function: it gets the Hessian the
+/// library builds for it alone, maps and all) beside small ones, one of
+/// them singular at the point: each equals hyper-dual numbers, the
+/// singular one leaks into no other (its infinite second derivative), and
+/// the patterns are the written-out path's. The large output's Hessian
+/// was built written out, seconds per 20 mixture points.
+#[test]
+fn a_large_outputs_hessian_beside_small_ones_is_built_alone() {
+    let points = 600;
+    let data: Vec<String> = (0..points)
+        .flat_map(|i| {
+            let t = 0.01 * i as f64;
+            [t, (0.7 * t).sin() + 0.1 * (13.0 * t).cos()]
+        })
+        .map(|v| v.to_string())
+        .collect();
+    let text = format!(
+        "# @point 0.5 1.5 0.25\n# @params {}\nin a, b, c\nparam d[{points}, 2]\n\
+         function r(a, b, c, t, y) -> (q)\n  q = (a * exp(-b * t) + c * sin(t) - y)^2\nend\n\
+         for i in range({points})\n  s[i] = r(a, b, c, d[i, 0], d[i, 1])\nend\n\
+         out fit = sum(s)\nout edge = sqrt(c - 0.25)\nout small = a * b * b\n",
+        data.join(" ")
+    );
+    let program = dstar::frontend::parse_program(&text).unwrap();
+    let kernel = program.kernel().unwrap();
+    let sizes = dstar::frontend::call::inlined_ops_each(kernel.dag(), kernel.roots());
+    assert!(sizes[0] >= dstar::factor::plan::MAP_SMALL_KERNEL_OPS, "{sizes:?}: the fit is large");
+    assert!(sizes[1..].iter().all(|&s| s < dstar::factor::plan::MAP_SMALL_KERNEL_OPS));
+
+    let dir = testkit::scratch("dstar-eval-large-output");
+    let path = dir.path().join("fit.dstar");
+    std::fs::write(&path, &text).unwrap();
+    let written = dstar::factor::output_hessians(kernel.clone());
+    let inlined = kernel.inlined();
+    let at: Vec<f64> = [0.5, 1.5, 0.25].into_iter().chain(program.param_values.clone().unwrap()).collect();
+    for interp in [false, true] {
+        let mut args = vec!["eval", path.to_str().unwrap(), "--hessian", "--sparse", "--json"];
+        if interp {
+            args.push("--interp");
+        }
+        let (status, stdout, stderr) = dstar(&args);
+        assert_eq!(status, 0, "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        for output in 0..3 {
+            let h = &v["hessian_sparse"][output];
+            let rows: Vec<usize> =
+                h["rows"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap() as usize).collect();
+            let cols: Vec<usize> =
+                h["cols"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap() as usize).collect();
+            let positions: Vec<(usize, usize)> = rows.into_iter().zip(cols).collect();
+            assert_eq!(positions, written.positions(output), "output {output}: the written-out pattern");
+            for (&(i, j), got) in positions.iter().zip(as_vec(&h["values"])) {
+                let root = [inlined.roots()[output]];
+                let want = testkit::eval_hyper(inlined.dag(), &root, &at, i, j).outputs[0].d12;
+                if !want.is_finite() {
+                    // sqrt''(0): dstar says -inf, hyper-duals NaN.
+                    assert!(!got.is_finite(), "output {output} ({i}, {j}): {got} vs {want}");
+                } else {
+                    assert!(close(got, want, 1e-10), "output {output} ({i}, {j}): {got} vs {want}");
+                }
+            }
+        }
+        let fit = as_vec(&v["hessian_sparse"][0]["values"]);
+        assert!(
+            fit.iter().all(|h| h.is_finite()),
+            "the singular output leaks into the fit's Hessian: {fit:?}"
+        );
+    }
+}

@@ -21,6 +21,7 @@
 use crate::dag::{ExprDag, NodeId};
 use crate::kernel::Kernel;
 use crate::layout::SparsityPattern;
+use crate::op::Op;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -252,6 +253,52 @@ fn glue(body: &Kernel) -> u64 {
 pub fn inlined_ops(dag: &ExprDag, roots: &[NodeId]) -> u64 {
     let mut memo = std::collections::HashMap::new();
     inlined_ops_memo(dag, roots, &mut memo)
+}
+
+/// [`inlined_ops`] of each root on its own, in time proportional to the
+/// DAG's size once plus the sum of the roots' cones (not the DAG's size
+/// per root: a model's thousands of outputs).
+pub fn inlined_ops_each(dag: &ExprDag, roots: &[NodeId]) -> Vec<u64> {
+    const NONE: u32 = u32::MAX;
+    let mut memo = std::collections::HashMap::new();
+    let mut seen = vec![NONE; dag.len()];
+    let mut site_seen = vec![NONE; dag.sites().len()];
+    let mut stack = Vec::new();
+    let mut each = Vec::with_capacity(roots.len());
+    for (i, &root) in roots.iter().enumerate() {
+        let i = u32::try_from(i).expect("fewer than 2^32 roots");
+        let mut ops = 0;
+        seen[root.index()] = i;
+        stack.push(root);
+        while let Some(id) = stack.pop() {
+            match dag.op(id) {
+                Op::Call(c) if site_seen[c.site as usize] != i => {
+                    site_seen[c.site as usize] = i;
+                    let called = dag.site(c.site).called();
+                    let key = FunctionId::of(&called);
+                    ops += match memo.get(&key) {
+                        Some(&ops) => ops,
+                        None => {
+                            let body =
+                                inlined_ops_memo(called.body().dag(), called.body().roots(), &mut memo);
+                            memo.insert(key, body);
+                            body
+                        }
+                    };
+                }
+                Op::Call(_) | Op::Const(_) | Op::Input(_) => {}
+                _ => ops += 1,
+            }
+            for &a in dag.args(id) {
+                if seen[a.index()] != i {
+                    seen[a.index()] = i;
+                    stack.push(a);
+                }
+            }
+        }
+        each.push(ops);
+    }
+    each
 }
 
 fn inlined_ops_memo(

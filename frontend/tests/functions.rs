@@ -212,3 +212,16 @@ fn deeply_nested_functions_do_not_overflow_the_stack() {
     assert_eq!(program.kernel().unwrap().inlined().eval(&[0.3]), vec![want]);
     assert_eq!(frontend::call::inlined_ops(&program.dag, &program.output_nodes()), 1 + 2 * 999);
 }
+
+#[test]
+fn each_outputs_written_out_size_is_its_own_cone_with_its_calls() {
+    for source in [PENDULUM, PENDULUM_FLAT] {
+        let program = parse_program(source).unwrap();
+        let kernel = program.kernel().unwrap();
+        let (dag, roots) = (kernel.dag(), kernel.roots());
+        let each = frontend::call::inlined_ops_each(dag, roots);
+        let alone: Vec<u64> = roots.iter().map(|&r| frontend::call::inlined_ops(dag, &[r])).collect();
+        assert_eq!(each, alone);
+        assert!(each.iter().all(|&ops| ops > 0));
+    }
+}

@@ -320,10 +320,49 @@ impl At<'_> {
         Ok(Hessians { each, lagrangian })
     }
 
-    /// Each output's Hessian, on its own pattern.
+    /// Each output's Hessian, on its own pattern. An output that is large
+    /// written out ([`dstar::factor::plan::MAP_SMALL_KERNEL_OPS`]) gets the
+    /// Hessian the library builds for it alone (maps where the plan finds
+    /// them: a mixture's objective beside a constraint took seconds per
+    /// 20 points written out); the others are built together, each by edge
+    /// pushing from itself alone.
     fn output_hessians(&self) -> Result<Vec<Symmetric>, Failure> {
-        let function = self.function.program().kernel().map_err(Failure::internal)?;
-        let hessians = dstar::factor::output_hessians(function);
+        let kernel = self.function.program().kernel().map_err(Failure::internal)?;
+        let sizes = dstar::frontend::call::inlined_ops_each(kernel.dag(), kernel.roots());
+        let large = |i: usize| sizes[i] >= dstar::factor::plan::MAP_SMALL_KERNEL_OPS;
+        let small: Vec<usize> = (0..sizes.len()).filter(|&i| !large(i)).collect();
+        let mut each: Vec<Option<Symmetric>> = (0..sizes.len()).map(|_| None).collect();
+        if !small.is_empty() {
+            let roots = small.iter().map(|&i| kernel.roots()[i]).collect();
+            let kernel = kernel.with_roots(roots).map_err(Failure::internal)?;
+            for (i, hessian) in small.iter().zip(self.written_out_hessians(kernel)?) {
+                each[*i] = Some(hessian);
+            }
+        }
+        for i in (0..sizes.len()).filter(|&i| large(i)) {
+            let alone = self.output_alone(i);
+            each[i] = Some(At { function: &alone, ..*self }.lagrangian(&[1.0])?);
+        }
+        Ok(each.into_iter().map(|h| h.expect("every output's Hessian")).collect())
+    }
+
+    /// The function of output `i` alone: its cone, over the same inputs
+    /// and parameters.
+    fn output_alone(&self, i: usize) -> dstar::Function {
+        let program = self.function.program();
+        let output = &program.outputs[i];
+        let mut dag = dstar::ExprDag::new();
+        let node = dag.import(&program.dag, &[output.node], None)[0];
+        let mut alone =
+            program.derived(dag, vec![dstar::frontend::Output { name: output.name.clone(), node }]);
+        alone.functions = program.functions.clone();
+        dstar::Function::new(alone, self.function.options().clone())
+    }
+
+    /// The Hessians of `kernel`'s outputs, each by edge pushing from itself
+    /// alone, over their calls written out.
+    fn written_out_hessians(&self, kernel: dstar::Kernel) -> Result<Vec<Symmetric>, Failure> {
+        let hessians = dstar::factor::output_hessians(kernel);
         // Built for this one evaluation: past a size, compiling it costs
         // more than a thousand evaluations would.
         let once = hessians.kernel().count_ops() > dstar::factor::plan::ONE_EVALUATION_JIT_OPS;
