@@ -410,3 +410,52 @@ fn a_large_outputs_hessian_beside_small_ones_is_built_alone() {
         );
     }
 }
+
+/// `--sparse` with `--jacobian` prints the Jacobian's nonzeros (CSR: rows
+/// ascending, columns ascending in a row), which scattered are the dense
+/// Jacobian, in JSON and as text; a dense Jacobian past 10^7 numbers is
+/// refused with that advice (thousands of outputs over thousands of
+/// inputs took gigabytes to print).
+#[test]
+fn a_sparse_jacobian_is_the_dense_ones_nonzeros() {
+    for case in testkit::corpus().iter().take(12) {
+        let file = case.path.to_str().unwrap();
+        let json = |args: &[&str]| -> serde_json::Value {
+            let (status, stdout, stderr) = dstar(&[&["eval", file, "--jacobian", "--json"], args].concat());
+            assert_eq!(status, 0, "{stderr}");
+            serde_json::from_str(&stdout).unwrap()
+        };
+        let (dense, sparse) = (json(&[]), json(&["--sparse"]));
+        assert_eq!(dense["values"], sparse["values"]);
+        let rows: Vec<Vec<f64>> = dense["jacobian"].as_array().unwrap().iter().map(as_vec).collect();
+        let s = &sparse["jacobian_sparse"];
+        let index = |key: &str| -> Vec<usize> {
+            s[key].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect()
+        };
+        let (r, c, v) = (index("rows"), index("cols"), as_vec(&s["values"]));
+        assert!(r.iter().zip(&c).zip(r.iter().zip(&c).skip(1)).all(|(a, b)| a < b), "{file}: CSR order");
+        let mut scattered = vec![vec![0.0; rows[0].len()]; rows.len()];
+        for ((&i, &j), &x) in r.iter().zip(&c).zip(&v) {
+            scattered[i][j] = x;
+        }
+        assert_eq!(scattered, rows, "{file}");
+        let (status, text, _) = dstar(&["eval", file, "--jacobian", "--sparse"]);
+        assert_eq!(status, 0);
+        assert_eq!(text.lines().filter(|l| l.starts_with("    d/d")).count(), v.len(), "{file}");
+    }
+    let scratch = testkit::scratch("dstar-cli-sparse-jacobian");
+    let file = scratch.path().join("wide.dstar");
+    let text = "in x[4001]\nfor i in range(2600)\n  out g[i] = x[i] * x[i + 1]\nend\n";
+    std::fs::write(&file, text).unwrap();
+    let file = file.to_str().unwrap();
+    let at = vec!["1"; 4001].join(",");
+    let (status, _, stderr) = dstar(&["eval", file, "--at", &at, "--jacobian"]);
+    assert_eq!(status, 2, "10.4 million numbers: refused");
+    assert!(stderr.contains("a dense Jacobian") && stderr.contains("add --sparse"), "{stderr}");
+    let (status, stdout, stderr) = dstar(&["eval", file, "--at", &at, "--jacobian", "--sparse", "--json"]);
+    assert_eq!(status, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(as_vec(&v["jacobian_sparse"]["values"]).len(), 2 * 2600);
+    let (status, _, stderr) = dstar(&["eval", file, "--at", &at, "--sparse"]);
+    assert_eq!(status, 2, "--sparse alone: {stderr}");
+}

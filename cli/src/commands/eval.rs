@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("derivatives").args(["jacobian", "hessian"]).multiple(true)))]
 pub struct EvalArgs {
     /// The problem file (.dstar).
     file: PathBuf,
@@ -35,10 +36,11 @@ pub struct EvalArgs {
     /// With --weights, also print every output's own Hessian.
     #[arg(long, requires = "weights")]
     each: bool,
-    /// With --hessian, print Hessians as the nonzeros of their lower
-    /// triangle (a pattern of rows and cols, then values) instead of dense
-    /// matrices: the way for thousands of inputs.
-    #[arg(long, requires = "hessian")]
+    /// With --jacobian or --hessian, print the Jacobian's nonzeros and the
+    /// Hessians' lower-triangle nonzeros (a pattern of rows and cols, then
+    /// values) instead of dense matrices: the way for thousands of inputs
+    /// or outputs.
+    #[arg(long, requires = "derivatives")]
     sparse: bool,
     /// Also print the Taylor coefficients 0..=K of every output along
     /// --direction, f(x + t·v) = Σ c_j t^j, and the derivatives j!·c_j.
@@ -69,6 +71,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
     let function = dstar::Function::new(program.clone(), args.pipeline.options());
     let at = At { function: &function, x: &x, p: &p, interp: args.interp };
     let (values, jacobian) = if args.jacobian {
+        refuse_dense(args, "a dense Jacobian", program.outputs.len(), program.inputs.len())?;
         let (v, j) = at.jacobian()?;
         (v, Some(j))
     } else {
@@ -94,7 +97,7 @@ pub fn run(args: &EvalArgs) -> Result<(), Failure> {
 /// options asked for.
 struct Evaluation {
     values: Vec<f64>,
-    jacobian: Option<Matrix>,
+    jacobian: Option<Nonzeros>,
     hessians: Option<Hessians>,
     series: Option<Series>,
 }
@@ -119,18 +122,25 @@ fn hessians(args: &EvalArgs, at: &At, weights: Option<&[f64]>) -> Result<Hessian
     let n = program.inputs.len();
     let each = weights.is_none() || args.each;
     let matrices = usize::from(weights.is_some()) + if each { program.outputs.len() } else { 0 };
-    let numbers = matrices.saturating_mul(n).saturating_mul(n);
-    if !args.sparse && numbers > DENSE_LIMIT {
-        let what = match (each, weights.is_some()) {
-            (false, _) => "a dense Lagrangian Hessian".to_string(),
-            (true, false) => format!("dense Hessians of {} outputs", program.outputs.len()),
-            (true, true) => format!("dense Hessians of {} outputs and the Lagrangian", program.outputs.len()),
-        };
-        return Err(Failure::input(format!(
-            "error: {what} over {n} inputs would hold {numbers} numbers; add --sparse to print their nonzeros\n"
-        )));
-    }
+    let what = match (each, weights.is_some()) {
+        (false, _) => "a dense Lagrangian Hessian".to_string(),
+        (true, false) => format!("dense Hessians of {} outputs", program.outputs.len()),
+        (true, true) => format!("dense Hessians of {} outputs and the Lagrangian", program.outputs.len()),
+    };
+    refuse_dense(args, &what, matrices.saturating_mul(n), n)?;
     at.hessians(weights, each)
+}
+
+/// The error for `what` (`rows × cols` numbers) dense, past [`DENSE_LIMIT`]
+/// numbers without `--sparse`.
+fn refuse_dense(args: &EvalArgs, what: &str, rows: usize, cols: usize) -> Result<(), Failure> {
+    let numbers = rows.saturating_mul(cols);
+    if args.sparse || numbers <= DENSE_LIMIT {
+        return Ok(());
+    }
+    Err(Failure::input(format!(
+        "error: {what} over {cols} inputs would hold {numbers} numbers; add --sparse to print the nonzeros\n"
+    )))
 }
 
 /// `eval --json`: one object of the names, values and what was asked for.
@@ -143,7 +153,8 @@ fn print_json(args: &EvalArgs, program: &Program, e: &Evaluation) {
     obj.insert("outputs".into(), json::strings(&program.output_names()));
     obj.insert("values".into(), json::numbers(&e.values));
     if let Some(j) = &e.jacobian {
-        obj.insert("jacobian".into(), json::matrix(j));
+        let key = if args.sparse { "jacobian_sparse" } else { "jacobian" };
+        obj.insert(key.into(), j.json(args.sparse));
     }
     if let Some(h) = &e.hessians {
         let (each, lagrangian) = if args.sparse {
@@ -172,7 +183,7 @@ fn print_text(args: &EvalArgs, program: &Program, e: &Evaluation) {
     for (i, (name, v)) in program.output_names().iter().zip(&e.values).enumerate() {
         println!("{name} = {}", show(*v));
         if let Some(j) = &e.jacobian {
-            println!("  gradient: {}", row_text(&j[i]));
+            j.print_row(i, args.sparse, &program.inputs);
         }
         if let Some(blocks) = e.hessians.as_ref().and_then(|h| h.each.as_ref()) {
             blocks[i].print("  hessian", args.sparse, &program.inputs);
@@ -237,19 +248,21 @@ impl At<'_> {
         Ok(out)
     }
 
-    fn jacobian(&self) -> Result<(Vec<f64>, Matrix), Failure> {
-        let dense: Vec<Matrix> = if self.interp {
-            let (out, layout) =
-                self.interpret_request(dstar::Request::Jacobian, &[]).map_err(Failure::internal)?;
-            layout.blocks().iter().zip(layout.split(&out)).map(|(b, v)| b.to_dense(v)).collect()
+    /// The values and the Jacobian's nonzeros.
+    fn jacobian(&self) -> Result<(Vec<f64>, Nonzeros), Failure> {
+        let (out, layout) = if self.interp {
+            self.interpret_request(dstar::Request::Jacobian, &[]).map_err(Failure::internal)?
         } else {
             let kernel = self.function.compile(dstar::Request::Jacobian).map_err(Failure::internal)?;
-            kernel.eval_dense(dstar::Args::x(self.x).p(self.p)).map_err(Failure::internal)?
+            let mut out = vec![0.0; kernel.out_len()];
+            kernel.eval(dstar::Args::x(self.x).p(self.p), &mut out).map_err(Failure::internal)?;
+            (out, kernel.layout().clone())
         };
-        // The values as a row, then the Jacobian.
-        let mut blocks = dense.into_iter();
-        let values = blocks.next().expect("the values").swap_remove(0);
-        Ok((values, blocks.next().expect("the Jacobian")))
+        // The values, then the Jacobian's nonzeros.
+        let parts = layout.split(&out);
+        let pattern = layout.pattern().expect("a Jacobian's pattern");
+        let jacobian = Nonzeros::of(dstar::Block::Sparse(pattern.clone()), parts[1].to_vec());
+        Ok((parts[0].to_vec(), jacobian))
     }
 }
 
@@ -257,27 +270,48 @@ impl At<'_> {
 /// output's lower triangle, so that no output's Hessian reads another's
 /// derivatives), the Lagrangian's for the weights, or both.
 struct Hessians {
-    each: Option<Vec<Symmetric>>,
-    lagrangian: Option<Symmetric>,
+    each: Option<Vec<Nonzeros>>,
+    lagrangian: Option<Nonzeros>,
 }
 
-/// A symmetric `n × n` matrix's lower-triangle nonzeros and their
-/// positions (`row >= col`, CSR order): a list, not a pattern, as one is
-/// kept per output and a pattern holds `n + 1` row offsets.
-struct Symmetric {
-    n: usize,
+/// A matrix's nonzeros: their positions `(row, col)` in CSR order and
+/// values. A Hessian keeps its lower triangle (`row >= col`), mirrored when
+/// dense. A list, not a pattern: one is kept per output, and a pattern
+/// holds a row offset per row.
+struct Nonzeros {
+    rows: usize,
+    cols: usize,
+    lower: bool,
     positions: Vec<(usize, usize)>,
     values: Vec<f64>,
 }
 
-impl Symmetric {
-    fn of(pattern: &dstar::SparsityPattern, values: Vec<f64>) -> Symmetric {
-        Symmetric { n: pattern.num_cols, positions: pattern.positions().collect(), values }
+impl Nonzeros {
+    /// The nonzeros of a [`dstar::Block::Sparse`] or [`dstar::Block::Lower`] block.
+    fn of(block: dstar::Block, values: Vec<f64>) -> Nonzeros {
+        let (lower, pattern) = match &block {
+            dstar::Block::Lower(p) => (true, p),
+            dstar::Block::Sparse(p) => (false, p),
+            _ => unreachable!("a Jacobian's or a Hessian's block"),
+        };
+        let positions = pattern.positions().collect();
+        Nonzeros { rows: pattern.num_rows(), cols: pattern.num_cols, lower, positions, values }
+    }
+
+    /// An `n × n` Hessian's lower-triangle nonzeros.
+    fn lower(n: usize, positions: Vec<(usize, usize)>, values: Vec<f64>) -> Nonzeros {
+        Nonzeros { rows: n, cols: n, lower: true, positions, values }
     }
 
     fn dense(&self) -> Matrix {
-        let pattern = dstar::SparsityPattern::new(self.n, self.n, self.positions.iter().copied());
-        dstar::Block::Lower(pattern).to_dense(&self.values)
+        let mut dense = vec![vec![0.0; self.cols]; self.rows];
+        for (&(row, col), &v) in self.positions.iter().zip(&self.values) {
+            dense[row][col] = v;
+            if self.lower {
+                dense[col][row] = v;
+            }
+        }
+        dense
     }
 
     /// Dense, or `{"rows": [..], "cols": [..], "values": [..]}` of the nonzeros.
@@ -290,6 +324,7 @@ impl Symmetric {
         }
     }
 
+    /// A Hessian, under `title`.
     fn print(&self, title: &str, sparse: bool, inputs: &[String]) {
         println!("{title}:");
         if sparse {
@@ -300,6 +335,25 @@ impl Symmetric {
             for row in self.dense() {
                 println!("    {}", row_text(&row));
             }
+        }
+    }
+
+    /// Row `i` of a Jacobian: output `i`'s gradient.
+    fn print_row(&self, i: usize, sparse: bool, inputs: &[String]) {
+        let start = self.positions.partition_point(|&(row, _)| row < i);
+        let end = self.positions.partition_point(|&(row, _)| row <= i);
+        let entries = self.positions[start..end].iter().map(|&(_, col)| col).zip(&self.values[start..end]);
+        if sparse {
+            println!("  gradient:");
+            for (col, v) in entries {
+                println!("    d/d{} = {}", inputs[col], show(*v));
+            }
+        } else {
+            let mut row = vec![0.0; self.cols];
+            for (col, &v) in entries {
+                row[col] = v;
+            }
+            println!("  gradient: {}", row_text(&row));
         }
     }
 }
@@ -326,12 +380,12 @@ impl At<'_> {
     /// them: a mixture's objective beside a constraint took seconds per
     /// 20 points written out); the others are built together, each by edge
     /// pushing from itself alone.
-    fn output_hessians(&self) -> Result<Vec<Symmetric>, Failure> {
+    fn output_hessians(&self) -> Result<Vec<Nonzeros>, Failure> {
         let kernel = self.function.program().kernel().map_err(Failure::internal)?;
         let sizes = dstar::frontend::call::inlined_ops_each(kernel.dag(), kernel.roots());
         let large = |i: usize| sizes[i] >= dstar::factor::plan::MAP_SMALL_KERNEL_OPS;
         let small: Vec<usize> = (0..sizes.len()).filter(|&i| !large(i)).collect();
-        let mut each: Vec<Option<Symmetric>> = (0..sizes.len()).map(|_| None).collect();
+        let mut each: Vec<Option<Nonzeros>> = (0..sizes.len()).map(|_| None).collect();
         if !small.is_empty() {
             let roots = small.iter().map(|&i| kernel.roots()[i]).collect();
             let kernel = kernel.with_roots(roots).map_err(Failure::internal)?;
@@ -361,7 +415,7 @@ impl At<'_> {
 
     /// The Hessians of `kernel`'s outputs, each by edge pushing from itself
     /// alone, over their calls written out.
-    fn written_out_hessians(&self, kernel: dstar::Kernel) -> Result<Vec<Symmetric>, Failure> {
+    fn written_out_hessians(&self, kernel: dstar::Kernel) -> Result<Vec<Nonzeros>, Failure> {
         let hessians = dstar::factor::output_hessians(kernel);
         // Built for this one evaluation: past a size, compiling it costs
         // more than a thousand evaluations would.
@@ -380,23 +434,22 @@ impl At<'_> {
         };
         let n = self.x.len();
         let blocks = hessians.split(&out).into_iter().enumerate();
-        Ok(blocks
-            .map(|(i, v)| Symmetric { n, positions: hessians.positions(i).to_vec(), values: v.to_vec() })
-            .collect())
+        Ok(blocks.map(|(i, v)| Nonzeros::lower(n, hessians.positions(i).to_vec(), v.to_vec())).collect())
     }
 
     /// The Hessian of the Lagrangian `Σ wᵢ fᵢ`, as the library builds it.
-    fn lagrangian(&self, w: &[f64]) -> Result<Symmetric, Failure> {
+    fn lagrangian(&self, w: &[f64]) -> Result<Nonzeros, Failure> {
         if self.interp {
             let (values, layout) =
                 self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
             let pattern = layout.pattern().expect("a Hessian's pattern");
-            return Ok(Symmetric::of(pattern, values));
+            return Ok(Nonzeros::of(dstar::Block::Lower(pattern.clone()), values));
         }
         let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
         let mut values = vec![0.0; kernel.out_len()];
         kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
-        Ok(Symmetric::of(kernel.pattern().expect("a Hessian's pattern"), values))
+        let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
+        Ok(Nonzeros::of(dstar::Block::Lower(pattern), values))
     }
 }
 
