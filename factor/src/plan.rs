@@ -585,8 +585,8 @@ pub fn copies_nothing(found: &Decomposition) -> bool {
 }
 
 /// A kernel built for one evaluation (`dstar eval --hessian`'s every
-/// output's own Hessian) with more operations than this is run by the
-/// interpreter, not compiled: the JIT costs about as much per operation as
+/// output's own Hessian, `--order`'s Taylor coefficients) with more
+/// operations than this is run by the interpreter, not compiled: the JIT costs about as much per operation as
 /// a thousand interpreted evaluations (multiple-shooting cart-pole, 1,000
 /// intervals and 4,005 outputs: 11 s to compile their Hessians, 10 ms to
 /// interpret them), and both give the same bits.
