@@ -38,9 +38,10 @@ pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> Strin
     let named: HashSet<&str> = defs.iter().map(|(n, _)| *n).chain(params.iter().map(|(p, _)| *p)).collect();
     // The file's inputs: every argument, in order of first appearance.
     let mut inputs: Vec<String> = vec![];
+    let mut seen: HashSet<&str> = HashSet::new();
     for (_, p) in defs {
         for arg in &p.inputs {
-            if !inputs.contains(arg) {
+            if seen.insert(arg) {
                 inputs.push(arg.clone());
             }
         }
@@ -54,7 +55,7 @@ pub fn write(defs: &[(&str, &Program)], params: &[(&str, Option<f64>)]) -> Strin
         inputs.iter().cloned().chain(named.iter().map(|n| n.to_string())).collect();
     let mut outputs = vec![];
     for (name, _) in defs {
-        let output = if inputs.iter().any(|i| i == name) {
+        let output = if seen.contains(name) {
             let output = fresh_name(&format!("{name}_"), |n| taken.contains(n));
             taken.insert(output.clone());
             output
