@@ -6,6 +6,7 @@
 use crate::call::FunctionDef;
 use crate::dag::{ExprDag, Node, NodeId};
 use crate::op::Op;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 /// What a copy does with the calls it meets.
@@ -39,7 +40,9 @@ impl std::fmt::Debug for Calls<'_> {
 /// Copies the nodes that `roots` reach in `from` into `into` (sharing what
 /// is there already) and returns the roots' new ids. Input `k` of `from`
 /// becomes `inputs[k]`, or stays input `k` with `None`; calls go as `calls`
-/// says. Linear in the nodes copied (and, inlining, in the bodies copied).
+/// says. Linear in the nodes copied (and, inlining, in the bodies copied),
+/// not in `from`: a small cone of a large DAG (an output among thousands,
+/// an edge's label) is found by a walk from the roots.
 pub fn copy(
     into: &mut ExprDag,
     from: &ExprDag,
@@ -47,17 +50,23 @@ pub fn copy(
     inputs: Option<&[NodeId]>,
     calls: Calls<'_>,
 ) -> Vec<NodeId> {
-    let reach = from.reachable(roots);
-    let mut map = vec![NodeId::NONE; from.len()];
+    let (nodes, mut map) = match small_cone(from, roots) {
+        Some(nodes) => (nodes, Map::Sparse(FxHashMap::default())),
+        None => {
+            let reach = from.reachable(roots);
+            let nodes = from.ids().filter(|id| reach[id.index()]).collect();
+            (nodes, Map::Dense(vec![NodeId::NONE; from.len()]))
+        }
+    };
     // Per site, once: its results in `into`, when its body is written out.
-    let mut inlined: Vec<Option<Vec<NodeId>>> = vec![None; from.sites().len()];
-    for id in from.ids().filter(|id| reach[id.index()]) {
+    let mut inlined: FxHashMap<u32, Vec<NodeId>> = FxHashMap::default();
+    for id in nodes {
         let op = from.op(id);
-        map[id.index()] = match (op, inputs) {
+        let copied = match (op, inputs) {
             (Op::Input(k), Some(inputs)) => inputs[k as usize],
             (Op::Call(c), _) => {
                 let site = from.site(c.site);
-                let args: Vec<NodeId> = site.args.iter().map(|a| map[a.index()]).collect();
+                let args: Vec<NodeId> = site.args.iter().map(|&a| map.get(a)).collect();
                 let inline = match calls {
                     Calls::Inline => true,
                     Calls::InlineIf(pick) => pick(&site.called()),
@@ -65,7 +74,7 @@ pub fn copy(
                 };
                 match calls {
                     _ if inline => {
-                        let results = inlined[c.site as usize].get_or_insert_with(|| {
+                        let results = inlined.entry(c.site).or_insert_with(|| {
                             let called = site.called();
                             copy(into, called.body().dag(), called.body().roots(), Some(&args), Calls::Inline)
                         });
@@ -82,10 +91,62 @@ pub fn copy(
                 }
             }
             _ => {
-                let args: Vec<NodeId> = from.args(id).iter().map(|a| map[a.index()]).collect();
+                let args: Vec<NodeId> = from.args(id).iter().map(|&a| map.get(a)).collect();
                 into.intern(Node::new(op, &args))
             }
         };
+        map.set(id, copied);
     }
-    roots.iter().map(|r| map[r.index()]).collect()
+    roots.iter().map(|&r| map.get(r)).collect()
+}
+
+/// Each copied node's id in the target: an array over `from` for a large
+/// copy, a hash map for a small one.
+enum Map {
+    Dense(Vec<NodeId>),
+    Sparse(FxHashMap<NodeId, NodeId>),
+}
+
+impl Map {
+    fn get(&self, id: NodeId) -> NodeId {
+        match self {
+            Map::Dense(ids) => ids[id.index()],
+            Map::Sparse(ids) => ids[&id],
+        }
+    }
+
+    fn set(&mut self, id: NodeId, copied: NodeId) {
+        match self {
+            Map::Dense(ids) => ids[id.index()] = copied,
+            Map::Sparse(ids) => {
+                ids.insert(id, copied);
+            }
+        }
+    }
+}
+
+/// The nodes `roots` reach in `from`, ascending, if they are at most a
+/// sixteenth of it (past that the walk stops: a large copy passes over
+/// `from` with arrays, cheaper per node than hashing).
+fn small_cone(from: &ExprDag, roots: &[NodeId]) -> Option<Vec<NodeId>> {
+    const DENSE_BELOW: usize = 4096;
+    if from.len() < DENSE_BELOW {
+        return None;
+    }
+    let limit = from.len() / 16;
+    let mut seen: FxHashSet<NodeId> = roots.iter().copied().collect();
+    let mut stack: Vec<NodeId> = seen.iter().copied().collect();
+    while let Some(id) = stack.pop() {
+        for &a in from.args(id) {
+            if seen.insert(a) {
+                if seen.len() > limit {
+                    return None;
+                }
+                stack.push(a);
+            }
+        }
+    }
+    let mut nodes: Vec<NodeId> = seen.into_iter().collect();
+    nodes.sort_unstable();
+    Some(nodes)
 }
