@@ -150,3 +150,44 @@ fn small_cone(from: &ExprDag, roots: &[NodeId]) -> Option<Vec<NodeId>> {
     nodes.sort_unstable();
     Some(nodes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::Kernel;
+
+    /// Cones small and large of a DAG past the walk's threshold, with and
+    /// without renamed inputs, copy to the same values and node counts as
+    /// the source computes.
+    #[test]
+    fn small_and_large_cones_copy_alike() {
+        let n = 64;
+        let mut dag = ExprDag::new();
+        let inputs: Vec<NodeId> = (0..n).map(|k| dag.input(k)).collect();
+        let mut nodes = inputs.clone();
+        for i in 0..20_000usize {
+            let (a, b) = (nodes[(i * 7919) % nodes.len()], nodes[nodes.len() - 1 - (i % 5)]);
+            let op = [Op::Add, Op::Mul, Op::Sub][i % 3];
+            let c = dag.apply(op, &[a, b]);
+            let s = dag.apply(Op::Sin, &[c]);
+            nodes.push(s);
+        }
+        assert!(dag.len() > 4096 * 4);
+        let x: Vec<f64> = (0..n).map(|k| 0.1 + 0.01 * k as f64).collect();
+        let whole = Kernel::new(dag.clone(), nodes.clone(), n).unwrap().eval(&x);
+        for &at in &[n + 10, n + 500, nodes.len() / 2, nodes.len() - 1] {
+            let roots = [nodes[at], nodes[at - 3]];
+            let mut into = ExprDag::new();
+            let copied = copy(&mut into, &dag, &roots, None, Calls::Keep);
+            assert_eq!(into.count_ops(&copied), dag.count_ops(&roots));
+            let got = Kernel::new(into, copied, n).unwrap().eval(&x);
+            assert_eq!(got, [whole[at], whole[at - 3]]);
+            // Inputs renamed: input k read as the node of input n - 1 - k.
+            let mut into = ExprDag::new();
+            let renamed: Vec<NodeId> = (0..n).map(|k| into.input(n - 1 - k)).collect();
+            let copied = copy(&mut into, &dag, &roots, Some(&renamed), Calls::Keep);
+            let reversed: Vec<f64> = x.iter().rev().copied().collect();
+            assert_eq!(Kernel::new(into, copied, n).unwrap().eval(&reversed), [whole[at], whole[at - 3]]);
+        }
+    }
+}
