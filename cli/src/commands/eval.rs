@@ -219,6 +219,13 @@ struct At<'a> {
 }
 
 impl At<'_> {
+    /// Whether a kernel of `ops` operations, built for this one evaluation,
+    /// is interpreted: with `--interp`, or past a size where compiling it
+    /// costs more than a thousand evaluations would (the same bits).
+    fn interprets(&self, ops: usize) -> bool {
+        self.interp || ops > dstar::factor::plan::ONE_EVALUATION_JIT_OPS
+    }
+
     /// `kernel` (of the function's inputs and parameters, then `extra`)
     /// by the interpreter.
     fn interpret(&self, kernel: &dstar::Kernel, extra: &[f64]) -> Vec<f64> {
@@ -418,10 +425,7 @@ impl At<'_> {
     /// alone, over their calls written out.
     fn written_out_hessians(&self, kernel: dstar::Kernel) -> Result<Vec<Nonzeros>, Failure> {
         let hessians = dstar::factor::output_hessians(kernel);
-        // Built for this one evaluation: past a size, compiling it costs
-        // more than a thousand evaluations would.
-        let once = hessians.kernel().count_ops() > dstar::factor::plan::ONE_EVALUATION_JIT_OPS;
-        let out = if self.interp || once {
+        let out = if self.interprets(hessians.kernel().count_ops()) {
             self.interpret(hessians.kernel(), &[])
         } else {
             // Not a request: compiled as it is, over the inputs and the parameters.
@@ -493,11 +497,9 @@ impl At<'_> {
         let m = program.outputs.len();
         let request = dstar::Request::Taylor(order);
         let built = self.function.symbolic(request).map_err(refused)?;
-        // One evaluation: past a size, compiling it costs more than
-        // interpreting it (cart-pole's 4,005 outputs to order 3: 4.0 s
-        // compiled, 0.8 s interpreted, the same bits).
-        let once = built.kernel.count_ops() > dstar::factor::plan::ONE_EVALUATION_JIT_OPS;
-        let flat = if self.interp || once {
+        // Cart-pole's 4,005 outputs to order 3: 4.0 s compiled, 0.8 s
+        // interpreted.
+        let flat = if self.interprets(built.kernel.count_ops()) {
             built.kernel.eval(&[self.x, self.p, v].concat())
         } else {
             let kernel = self.function.compile(request).map_err(refused)?;
