@@ -269,7 +269,7 @@ impl At<'_> {
         // The values, then the Jacobian's nonzeros.
         let parts = layout.split(&out);
         let pattern = layout.pattern().expect("a Jacobian's pattern");
-        let jacobian = Nonzeros::of(dstar::Block::Sparse(pattern.clone()), parts[1].to_vec());
+        let jacobian = Nonzeros::of(pattern, false, parts[1].to_vec());
         Ok((parts[0].to_vec(), jacobian))
     }
 }
@@ -295,13 +295,9 @@ struct Nonzeros {
 }
 
 impl Nonzeros {
-    /// The nonzeros of a [`dstar::Block::Sparse`] or [`dstar::Block::Lower`] block.
-    fn of(block: dstar::Block, values: Vec<f64>) -> Nonzeros {
-        let (lower, pattern) = match &block {
-            dstar::Block::Lower(p) => (true, p),
-            dstar::Block::Sparse(p) => (false, p),
-            _ => unreachable!("a Jacobian's or a Hessian's block"),
-        };
+    /// The nonzeros at `pattern`: a Jacobian's, or a Hessian's lower
+    /// triangle where `lower`.
+    fn of(pattern: &dstar::SparsityPattern, lower: bool, values: Vec<f64>) -> Nonzeros {
         let positions = pattern.positions().collect();
         Nonzeros { rows: pattern.num_rows(), cols: pattern.num_cols, lower, positions, values }
     }
@@ -448,13 +444,12 @@ impl At<'_> {
             let (values, layout) =
                 self.interpret_request(dstar::Request::Hessian, w).map_err(Failure::internal)?;
             let pattern = layout.pattern().expect("a Hessian's pattern");
-            return Ok(Nonzeros::of(dstar::Block::Lower(pattern.clone()), values));
+            return Ok(Nonzeros::of(pattern, true, values));
         }
         let kernel = self.function.compile(dstar::Request::Hessian).map_err(Failure::internal)?;
         let mut values = vec![0.0; kernel.out_len()];
         kernel.eval(dstar::Args::x(self.x).p(self.p).w(w), &mut values).map_err(Failure::internal)?;
-        let pattern = kernel.pattern().expect("a Hessian's pattern").clone();
-        Ok(Nonzeros::of(dstar::Block::Lower(pattern), values))
+        Ok(Nonzeros::of(kernel.pattern().expect("a Hessian's pattern"), true, values))
     }
 }
 
