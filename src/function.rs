@@ -11,8 +11,8 @@ use crate::pipeline::{differentiate, differentiate_alongside, Options};
 use crate::Error;
 use backend::JitCompiler;
 use factor::{Blocks, Build, Built, Request, Searches, Symbolic};
-use frontend::{Program, Stop};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use frontend::{Kernel, Program, Stop};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// A function to compile kernels of: a [`Program`] (inputs, parameters,
 /// outputs) and the [`Options`] of its kernels. What compiling needs more
@@ -37,6 +37,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 pub struct Function {
     program: Program,
     options: Options,
+    /// The program as the kernel `factor` differentiates, made on the
+    /// first request and kept: a copy of a written-out model's DAG costs
+    /// more than some requests' whole set-up.
+    f: OnceLock<Kernel>,
     /// What its kernels share (the maps, the `J·v` remainder), searched
     /// for once.
     searches: Searches,
@@ -48,7 +52,7 @@ impl Function {
     /// The function of `program`, nothing compiled yet.
     pub fn new(program: Program, options: Options) -> Function {
         let kernels = Mutex::new(KernelCache::new(KernelCache::<Request>::CAPACITY));
-        Function { program, options, searches: Searches::default(), kernels }
+        Function { program, options, f: OnceLock::new(), searches: Searches::default(), kernels }
     }
 
     /// Parses a problem file (or fails with its line and column).
@@ -102,8 +106,8 @@ impl Function {
     /// As [`compile`](Self::compile), but for the compiler's.
     pub fn symbolic(&self, request: Request) -> Result<Built, Error> {
         self.options.check_stop()?;
-        let f = self.program.kernel()?;
-        match factor::build_with(request, &f, &self.searches, self.options.hessian_columns)? {
+        let f = self.f()?;
+        match factor::build_with(request, f, &self.searches, self.options.hessian_columns)? {
             Build::Kernel(built) => Ok(*built),
             Build::Jacobian => Ok(Built::from(differentiate(&self.program, &self.options)?.jacobian)),
         }
@@ -140,6 +144,15 @@ impl Function {
         self.kernels().get(&request)
     }
 
+    /// The program as a kernel ([`Program::kernel`]), made once.
+    fn f(&self) -> Result<&Kernel, Error> {
+        if let Some(f) = self.f.get() {
+            return Ok(f);
+        }
+        let f = self.program.kernel()?;
+        Ok(self.f.get_or_init(|| f))
+    }
+
     /// The kept kernels (a panic while they were held leaves them whole:
     /// the cache's methods do not panic midway).
     fn kernels(&self) -> MutexGuard<'_, KernelCache<Request>> {
@@ -150,9 +163,9 @@ impl Function {
     /// the kernel factor builds for `request` ([`factor::build`]), compiled.
     fn compile_with(&self, request: Request, options: &Options) -> Result<Compiled, Error> {
         options.check_stop()?;
-        let f = self.program.kernel()?;
+        let f = self.f()?;
         let compiler = options.compiler()?;
-        let Build::Kernel(built) = factor::build_with(request, &f, &self.searches, options.hessian_columns)?
+        let Build::Kernel(built) = factor::build_with(request, f, &self.searches, options.hessian_columns)?
         else {
             return self.jacobian(compiler, options);
         };

@@ -174,9 +174,17 @@ pub enum Build {
 pub struct Searches {
     maps: Maps,
     remainder: OnceLock<Remainder>,
+    /// The operations of the function written out, which says whether
+    /// maps pay ([`plan::maps_pay`]).
+    written_out: OnceLock<u64>,
 }
 
 impl Searches {
+    /// [`frontend::map::written_out`] of `f`, counted on first use.
+    fn written_out(&self, f: &Kernel) -> u64 {
+        *self.written_out.get_or_init(|| frontend::map::written_out(f))
+    }
+
     /// The remainder graph of `f`, searched for on first use.
     fn remainder(&self, f: &Kernel) -> &Remainder {
         self.remainder.get_or_init(|| crate::plan::directions_remainder(f))
@@ -209,7 +217,7 @@ pub fn build_with(
     searches: &Searches,
     columns: bool,
 ) -> Result<Build, HigherError> {
-    if let Some(built) = mapped(request, f, &searches.maps) {
+    if let Some(built) = mapped(request, f, searches) {
         return Ok(Build::Kernel(Box::new(built)));
     }
     let (kernel, pattern, method) = match request {
@@ -252,7 +260,7 @@ pub fn build_with(
 /// ```
 pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
     // The kernel holds the values: maps only where they pay for values.
-    let pays = plan::maps_pay(Request::Values, frontend::map::written_out(f));
+    let pays = plan::maps_pay(Request::Values, searches.written_out(f));
     if let Some((kernel, gradient, lower)) = pays.then(|| searches.maps.lagrangian(f)).flatten() {
         let layout =
             Layout::new(vec![Block::Values(f.num_outputs()), Block::Sparse(gradient), Block::Lower(lower)]);
@@ -267,13 +275,14 @@ pub fn build_lagrangian(f: &Kernel, searches: &Searches) -> Built {
 /// maps ([`crate::mapped`]), where the plan finds maps that pay
 /// ([`crate::plan::maps`]); `None` for the other requests and for
 /// kernels without.
-fn mapped(request: Request, f: &Kernel, maps: &Maps) -> Option<Built> {
+fn mapped(request: Request, f: &Kernel, searches: &Searches) -> Option<Built> {
     if !matches!(request, Request::Values | Request::Jacobian | Request::Gradient | Request::Hessian) {
         return None;
     }
-    if !plan::maps_pay(request, frontend::map::written_out(f)) {
+    if !plan::maps_pay(request, searches.written_out(f)) {
         return None;
     }
+    let maps = &searches.maps;
     maps.found(f)?;
     let (kernel, pattern) = match request {
         Request::Jacobian => maps.jacobian(f).map(|(kernel, pattern)| (kernel, Some(pattern)))?,
