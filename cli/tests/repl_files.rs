@@ -126,11 +126,16 @@ fn a_file_with_tables_loads_with_plain_names() {
 fn every_output_of_a_loaded_file_is_its_definition() {
     use testkit::zoo::{Form, Zoo};
     let dir = testkit::scratch("dstar-repl-zoo");
-    for zoo in [Zoo::MultipleShooting, Zoo::Collocation, Zoo::ManyOutputs, Zoo::OneInputEverywhere] {
+    // Both sides of the size where `:load` lists the first definitions only.
+    let mut seen = (false, false);
+    for (zoo, size) in [Zoo::MultipleShooting, Zoo::Collocation, Zoo::ManyOutputs, Zoo::OneInputEverywhere]
+        .into_iter()
+        .flat_map(|zoo| [(zoo, 5), (zoo, 12)])
+    {
         for form in [Form::Functions, Form::Flat] {
-            let file = dir.path().join(format!("{}_{}.dstar", zoo.name(), form.name()));
+            let file = dir.path().join(format!("{}_{}_{size}.dstar", zoo.name(), form.name()));
             let path = file.to_str().unwrap();
-            std::fs::write(&file, zoo.generate(5, form)).unwrap();
+            std::fs::write(&file, zoo.generate(size, form)).unwrap();
             let (status, stdout, stderr) = run(env!("CARGO_BIN_EXE_dstar"), &["eval", path, "--json"]);
             assert_eq!(status, 0, "{stderr}");
             let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -143,7 +148,26 @@ fn every_output_of_a_loaded_file_is_its_definition() {
             let calls: String = names.iter().map(|name| format!("{name}({args})\n")).collect();
             let Run { status, stdout: out, .. } = repl(format!(":load {path}\n{calls}").as_bytes());
             assert_eq!(status, 0, "{out}");
-            let got: Vec<f64> = out.lines().skip(1).map(|l| l.trim().parse().unwrap()).collect();
+            let lines: Vec<&str> = out.lines().collect();
+            let (reply, values) = lines.split_at(lines.len().saturating_sub(names.len()));
+            // The reply names what was loaded in a few short lines, however
+            // many outputs and inputs (it was every signature: outputs ×
+            // inputs names, 9 MB for `gen.py cartpole 250 --flat`).
+            if reply.len() == 1 {
+                assert!(reply[0].len() <= 4_000 + "loaded ".len(), "{path}: {out}");
+                assert!(names.iter().all(|name| reply[0].contains(&format!(" {name}"))), "{reply:?}");
+                seen.0 = true;
+            } else {
+                assert!(reply.len() <= 10 && reply.iter().all(|l| l.chars().count() <= 110), "{path}: {out}");
+                // Every output, and the file's one-result functions.
+                let count = reply[0].strip_prefix("loaded ").and_then(|r| r.strip_suffix(" definitions:"));
+                let count: usize = count.and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{reply:?}"));
+                assert!(count >= names.len(), "{reply:?}");
+                let more = format!("  … {} more; :vars lists them", count - (reply.len() - 2));
+                assert_eq!(reply.last().unwrap(), &more, "{reply:?}");
+                seen.1 = true;
+            }
+            let got: Vec<f64> = values.iter().map(|l| l.trim().parse().unwrap()).collect();
             let want = as_vec(&v["values"]);
             assert_eq!(got.len(), want.len(), "{path}: {out}");
             for (g, w) in got.iter().zip(&want) {
@@ -151,4 +175,5 @@ fn every_output_of_a_loaded_file_is_its_definition() {
             }
         }
     }
+    assert_eq!(seen, (true, true), "replies listed whole and listed in part");
 }

@@ -156,7 +156,7 @@ impl Session {
                 *slot = *value;
             }
         }
-        let names: Vec<String> = contents.defs.iter().map(|(name, p)| show::signature(name, p)).collect();
+        let loaded = show::loaded(&contents.defs);
         let defs: Vec<(String, Program)> = (contents.defs.into_iter())
             .map(|(name, p)| {
                 let program = file::canonical(&self.with_params_read(p), &name);
@@ -164,7 +164,7 @@ impl Session {
             })
             .collect();
         self.redefine(defs, []);
-        let mut reply = format!("loaded {}", names.join(", "));
+        let mut reply = format!("loaded {loaded}");
         if !contents.params.is_empty() {
             let params: Vec<String> = contents
                 .params

@@ -145,10 +145,28 @@ fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> Stri
 /// session then holds exactly what its file holds, and `:load` of that
 /// text, parsed the same way ([`parse_definition`]), gives it back.
 pub fn canonical(program: &Program, name: &str) -> Program {
-    let args: Vec<&str> = program.inputs.iter().map(String::as_str).collect();
+    let (dag, root) = in_tree_order(&program.dag, program.outputs[0].node);
+    // Printed and parsed over the arguments it reads, in their order: the
+    // same text and tree as over them all (their nodes come first, in the
+    // same order), in time for the value, not for every argument (a file's
+    // thousands of outputs, each over all its inputs).
+    let n = program.inputs.len();
+    let mut read: Vec<u32> = dag
+        .ids()
+        .filter_map(|id| match dag.op(id) {
+            Op::Input(k) if (k as usize) < n => Some(k),
+            _ => None,
+        })
+        .collect();
+    read.sort_unstable();
+    let r = read.len() as u32;
+    let at = |k: u32| read.binary_search(&k).expect("an argument read") as u32;
+    let n32 = n as u32;
+    let dag = dag.renumber_inputs(|k| if k < n32 { at(k) } else { r + (k - n32) });
+    let args: Vec<&str> = read.iter().map(|&k| program.inputs[k as usize].as_str()).collect();
     let params: Vec<&str> = program.params.iter().map(String::as_str).collect();
-    let leaves = program.leaves();
-    let (mut dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
+    let leaves: Vec<String> = args.iter().chain(&params).map(|s| s.to_string()).collect();
+    let (mut dag, mut root) = (dag, root);
     // The texts printed so far, in order; a cycle closes within a few
     // rounds on every program the printer's round-trip tests cover.
     let mut texts: Vec<String> = Vec::new();
@@ -178,6 +196,7 @@ pub fn canonical(program: &Program, name: &str) -> Program {
         }
         texts.push(text);
     }
+    let dag = dag.renumber_inputs(|k| if k < r { read[k as usize] } else { n32 + (k - r) });
     let outputs = vec![Output { name: name.to_string(), node: root }];
     let canonical =
         Program::new(dag, program.inputs.clone(), outputs).with_params(program.params.clone(), None);
@@ -462,13 +481,15 @@ fn function(
     let params: Vec<String> =
         program.params.iter().enumerate().filter(|&(j, _)| reads[n + j]).map(|(_, p)| p.clone()).collect();
     let mut dag = ExprDag::new();
+    // An input the cone does not read gets no node: any node will do (an
+    // output over all of a model's inputs reads a few of them).
+    let mut unread = None;
     let mut leaves = Vec::with_capacity(reads.len());
     for (k, input) in program.inputs.iter().enumerate() {
         match position[k] {
-            Some(j) => leaves.push(dag.input(j)),
+            Some(j) if reads[k] => leaves.push(dag.input(j)),
             None if reads[k] => return Err(input.clone()),
-            // Never read: any node will do.
-            None => leaves.push(dag.constant(0.0)),
+            _ => leaves.push(*unread.get_or_insert_with(|| dag.constant(0.0))),
         }
     }
     let mut param = args.len();
@@ -477,7 +498,7 @@ fn function(
             leaves.push(dag.input(param));
             param += 1;
         } else {
-            leaves.push(dag.constant(0.0));
+            leaves.push(*unread.get_or_insert_with(|| dag.constant(0.0)));
         }
     }
     let root = dag.import(&cone, &[cone_root], Some(&leaves))[0];

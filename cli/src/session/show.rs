@@ -55,11 +55,7 @@ pub fn definition_summary(name: &str, program: &Program) -> String {
     }
     let mut s = String::new();
     for line in whole.lines().take(HEAD_LINES) {
-        let mut chars = line.chars();
-        s.extend(chars.by_ref().take(HEAD_WIDTH));
-        if chars.next().is_some() {
-            s.push('…');
-        }
+        s += &clipped(line);
         s.push('\n');
     }
     let _ = write!(
@@ -68,6 +64,64 @@ pub fn definition_summary(name: &str, program: &Program) -> String {
         counted(lines.saturating_sub(HEAD_LINES), "more line"),
         counted(program.count_ops(), "operation")
     );
+    s
+}
+
+/// The definitions a file loaded, as `:load` reports them: their
+/// signatures, or where they would pass [`MAX_CHARS`] (a model's thousands
+/// of outputs, each over all its inputs: `gen.py cartpole 250 --flat` was
+/// 9 MB of text) the first few, each clipped, and how many there are.
+pub fn loaded(defs: &[(String, Program)]) -> String {
+    // Counted up to the limit, not written: past it, the whole list would
+    // be outputs × inputs names.
+    let mut chars = 0;
+    for (name, program) in defs {
+        chars += name.len() + 4 + program.inputs.iter().map(|a| a.len() + 2).sum::<usize>();
+        if chars > MAX_CHARS {
+            break;
+        }
+    }
+    if chars <= MAX_CHARS {
+        let names: Vec<String> = defs.iter().map(|(name, p)| signature(name, p)).collect();
+        return names.join(", ");
+    }
+    let mut s = counted(defs.len(), "definition") + ":";
+    for (name, program) in defs.iter().take(HEAD_LINES) {
+        s += "\n  ";
+        s += &clipped(&signature_head(name, program));
+    }
+    let _ = write!(s, "\n  … {} more; :vars lists them", defs.len().saturating_sub(HEAD_LINES));
+    s
+}
+
+/// [`signature`] up to its first [`HEAD_WIDTH`] characters and a little
+/// more, without writing every argument of a function of thousands.
+fn signature_head(name: &str, program: &Program) -> String {
+    let mut s = name.to_string();
+    let mut inputs = program.inputs.iter();
+    if let Some(first) = inputs.next() {
+        s.push('(');
+        s += first;
+        for input in inputs {
+            if s.len() > HEAD_WIDTH {
+                // Enough to be clipped.
+                return s + ", …";
+            }
+            s += ", ";
+            s += input;
+        }
+        s.push(')');
+    }
+    s
+}
+
+/// `line` up to [`HEAD_WIDTH`] characters, then `…` if there is more.
+fn clipped(line: &str) -> String {
+    let mut chars = line.chars();
+    let mut s: String = chars.by_ref().take(HEAD_WIDTH).collect();
+    if chars.next().is_some() {
+        s.push('…');
+    }
     s
 }
 
