@@ -306,8 +306,20 @@ fn inlined_ops_memo(
     roots: &[NodeId],
     memo: &mut std::collections::HashMap<FunctionId, u64>,
 ) -> u64 {
-    let mut ops = dag.count_ops(roots) as u64;
-    for site in dag.reached_sites(roots) {
+    // One pass over what `roots` reach: its operations, and its sites.
+    let reach = dag.reachable(roots);
+    let mut ops = 0u64;
+    let mut sites = Vec::new();
+    for id in dag.ids().filter(|id| reach[id.index()]) {
+        match dag.op(id) {
+            Op::Call(c) => sites.push(c.site),
+            op if op.is_leaf() => {}
+            _ => ops += 1,
+        }
+    }
+    sites.sort_unstable();
+    sites.dedup();
+    for site in sites {
         let called = dag.site(site).called();
         let key = FunctionId::of(&called);
         let body = match memo.get(&key) {
