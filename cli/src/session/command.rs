@@ -8,6 +8,7 @@ use crate::commands::counted;
 use dstar::backend::JitCompiler;
 use dstar::frontend::shown::Shown;
 use dstar::frontend::{DidYouMean, Pos, Program, Span};
+use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Every command, with its help text.
@@ -135,9 +136,12 @@ impl Session {
         let contents = file::read(source, path)?;
         // A name is a parameter or a definition, never both, nor an argument
         // and a parameter: the session is so, and must stay so.
-        let is_param =
-            |name: &str| self.params.contains_key(name) || contents.params.iter().any(|(p, _)| p == name);
-        let kept = self.defs.iter().filter(|(name, _)| !contents.defs.iter().any(|(n, _)| n == *name));
+        // Looked up in sets: a model's thousands of definitions, each over
+        // all its inputs.
+        let file_params: HashSet<&str> = contents.params.iter().map(|(p, _)| p.as_str()).collect();
+        let is_param = |name: &str| self.params.contains_key(name) || file_params.contains(name);
+        let loaded: HashSet<&str> = contents.defs.iter().map(|(n, _)| n.as_str()).collect();
+        let kept = self.defs.iter().filter(|(name, _)| !loaded.contains(name.as_str()));
         let after =
             contents.defs.iter().map(|(name, p)| (name, p)).chain(kept.map(|(name, d)| (name, &d.program)));
         for (name, program) in after {

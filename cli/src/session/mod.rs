@@ -20,6 +20,7 @@ use dstar::frontend::shown::Shown;
 use dstar::frontend::{ParseError, ParseErrorKind, Program, Span, Stop};
 use dstar::KernelCache;
 use indexmap::IndexMap;
+use rustc_hash::FxHashMap;
 pub use scope::not_a_variable;
 use scope::Scope;
 pub use statement::FORMS;
@@ -120,6 +121,11 @@ pub struct Session {
     /// nothing. No parameter is named as a definition or an argument of one.
     params: IndexMap<String, Option<f64>>,
     defs: IndexMap<String, Arc<Definition>>,
+    /// Every argument name of the definitions, with how many times they
+    /// take it: what a statement asks of the arguments, without a pass over
+    /// every definition's (a loaded model's thousands of outputs, each over
+    /// all its inputs, made every line take a second). Shared by copies.
+    arguments: Arc<FxHashMap<String, usize>>,
     /// Counts changes of the definitions and of the names that are
     /// parameters (not of their values).
     generation: u64,
@@ -142,6 +148,7 @@ impl Session {
         Session {
             params: IndexMap::new(),
             defs: IndexMap::new(),
+            arguments: Arc::default(),
             generation: 0,
             kernels: KernelCache::new(KernelCache::<KernelKey>::CAPACITY),
             budget: dstar::Budget::default(),
@@ -245,11 +252,37 @@ impl Session {
         gone: impl IntoIterator<Item = String>,
     ) {
         self.generation += 1;
+        let arguments = Arc::make_mut(&mut self.arguments);
+        let mut count = |program: &Program, add: bool| {
+            for arg in &program.inputs {
+                if add {
+                    // A name is copied only the first time it is counted.
+                    match arguments.get_mut(arg) {
+                        Some(n) => *n += 1,
+                        None => {
+                            arguments.insert(arg.clone(), 1);
+                        }
+                    }
+                } else if let Some(n) = arguments.get_mut(arg) {
+                    *n -= 1;
+                    if *n == 0 {
+                        arguments.remove(arg);
+                    }
+                }
+            }
+        };
         for name in gone {
-            self.defs.shift_remove(&name);
+            if let Some(old) = self.defs.shift_remove(&name) {
+                count(&old.program, false);
+            }
         }
         for (name, program) in new {
-            self.defs.insert(name, Arc::new(Definition { program, generation: self.generation }));
+            count(&program, true);
+            if let Some(old) =
+                self.defs.insert(name, Arc::new(Definition { program, generation: self.generation }))
+            {
+                count(&old.program, false);
+            }
         }
         let defs = &self.defs;
         self.kernels.retain(|key| match key {
@@ -259,6 +292,19 @@ impl Session {
             // A form may use any definition.
             KernelKey::Form { .. } => false,
         });
+    }
+
+    /// Whether some definition takes an argument named `name`.
+    fn is_argument(&self, name: &str) -> bool {
+        self.arguments.contains_key(name)
+    }
+
+    /// The names of the definitions' arguments, sorted (what a message
+    /// suggests must not depend on a hash's order).
+    fn argument_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.arguments.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        names
     }
 
     /// `name(args)`: a definition at a point through its kernel; anything

@@ -68,6 +68,9 @@ impl Session {
 
     /// The first definition with an argument named `name`, if any.
     pub(super) fn argument_of(&self, name: &str) -> Option<&str> {
+        if !self.is_argument(name) {
+            return None;
+        }
         let mut defs = self.defs.iter();
         defs.find(|(_, d)| d.program.inputs.iter().any(|a| a == name)).map(|(n, _)| n.as_str())
     }

@@ -68,9 +68,10 @@ fn scalar(program: Program) -> Derived {
 impl<'a> Scope<'a> {
     /// The scope of the statement `statement` of `line`.
     pub fn new(session: &'a Session, line: &'a Line<'a>, statement: Part) -> Result<Scope<'a>, SessionError> {
-        let mut variables: HashSet<&str> =
-            session.defs.values().flat_map(|d| d.program.inputs.iter().map(String::as_str)).collect();
-        // `diff(diff(x*y, x), y)` names `y` only outside the inner form.
+        // The definitions' arguments are the session's
+        // ([`Session::is_argument`]); `diff(diff(x*y, x), y)` names `y`
+        // only outside the inner form.
+        let mut variables: HashSet<&str> = HashSet::new();
         for form in line.forms_inside(statement)? {
             variables.extend(form.by.iter().map(|by| by.var.text));
         }
@@ -147,7 +148,7 @@ impl<'a> Scope<'a> {
         let program = self.expression(part, None)?;
         let bare = matches!(program.dag.op(program.outputs[0].node), Op::Input(_));
         for (k, name) in program.inputs.iter().enumerate() {
-            if !bare || self.variables.contains(name.as_str()) {
+            if !bare || self.variables.contains(name.as_str()) || self.session.is_argument(name) {
                 continue;
             }
             let hint = DidYouMean::closest(name, self.candidates());
@@ -161,9 +162,13 @@ impl<'a> Scope<'a> {
         Ok(program)
     }
 
-    /// The names a misspelt name may have meant.
-    fn candidates(&self) -> impl Iterator<Item = &str> {
-        self.session.defs.keys().map(String::as_str).chain(self.variables.iter().copied())
+    /// The names a misspelt name may have meant, in an order of their own
+    /// (the first of equally close ones is suggested).
+    fn candidates(&self) -> Vec<&str> {
+        let mut variables: Vec<&str> = self.variables.iter().copied().collect();
+        variables.sort_unstable();
+        let defs = self.session.defs.keys().map(String::as_str);
+        defs.chain(self.session.argument_names()).chain(variables).collect()
     }
 
     /// Builds `form` (whose inner forms are built) symbolically.
@@ -244,8 +249,7 @@ impl<'a> Scope<'a> {
         if let Some(col) = f.inputs.iter().position(|i| i == var.text) {
             return Ok(Some(col));
         }
-        let is_argument = self.session.defs.values().any(|d| d.program.inputs.iter().any(|i| i == var.text));
-        if is_argument {
+        if self.session.is_argument(var.text) {
             return Ok(None);
         }
         Err(SessionError::at_span(not_a_variable(var.text, &f.inputs), var.span))

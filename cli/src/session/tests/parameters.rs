@@ -477,3 +477,46 @@ fn issue_34_an_expression_of_parameters_with_values_is_a_number() {
     // The values now.
     assert_eq!(run(&mut s, "param g = 1, m = 2; m*g"), "param g = 1\nparam m = 2\n2");
 }
+
+/// The session's count of argument names (what every statement asks
+/// instead of passing over every definition's arguments) follows
+/// definitions, redefinitions and `:clear` as the definitions themselves
+/// say, and so does whether a name may become a parameter.
+#[test]
+fn argument_names_follow_definitions_redefinitions_and_clear() {
+    let pool = ["x", "y", "z", "w"];
+    let mut s = Session::new();
+    // A fixed walk of 300 steps over 4 names and 4 argument names.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n) as usize
+    };
+    for _ in 0..300 {
+        let name = format!("f{}", next(4));
+        if next(4) == 0 {
+            if s.defs.contains_key(&name) {
+                run(&mut s, &format!(":clear {name}"));
+            }
+        } else {
+            let args: Vec<&str> = pool.iter().copied().filter(|_| next(2) == 0).collect();
+            let body = if args.is_empty() { "1".to_string() } else { args.join(" * ") };
+            run(&mut s, &format!("{name}({}) = {body}", args.join(", ")));
+        }
+        let mut want: std::collections::HashMap<String, usize> = Default::default();
+        for d in s.defs.values() {
+            for a in &d.program.inputs {
+                *want.entry(a.clone()).or_insert(0) += 1;
+            }
+        }
+        let got: std::collections::HashMap<String, usize> =
+            s.arguments.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        assert_eq!(got, want);
+        for a in pool {
+            let user = s.defs.iter().find(|(_, d)| d.program.inputs.iter().any(|i| i == a));
+            assert_eq!(s.argument_of(a), user.map(|(n, _)| n.as_str()), "{a}");
+        }
+    }
+}
