@@ -56,14 +56,7 @@ pub fn derivative_graph_dot(program: &Program) -> Result<String, Error> {
 fn printed(dag: &ExprDag, id: NodeId, inputs: &[String]) -> String {
     let mut cone = ExprDag::new();
     let root = cone.import(dag, &[id], None)[0];
-    let mut read: Vec<u32> = cone
-        .ids()
-        .filter_map(|n| match cone.op(n) {
-            Op::Input(k) => Some(k),
-            _ => None,
-        })
-        .collect();
-    read.sort_unstable();
+    let read = cone.input_indices();
     let names: Vec<String> = read.iter().map(|&k| inputs[k as usize].clone()).collect();
     let cone = cone.renumber_inputs(|k| read.binary_search(&k).expect("an input the cone reads") as u32);
     print_expr(&cone, root, &names)

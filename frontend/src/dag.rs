@@ -490,6 +490,20 @@ impl ExprDag {
         crate::copy::copy(self, other, roots, inputs, crate::copy::Calls::Keep)
     }
 
+    /// The indices `k` of the DAG's input nodes `Op::Input(k)`, ascending:
+    /// the inputs a cone copied out on its own reads.
+    pub fn input_indices(&self) -> Vec<u32> {
+        let mut indices: Vec<u32> = self
+            .ids()
+            .filter_map(|id| match self.op(id) {
+                Op::Input(k) => Some(k),
+                _ => None,
+            })
+            .collect();
+        indices.sort_unstable();
+        indices
+    }
+
     /// `reads[i]` tells whether node `i` is an input `k < n` or reads one
     /// through its arguments (calls' results through the call's
     /// arguments): the nodes that vary with the first `n` inputs.

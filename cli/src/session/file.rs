@@ -13,7 +13,7 @@ use super::SessionError;
 use dstar::frontend::fresh::fresh_name;
 use dstar::frontend::lexer::{Lexer, Token};
 use dstar::frontend::shown::Shown;
-use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Op, Output, Program};
+use dstar::frontend::{print_nodes, ExprDag, Node, NodeId, Output, Program};
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -145,28 +145,21 @@ fn rename(text: &str, names: &std::collections::HashMap<String, String>) -> Stri
 /// session then holds exactly what its file holds, and `:load` of that
 /// text, parsed the same way ([`parse_definition`]), gives it back.
 pub fn canonical(program: &Program, name: &str) -> Program {
-    let (dag, root) = in_tree_order(&program.dag, program.outputs[0].node);
+    let (dag, mut root) = in_tree_order(&program.dag, program.outputs[0].node);
     // Printed and parsed over the arguments it reads, in their order: the
     // same text and tree as over them all (their nodes come first, in the
     // same order), in time for the value, not for every argument (a file's
     // thousands of outputs, each over all its inputs).
     let n = program.inputs.len();
-    let mut read: Vec<u32> = dag
-        .ids()
-        .filter_map(|id| match dag.op(id) {
-            Op::Input(k) if (k as usize) < n => Some(k),
-            _ => None,
-        })
-        .collect();
-    read.sort_unstable();
+    let mut read = dag.input_indices();
+    read.retain(|&k| (k as usize) < n);
     let r = read.len() as u32;
     let at = |k: u32| read.binary_search(&k).expect("an argument read") as u32;
     let n32 = n as u32;
-    let dag = dag.renumber_inputs(|k| if k < n32 { at(k) } else { r + (k - n32) });
+    let mut dag = dag.renumber_inputs(|k| if k < n32 { at(k) } else { r + (k - n32) });
     let args: Vec<&str> = read.iter().map(|&k| program.inputs[k as usize].as_str()).collect();
     let params: Vec<&str> = program.params.iter().map(String::as_str).collect();
     let leaves: Vec<String> = args.iter().chain(&params).map(|s| s.to_string()).collect();
-    let (mut dag, mut root) = (dag, root);
     // The texts printed so far, in order; a cycle closes within a few
     // rounds on every program the printer's round-trip tests cover.
     let mut texts: Vec<String> = Vec::new();
@@ -473,10 +466,8 @@ fn function(
     let cone_root = cone.import(&program.dag, &[node], None)[0];
     let n = program.inputs.len();
     let mut reads = vec![false; n + program.params.len()];
-    for id in cone.ids() {
-        if let Op::Input(k) = cone.op(id) {
-            reads[k as usize] = true;
-        }
+    for k in cone.input_indices() {
+        reads[k as usize] = true;
     }
     let params: Vec<String> =
         program.params.iter().enumerate().filter(|&(j, _)| reads[n + j]).map(|(_, p)| p.clone()).collect();
