@@ -274,17 +274,7 @@ pub fn inlined_ops_each(dag: &ExprDag, roots: &[NodeId]) -> Vec<u64> {
             match dag.op(id) {
                 Op::Call(c) if site_seen[c.site as usize] != i => {
                     site_seen[c.site as usize] = i;
-                    let called = dag.site(c.site).called();
-                    let key = FunctionId::of(&called);
-                    ops += match memo.get(&key) {
-                        Some(&ops) => ops,
-                        None => {
-                            let body =
-                                inlined_ops_memo(called.body().dag(), called.body().roots(), &mut memo);
-                            memo.insert(key, body);
-                            body
-                        }
-                    };
+                    ops += body_ops(&dag.site(c.site).called(), &mut memo);
                 }
                 Op::Call(_) | Op::Const(_) | Op::Input(_) => {}
                 _ => ops += 1,
@@ -320,17 +310,18 @@ fn inlined_ops_memo(
     sites.sort_unstable();
     sites.dedup();
     for site in sites {
-        let called = dag.site(site).called();
-        let key = FunctionId::of(&called);
-        let body = match memo.get(&key) {
-            Some(&ops) => ops,
-            None => {
-                let ops = inlined_ops_memo(called.body().dag(), called.body().roots(), memo);
-                memo.insert(key, ops);
-                ops
-            }
-        };
-        ops += body;
+        ops += body_ops(&dag.site(site).called(), memo);
     }
+    ops
+}
+
+/// [`inlined_ops`] of `called`'s body, counted once per function.
+fn body_ops(called: &FunctionDef, memo: &mut std::collections::HashMap<FunctionId, u64>) -> u64 {
+    let key = FunctionId::of(called);
+    if let Some(&ops) = memo.get(&key) {
+        return ops;
+    }
+    let ops = inlined_ops_memo(called.body().dag(), called.body().roots(), memo);
+    memo.insert(key, ops);
     ops
 }
