@@ -321,7 +321,10 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>>
                     sets.union(t, *site as usize);
                 }
             }
-            stack.extend_from_slice(dag.args(id));
+            // Only what a term can own: leaves and shared values are passed
+            // over anyway, and they are most of a call's arguments.
+            let owned = |a: &&NodeId| !dag.op(**a).is_leaf() && shared[a.index()] == Share::Owned;
+            stack.extend(dag.args(id).iter().filter(owned));
         }
         if owns {
             owning.push(t);
@@ -499,66 +502,94 @@ impl Shapes {
             sites.clear();
             results.clear();
             for &t in members {
+                // Visits `id` (its arguments visited): numbers it and adds
+                // it to the shape. A leaf or computed value has no
+                // arguments in the shape.
+                macro_rules! visit {
+                    ($id:expr, $swap:expr, $is_computed:expr) => {{
+                        let (id, swap, is_computed): (NodeId, bool, bool) = ($id, $swap, $is_computed);
+                        work += 1;
+                        if work > rules.work {
+                            return None;
+                        }
+                        stamp[id.index()] = i as u32;
+                        local[id.index()] = nodes.len() as u32;
+                        nodes.push(id);
+                        let op = match dag.op(id) {
+                            _ if is_computed => {
+                                let next = shapes.computed.len() as u32;
+                                let c = *shapes.computed_index.entry(id).or_insert(next);
+                                if c == next {
+                                    shapes.computed.push(id);
+                                }
+                                computed.push(shapes.num_inputs + c);
+                                Op::Input(COMPUTED_PLACEHOLDER + computed.len() as u32 - 1)
+                            }
+                            Op::Input(k) if (k as usize) < num_variables => {
+                                vars.push(k);
+                                Op::Input(vars.len() as u32 - 1)
+                            }
+                            Op::Input(k) => {
+                                params.push(k);
+                                Op::Input(PARAM_PLACEHOLDER + params.len() as u32 - 1)
+                            }
+                            Op::Const(_) if lifted[id.index()] => {
+                                constants.push(id);
+                                Op::Input(CONSTANT_PLACEHOLDER + constants.len() as u32 - 1)
+                            }
+                            Op::Call(c) => {
+                                let site = dag.site(c.site);
+                                let next = sites.len() as u32;
+                                let numbered = *sites.entry(c.site).or_insert(next);
+                                shape.functions.push((FunctionId::of(&site.function), site.level));
+                                Op::Call(CallOut { site: numbered, out: c.out })
+                            }
+                            op => op,
+                        };
+                        shape.ops.push(op);
+                        if !is_computed && !op.is_leaf() {
+                            shape.args.extend(in_order(dag.args(id), swap).map(|a| local[a.index()]));
+                        }
+                    }};
+                }
                 stack.push((terms[t].node, false, false));
                 while let Some((id, expanded, swap)) = stack.pop() {
                     if stamp[id.index()] == i as u32 {
                         continue;
                     }
                     let is_computed = share[id.index()] == Share::Computed;
-                    // A leaf is visited where it is met (it has no arguments
-                    // to visit first): every instance meets all the shared
-                    // arguments of its calls.
-                    if !expanded && !is_computed && !dag.op(id).is_leaf() {
-                        let swap = swapped(dag, &constant, id);
-                        stack.push((id, true, swap));
-                        let args = in_order(dag.args(id), swap);
-                        stack.extend(
-                            args.rev().filter(|a| stamp[a.index()] != i as u32).map(|a| (a, false, false)),
-                        );
+                    if expanded || is_computed || dag.op(id).is_leaf() {
+                        visit!(id, swap, is_computed);
                         continue;
                     }
-                    work += 1;
-                    if work > rules.work {
-                        return None;
-                    }
-                    stamp[id.index()] = i as u32;
-                    local[id.index()] = nodes.len() as u32;
-                    nodes.push(id);
-                    let op = match dag.op(id) {
-                        _ if is_computed => {
-                            let next = shapes.computed.len() as u32;
-                            let c = *shapes.computed_index.entry(id).or_insert(next);
-                            if c == next {
-                                shapes.computed.push(id);
+                    // Arguments first, in order. Leaves and computed values
+                    // have none to visit before them, so those at the front
+                    // are visited here, in the order the stack would give
+                    // them: every instance meets all the shared arguments
+                    // of its calls, and they are most of a call's.
+                    let swap = swapped(dag, &constant, id);
+                    stack.push((id, true, swap));
+                    let args = dag.args(id);
+                    let at = |k: usize| args[if swap { args.len() - 1 - k } else { k }];
+                    let mut k = 0;
+                    while k < args.len() {
+                        let a = at(k);
+                        if stamp[a.index()] != i as u32 {
+                            let a_computed = share[a.index()] == Share::Computed;
+                            if !a_computed && !dag.op(a).is_leaf() {
+                                break;
                             }
-                            computed.push(shapes.num_inputs + c);
-                            Op::Input(COMPUTED_PLACEHOLDER + computed.len() as u32 - 1)
+                            visit!(a, false, a_computed);
                         }
-                        Op::Input(k) if (k as usize) < num_variables => {
-                            vars.push(k);
-                            Op::Input(vars.len() as u32 - 1)
-                        }
-                        Op::Input(k) => {
-                            params.push(k);
-                            Op::Input(PARAM_PLACEHOLDER + params.len() as u32 - 1)
-                        }
-                        Op::Const(_) if lifted[id.index()] => {
-                            constants.push(id);
-                            Op::Input(CONSTANT_PLACEHOLDER + constants.len() as u32 - 1)
-                        }
-                        Op::Call(c) => {
-                            let site = dag.site(c.site);
-                            let next = sites.len() as u32;
-                            let numbered = *sites.entry(c.site).or_insert(next);
-                            shape.functions.push((FunctionId::of(&site.function), site.level));
-                            Op::Call(CallOut { site: numbered, out: c.out })
-                        }
-                        op => op,
-                    };
-                    shape.ops.push(op);
-                    if !is_computed {
-                        shape.args.extend(in_order(dag.args(id), swap).map(|a| local[a.index()]));
+                        k += 1;
                     }
+                    stack.extend(
+                        (k..args.len())
+                            .rev()
+                            .map(at)
+                            .filter(|a| stamp[a.index()] != i as u32)
+                            .map(|a| (a, false, false)),
+                    );
                 }
                 let next = results.len() as u32;
                 let result = *results.entry(terms[t].output).or_insert(next);
