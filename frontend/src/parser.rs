@@ -1252,6 +1252,7 @@ impl<'s> Parser<'s> {
                         self.frames.pop();
                         return self.finish_call(callee, name, span.to(close), base);
                     }
+                    self.names_as_arguments()?;
                 }
                 Token::Ident(name) if self.mode == Mode::Program && self.peek()? == Token::LBracket => {
                     return self.entry(name, span);
@@ -1267,6 +1268,30 @@ impl<'s> Parser<'s> {
                     )
                 }
             }
+        }
+    }
+
+    /// Reads the arguments that are a name alone and a comma (`a,` in
+    /// `f(a, b, 2*c)`), where a call's argument starts: each is what an
+    /// operand and its comma make, without the operators' frames, which a
+    /// call with many shared arguments (a model's parameters passed to
+    /// every data point's call) spends most of its parse on. Stops before
+    /// any other argument, before the last one (its `)` closes the call),
+    /// and where a token is malformed, which the general path reports.
+    fn names_as_arguments(&mut self) -> Result<(), ParseError> {
+        loop {
+            let Ok(&(Token::Ident(name), span)) = self.tokens.peek(0) else {
+                return Ok(());
+            };
+            if !matches!(self.tokens.peek(1), Ok((Token::Comma, _)))
+                || self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some())
+            {
+                return Ok(());
+            }
+            self.tokens.advance();
+            self.tokens.advance();
+            let node = self.lookup(name, span)?;
+            self.push_node(node, span)?;
         }
     }
 
@@ -1288,7 +1313,10 @@ impl<'s> Parser<'s> {
                     let (_, span) = self.next()?;
                     self.reduce_while(0, |_| true)?;
                     return match self.frames.last() {
-                        Some(Frame::Call { .. }) => Ok(true),
+                        Some(Frame::Call { .. }) => {
+                            self.names_as_arguments()?;
+                            Ok(true)
+                        }
                         _ => err(
                             ParseErrorKind::Expected { expected: "an operator", found: "','".into() },
                             span,
@@ -1501,10 +1529,17 @@ impl<'s> Parser<'s> {
 
     /// The node a name stands for: a binding, a constant, or (when
     /// discovering variables) a new input.
+    #[inline]
     fn lookup(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
-        if let Some(node) = self.names.node(name) {
-            return Ok(node);
+        match self.names.node(name) {
+            Some(node) => Ok(node),
+            None => self.lookup_unbound(name, span),
         }
+    }
+
+    /// [`Parser::lookup`] of a name the symbol table does not hold.
+    #[inline(never)]
+    fn lookup_unbound(&mut self, name: &'s str, span: Span) -> Result<NodeId, ParseError> {
         match name {
             "pi" => return Ok(self.dag.constant(std::f64::consts::PI)),
             "e" => return Ok(self.dag.constant(std::f64::consts::E)),

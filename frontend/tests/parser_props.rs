@@ -194,3 +194,68 @@ fn deep_nesting_gives_a_result_or_an_error() {
     let text = print_program(&p);
     assert!(parse_program(&text).expect("reparse").same_as(&p));
 }
+
+/// An argument of a call: a name alone (bound, unbound, a constant's, a
+/// reserved word, a function's), or an expression, or a name before a
+/// malformed token.
+fn arb_argument() -> impl Strategy<Value = (String, bool)> {
+    prop_oneof![
+        12 => prop::sample::select(vec!["x0", "x1", "x2", "w", "pi", "e"]).prop_map(|a| (a.to_string(), true)),
+        1 => prop::sample::select(vec!["zz", "in", "out", "g", "sin", "x0$"])
+            .prop_map(|a| (a.to_string(), true)),
+        3 => prop::sample::select(vec!["2*x1", "-x2", "x0 + w", "3", "sin(x0)", "x1 < x2", "g(x0, x1, x2, w)"])
+            .prop_map(|a| (a.to_string(), false)),
+    ]
+}
+
+/// A program whose calls take arguments from [`arb_argument`] (mostly as
+/// many as the callee takes; sometimes another number, or a trailing
+/// comma), written twice: names alone as they are, and each in
+/// parentheses, which makes it an expression of its own.
+fn arb_calls() -> impl Strategy<Value = (String, String)> {
+    let callee = prop::sample::select(vec![("g", 4), ("hypot", 2), ("max", 2), ("atan2", 2), ("ifelse", 3)]);
+    let call = callee.prop_flat_map(|(name, arity)| {
+        let count = prop_oneof![6 => Just(arity), 1 => 0..6usize];
+        let tail = prop_oneof![8 => Just(""), 1 => Just(","), 1 => Just(", x0")];
+        (Just(name), count.prop_flat_map(|n| prop::collection::vec(arb_argument(), n)), tail)
+    });
+    prop::collection::vec(call, 1..4).prop_map(|calls| {
+        let head =
+            "in x0, x1, x2\nfunction g(a0, a1, a2, a3) -> (r)\n  r = a0 + 2*a1 - a2*a3\nend\nw = x0*x1\n";
+        let mut forms = [head.to_string(), head.to_string()];
+        for (k, (callee, args, tail)) in calls.iter().enumerate() {
+            for (form, text) in forms.iter_mut().enumerate() {
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|(a, bare)| if *bare && form == 1 { format!("({a})") } else { a.clone() })
+                    .collect();
+                *text += &format!("out o{k} = {callee}({}{tail})\n", args.join(", "));
+            }
+        }
+        let [bare, wrapped] = forms;
+        (bare, wrapped)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// The parser reads a call's arguments that are a name alone on a path
+    /// of their own; a name in parentheses takes the general one.
+    #[test]
+    fn a_name_alone_is_the_same_argument_in_parentheses((bare, wrapped) in arb_calls()) {
+        match (parse_program(&bare), parse_program(&wrapped)) {
+            (Ok(p), Ok(q)) => {
+                prop_assert!(p.same_as(&q), "{bare}\n=/=\n{wrapped}");
+                prop_assert_eq!(p.dag.len(), q.dag.len());
+                let x = [0.3, -1.2, 2.5];
+                prop_assert!(same_bits(&frontend::eval_program(&p, &x), &frontend::eval_program(&q, &x)));
+            }
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(&a.kind, &b.kind, "{}\n{}", a.render(&bare), b.render(&wrapped));
+                prop_assert_eq!(a.span.start.line, b.span.start.line);
+            }
+            (a, b) => prop_assert!(false, "{bare}: {:?}\n{wrapped}: {:?}", a.err(), b.err()),
+        }
+    }
+}
