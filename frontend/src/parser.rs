@@ -1222,9 +1222,7 @@ impl<'s> Parser<'s> {
                     let node = self.dag.constant(v);
                     return self.push_node(node, span);
                 }
-                Token::Ident(_)
-                    if self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some()) =>
-                {
+                Token::Ident(_) if self.starts_prebuilt(span) => {
                     return self.prebuilt(span);
                 }
                 Token::Ident("sum") if self.mode == Mode::Program && self.peek()? == Token::LParen => {
@@ -1283,9 +1281,7 @@ impl<'s> Parser<'s> {
             let Ok(&(Token::Ident(name), span)) = self.tokens.peek(0) else {
                 return Ok(());
             };
-            if !matches!(self.tokens.peek(1), Ok((Token::Comma, _)))
-                || self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some())
-            {
+            if !matches!(self.tokens.peek(1), Ok((Token::Comma, _))) || self.starts_prebuilt(span) {
                 return Ok(());
             }
             self.tokens.advance();
@@ -1380,6 +1376,12 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(())
+    }
+
+    /// Whether a prebuilt function ([`Functions::prebuilt`]) starts with
+    /// the token at `span`.
+    fn starts_prebuilt(&self, span: Span) -> bool {
+        self.functions.is_some_and(|f| f.prebuilt(span.start.offset).is_some())
     }
 
     /// Inlines the prebuilt function that starts with the token at `span`
