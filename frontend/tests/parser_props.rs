@@ -259,3 +259,49 @@ proptest! {
         }
     }
 }
+
+/// A program binding `n` names, of three classes for the symbol table's
+/// guess of the next binding (first byte and length: `v03`, `w04` and
+/// `vw05`), every other one an input, the rest constants; and outputs that
+/// read them in runs (forward, backward, repeated, skipping), with each
+/// output's value. With `pad`, enough lines to turn the cache of recent
+/// names on.
+fn arb_reads() -> impl Strategy<Value = (String, Vec<f64>)> {
+    let run = (0..40usize, 1..12usize, prop::sample::select(vec![-1i64, 0, 1, 2]));
+    (2..40usize, prop::collection::vec(run, 1..12), any::<bool>()).prop_map(|(n, runs, pad)| {
+        let name = |i: usize| format!("{}{i:02}", ["v", "w", "vw"][i % 3]);
+        let inputs: Vec<usize> = (0..n).step_by(2).collect();
+        let value = |i: usize| match inputs.iter().position(|&k| k == i) {
+            Some(k) => 100.0 + k as f64,
+            None => i as f64 + 0.5,
+        };
+        let mut text = format!("in {}\n", inputs.iter().map(|&i| name(i)).collect::<Vec<_>>().join(", "));
+        for i in (1..n).step_by(2) {
+            text += &format!("{} = {}\n", name(i), value(i));
+        }
+        let mut expected = Vec::new();
+        for (start, len, step) in runs {
+            for k in 0..len as i64 {
+                let i = (start as i64 + k * step).rem_euclid(n as i64) as usize;
+                text += &format!("out o{} = {}\n", expected.len(), name(i));
+                expected.push(value(i));
+            }
+        }
+        if pad {
+            text += &"\n".repeat(5000);
+        }
+        (text, expected)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Every name reads its own binding, whatever the order of reading.
+    #[test]
+    fn every_name_reads_its_own_binding((text, expected) in arb_reads()) {
+        let p = parse_program(&text).map_err(|e| TestCaseError::fail(e.render(&text)))?;
+        let x: Vec<f64> = (0..p.inputs.len()).map(|k| 100.0 + k as f64).collect();
+        prop_assert_eq!(frontend::eval_program(&p, &x), expected, "{}", text);
+    }
+}
