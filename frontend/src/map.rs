@@ -169,6 +169,10 @@ enum Share {
     Copied,
     /// Computed once, before the maps, and read as an argument.
     Computed,
+    /// An input or a constant: a leaf of every instance reading it. Kept
+    /// here so that walking an instance tells a leaf from this array
+    /// alone, without reading the node (the DAG's nodes are megabytes).
+    Leaf,
 }
 
 /// A term of an output: `coefficient * node`.
@@ -184,15 +188,18 @@ struct Term {
 /// Every output's terms, outputs in order.
 fn terms(kernel: &Kernel, uses: &[u32], rules: &MapRules) -> Vec<Term> {
     let dag = kernel.dag();
-    let mut terms = Vec::new();
+    let mut terms = Vec::with_capacity(kernel.roots().len());
     let mut work = 0;
+    // One pair of buffers for every output (a model of 10^5 intervals has
+    // 4 * 10^5 outputs).
+    let (mut parts, mut stack) = (Vec::new(), Vec::new());
     for (o, &root) in kernel.roots().iter().enumerate() {
         let output = u32::try_from(o).expect("fewer than 2^32 outputs");
-        let split = split_sum(dag, uses, root, rules.work.saturating_sub(work));
-        match split {
-            Some(parts) if parts.len() >= rules.split_terms => {
+        let budget = rules.work.saturating_sub(work);
+        match split_sum(dag, uses, root, budget, &mut parts, &mut stack) {
+            Some(()) if parts.len() >= rules.split_terms => {
                 work += parts.len();
-                terms.extend(parts.into_iter().map(|(coefficient, node)| Term {
+                terms.extend(parts.iter().map(|&(coefficient, node)| Term {
                     output,
                     coefficient,
                     node,
@@ -205,13 +212,21 @@ fn terms(kernel: &Kernel, uses: &[u32], rules: &MapRules) -> Vec<Term> {
     terms
 }
 
-/// The terms of the sum at `root`, left to right, through `+`, `-`,
-/// negation and products with a constant that nothing else uses (a node
-/// used twice is a term: its value is computed once); `None` past `budget`
-/// terms.
-fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option<Vec<(f64, NodeId)>> {
-    let mut parts = Vec::new();
-    let mut stack = vec![(1.0, root)];
+/// The terms of the sum at `root` into `parts`, left to right, through
+/// `+`, `-`, negation and products with a constant that nothing else uses
+/// (a node used twice is a term: its value is computed once); `None` past
+/// `budget` terms. `stack` is room to work in.
+fn split_sum(
+    dag: &ExprDag,
+    uses: &[u32],
+    root: NodeId,
+    budget: usize,
+    parts: &mut Vec<(f64, NodeId)>,
+    stack: &mut Vec<(f64, NodeId)>,
+) -> Option<()> {
+    parts.clear();
+    stack.clear();
+    stack.push((1.0, root));
     while let Some((c, id)) = stack.pop() {
         let args = dag.args(id);
         if id != root && uses[id.index()] > 1 {
@@ -234,7 +249,7 @@ fn split_sum(dag: &ExprDag, uses: &[u32], root: NodeId, budget: usize) -> Option
             return None;
         }
     }
-    Some(parts)
+    Some(())
 }
 
 /// How each node is held: a constant or parameter expression is copied
@@ -278,7 +293,7 @@ fn shared(dag: &ExprDag, uses: &[u32], num_variables: usize, rules: &MapRules) -
         };
         let cheap_and_common = used as usize >= rules.copy_uses && ops[i] <= rules.copy_ops;
         shared[i] = match (reads[i], cheap_and_common) {
-            _ if dag.op(id).is_leaf() => Share::Copied,
+            _ if dag.op(id).is_leaf() => Share::Leaf,
             (false, _) => Share::Copied,
             (true, true) if rules.compute_common => Share::Computed,
             (true, true) => Share::Copied,
@@ -304,7 +319,7 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>>
         stack.push(term.node);
         let mut owns = false;
         while let Some(id) = stack.pop() {
-            if dag.op(id).is_leaf() || shared[id.index()] != Share::Owned {
+            if shared[id.index()] != Share::Owned {
                 continue;
             }
             owns = true;
@@ -323,7 +338,7 @@ fn instances(dag: &ExprDag, terms: &[Term], shared: &[Share]) -> Vec<Vec<usize>>
             }
             // Only what a term can own: leaves and shared values are passed
             // over anyway, and they are most of a call's arguments.
-            let owned = |a: &&NodeId| !dag.op(**a).is_leaf() && shared[a.index()] == Share::Owned;
+            let owned = |a: &&NodeId| shared[a.index()] == Share::Owned;
             stack.extend(dag.args(id).iter().filter(owned));
         }
         if owns {
@@ -558,7 +573,7 @@ impl Shapes {
                         continue;
                     }
                     let is_computed = share[id.index()] == Share::Computed;
-                    if expanded || is_computed || dag.op(id).is_leaf() {
+                    if expanded || is_computed || share[id.index()] == Share::Leaf {
                         visit!(id, swap, is_computed);
                         continue;
                     }
@@ -576,7 +591,7 @@ impl Shapes {
                         let a = at(k);
                         if stamp[a.index()] != i as u32 {
                             let a_computed = share[a.index()] == Share::Computed;
-                            if !a_computed && !dag.op(a).is_leaf() {
+                            if !a_computed && share[a.index()] != Share::Leaf {
                                 break;
                             }
                             visit!(a, false, a_computed);
