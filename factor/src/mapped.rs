@@ -490,18 +490,26 @@ impl Entries {
 pub struct Maps {
     computed: OnceLock<Option<Decomposition>>,
     copied: OnceLock<Option<Decomposition>>,
+    /// The operations of the function written out: whether maps pay, and
+    /// whether it is worth a search.
+    written_out: OnceLock<u64>,
 }
 
 impl Maps {
+    /// [`frontend::map::written_out`] of `f`, counted on first use.
+    pub fn written_out(&self, f: &Kernel) -> u64 {
+        *self.written_out.get_or_init(|| frontend::map::written_out(f))
+    }
+
     /// The maps of `f` (always the same kernel), if the plan finds any.
     pub fn found(&self, f: &Kernel) -> Option<&Decomposition> {
-        self.computed.get_or_init(|| crate::plan::maps(f)).as_ref()
+        self.computed.get_or_init(|| crate::plan::maps_of(f, self.written_out(f))).as_ref()
     }
 
     fn copied(&self, f: &Kernel) -> Option<&Decomposition> {
         let search = || match self.computed.get() {
             Some(Some(found)) if crate::plan::copies_nothing(found) => Some(found.clone()),
-            _ => crate::plan::copied_maps(f),
+            _ => crate::plan::copied_maps_of(f, self.written_out(f)),
         };
         self.copied.get_or_init(search).as_ref()
     }

@@ -523,14 +523,25 @@ pub fn map_rules(kernel: &Kernel, copy_uses: usize, copy_ops: usize, compute_com
 /// many instances read are computed once and read as arguments
 /// ([`MapRules::compute_common`]): for values, Jacobians and gradients.
 pub fn maps(kernel: &Kernel) -> Option<Decomposition> {
-    search(kernel, true)
+    search(kernel, frontend::map::written_out(kernel), true)
+}
+
+/// [`maps`] of a kernel of `written_out` operations written out
+/// ([`frontend::map::written_out`], counted once per function).
+pub(crate) fn maps_of(kernel: &Kernel, written_out: u64) -> Option<Decomposition> {
+    search(kernel, written_out, true)
 }
 
 /// The same maps with every value the instances share copied into each
 /// (no [`Decomposition::computed`]): for Lagrangian Hessians, and for
 /// Jacobians whose rows a computed value reaches differ per instance.
 pub fn copied_maps(kernel: &Kernel) -> Option<Decomposition> {
-    search(kernel, false)
+    search(kernel, frontend::map::written_out(kernel), false)
+}
+
+/// [`copied_maps`] of a kernel of `written_out` operations written out.
+pub(crate) fn copied_maps_of(kernel: &Kernel, written_out: u64) -> Option<Decomposition> {
+    search(kernel, written_out, false)
 }
 
 /// The searches, in order, until one leaves less than a tenth of the
@@ -541,9 +552,8 @@ pub fn copied_maps(kernel: &Kernel) -> Option<Decomposition> {
 /// 3. the first with constants taken out of the bodies
 ///    ([`MapRules::lift_constants`]): data written into the program as
 ///    numbers (`gen.py --flat`, `.nl` files of data fits).
-fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
-    let ops = frontend::map::written_out(kernel);
-    if ops < MAP_SMALL_KERNEL_OPS {
+fn search(kernel: &Kernel, written_out: u64, compute_common: bool) -> Option<Decomposition> {
+    if written_out < MAP_SMALL_KERNEL_OPS {
         return None;
     }
     let unmapped = |d: &Decomposition| d.written_out_ops() - d.mapped_ops();
@@ -564,7 +574,7 @@ fn search(kernel: &Kernel, compute_common: bool) -> Option<Decomposition> {
     }
     let best = best?;
     let instances: u64 = best.maps.iter().map(|m| m.instances as u64).sum();
-    if ops < MAP_MIN_OPS && best.mapped_ops() < MAP_SMALL_KERNEL_BODY_OPS * instances {
+    if written_out < MAP_MIN_OPS && best.mapped_ops() < MAP_SMALL_KERNEL_BODY_OPS * instances {
         return None;
     }
     // The copied maps are for Hessians (and the few Jacobians the others cannot give).

@@ -174,15 +174,12 @@ pub enum Build {
 pub struct Searches {
     maps: Maps,
     remainder: OnceLock<Remainder>,
-    /// The operations of the function written out, which says whether
-    /// maps pay ([`plan::maps_pay`]).
-    written_out: OnceLock<u64>,
 }
 
 impl Searches {
     /// [`frontend::map::written_out`] of `f`, counted on first use.
     fn written_out(&self, f: &Kernel) -> u64 {
-        *self.written_out.get_or_init(|| frontend::map::written_out(f))
+        self.maps.written_out(f)
     }
 
     /// The remainder graph of `f`, searched for on first use.
