@@ -120,6 +120,9 @@ pub struct ExprDag {
     /// DAG's size ([`ExprDag::indexed`]) is hashed instead, so a small DAG
     /// over inputs numbered to millions keeps a small array.
     inputs: Vec<NodeId>,
+    /// One past the largest index of an input node (0 without inputs),
+    /// kept as nodes are made: [`ExprDag::inputs_below`].
+    inputs_below: u32,
 }
 
 impl ExprDag {
@@ -140,6 +143,14 @@ impl ExprDag {
         self.nodes.reserve(nodes);
         self.select_below.reserve(nodes);
         self.table.reserve(distinct, |(_, hash)| spread(*hash));
+    }
+
+    /// One past the largest index of an input node of the DAG (0 if it
+    /// has none), whether its roots reach it or not: O(1), kept as nodes
+    /// are made. Below a kernel's number of inputs, no root can read an
+    /// input out of range.
+    pub fn inputs_below(&self) -> u32 {
+        self.inputs_below
     }
 
     /// Number of nodes.
@@ -315,6 +326,7 @@ impl ExprDag {
             }
             let id = NodeId::from_index(self.nodes.len());
             self.index_input(k, id);
+            self.inputs_below = self.inputs_below.max(k as u32 + 1);
             self.select_below.push(false);
             self.nodes.push(node);
             return id;
@@ -327,6 +339,9 @@ impl ExprDag {
                 let id = NodeId::from_index(self.nodes.len());
                 let below = matches!(node.op, Op::Select(_))
                     || node.args().iter().any(|a| self.select_below[a.index()]);
+                if let Op::Input(k) = node.op {
+                    self.inputs_below = self.inputs_below.max(k.saturating_add(1));
+                }
                 self.select_below.push(below);
                 self.nodes.push(node);
                 self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
@@ -354,10 +369,13 @@ impl ExprDag {
             let entry = self.table.find_entry(spread(hash), |(i, _)| *i == id);
             entry.expect("every node is in the table").remove();
         }
+        self.inputs_below = 0;
         for &id in &inputs {
             let node = &mut self.nodes[id.index()];
             if let Op::Input(k) = node.op {
-                node.op = Op::Input(rename(k));
+                let renamed = rename(k);
+                node.op = Op::Input(renamed);
+                self.inputs_below = self.inputs_below.max(renamed.saturating_add(1));
             }
             let node = &self.nodes[id.index()];
             if let Some(k) = self.indexed(node) {
@@ -667,6 +685,30 @@ mod tests {
         assert_eq!(find(&dag, 0), Some(b));
         assert_eq!(find(&dag, 3 + (1 << 30)), Some(c));
         assert_eq!(find(&dag, 3), None);
+        // The largest index follows the renaming, down as well as up.
+        assert_eq!(dag.inputs_below(), (far as u32 - 1) + (1 << 30) + 1);
+        let dag = dag.renumber_inputs(|k| k % 8);
+        assert_eq!(dag.inputs_below(), 8);
+    }
+
+    #[test]
+    fn inputs_below_is_one_past_the_largest_input_made() {
+        let mut dag = ExprDag::new();
+        assert_eq!(dag.inputs_below(), 0);
+        dag.input(2);
+        dag.intern(Node::new(Op::Input(9), &[]));
+        assert_eq!(dag.inputs_below(), 10);
+        dag.input(u32::MAX as usize);
+        assert_eq!(dag.inputs_below(), u32::MAX, "saturates");
+        let mut small = ExprDag::new();
+        let z = small.input(4);
+        small.add(z, z);
+        assert_eq!(small.inputs_below(), 5);
+        // A kernel over fewer inputs than an input the roots do not reach
+        // is checked the slow way, and still fine.
+        let y = small.input(0);
+        assert!(crate::Kernel::new(small.clone(), vec![y], 1).is_ok());
+        assert!(crate::Kernel::new(small, vec![y, NodeId::from_index(0)], 1).is_err());
     }
 
     #[test]
