@@ -2,6 +2,7 @@
 
 use crate::call::{CallOut, FunctionDef, FunctionId, Site};
 use crate::op::{Op, Real};
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 use std::fmt;
@@ -332,19 +333,21 @@ impl ExprDag {
             return id;
         }
         let hash = node_hash(&node);
-        let nodes = &self.nodes;
-        match self.table.find(spread(hash), |(id, h)| *h == hash && nodes[id.index()] == node) {
-            Some((id, _)) => *id,
-            None => {
-                let id = NodeId::from_index(self.nodes.len());
-                let below = matches!(node.op, Op::Select(_))
-                    || node.args().iter().any(|a| self.select_below[a.index()]);
+        // One probe: the slot found empty is the new node's.
+        let ExprDag { nodes, table, select_below, inputs_below, .. } = self;
+        let same = |(id, h): &(NodeId, u32)| *h == hash && nodes[id.index()] == node;
+        match table.entry(spread(hash), same, |(_, h)| spread(*h)) {
+            Entry::Occupied(entry) => entry.get().0,
+            Entry::Vacant(entry) => {
+                let id = NodeId::from_index(nodes.len());
+                let below =
+                    matches!(node.op, Op::Select(_)) || node.args().iter().any(|a| select_below[a.index()]);
                 if let Op::Input(k) = node.op {
-                    self.inputs_below = self.inputs_below.max(k.saturating_add(1));
+                    *inputs_below = (*inputs_below).max(k.saturating_add(1));
                 }
-                self.select_below.push(below);
-                self.nodes.push(node);
-                self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
+                select_below.push(below);
+                nodes.push(node);
+                entry.insert((id, hash));
                 id
             }
         }
