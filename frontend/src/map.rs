@@ -188,7 +188,7 @@ struct Term {
 /// Every output's terms, outputs in order.
 fn terms(kernel: &Kernel, uses: &[u32], rules: &MapRules) -> Vec<Term> {
     let dag = kernel.dag();
-    let mut terms = Vec::with_capacity(kernel.roots().len());
+    let mut terms = Vec::new();
     let mut work = 0;
     // One pair of buffers for every output (a model of 10^5 intervals has
     // 4 * 10^5 outputs).
