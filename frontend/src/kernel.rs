@@ -71,14 +71,14 @@ impl Kernel {
         if let Some((root, &node)) = roots.iter().enumerate().find(|(_, id)| id.index() >= dag.len()) {
             return Err(InvalidKernel::UnknownRoot { root, node, len: dag.len() });
         }
-        if dag.inputs_below() as usize <= num_inputs {
-            return Ok(Kernel { dag, roots, num_inputs, num_variables: num_inputs });
-        }
-        let reach = dag.reachable(&roots);
-        for node in dag.ids().filter(|id| reach[id.index()]) {
-            if let Op::Input(index) = dag.op(node) {
-                if index as usize >= num_inputs {
-                    return Err(InvalidKernel::InputOutOfRange { node, index, num_inputs });
+        // Only a DAG with an input out of range can have a root read one.
+        if dag.inputs_below() as usize > num_inputs {
+            let reach = dag.reachable(&roots);
+            for node in dag.ids().filter(|id| reach[id.index()]) {
+                if let Op::Input(index) = dag.op(node) {
+                    if index as usize >= num_inputs {
+                        return Err(InvalidKernel::InputOutOfRange { node, index, num_inputs });
+                    }
                 }
             }
         }
