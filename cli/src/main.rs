@@ -6,6 +6,7 @@ mod memory;
 mod session;
 
 fn main() -> std::process::ExitCode {
+    memory::purge_later();
     commands::main()
 }
 

@@ -31,6 +31,21 @@ thread_local! {
     /// This thread's bytes not reported yet.
     static UNREPORTED: Cell<i64> = const { Cell::new(0) };
 }
+/// Has mimalloc keep freed memory for a second before it gives it back to
+/// the system, where its default is 10 ms. A large model's set-up grows
+/// vectors and tables by doubling and frees the old ones; given back at
+/// once, the memory is faulted in again by the next allocation.
+/// Cart-pole at 10^5 intervals, text to compiled Jacobian and Hessian:
+/// 230 K page faults against 176 K, and set-up 1.77 s against 1.70 s
+/// (medians of 6, alternating), peak 690 MB against 707 MB.
+pub fn purge_later() {
+    /// `mi_option_purge_delay` in mimalloc 2's `mimalloc.h` (the crate
+    /// names only some of the options).
+    const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // SAFETY: sets an option, which mimalloc reads when it next purges.
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 1000) }
+}
+
 /// 0: no limit (before [`set_limit`], and while stopping).
 static LIMIT: AtomicU64 = AtomicU64::new(0);
 /// The stage named last; locked only to name one and to report.

@@ -225,6 +225,10 @@ impl Bench {
 }
 
 fn main() {
+    // As the CLI does (`cli/src/memory.rs`, `purge_later`): mimalloc keeps
+    // freed memory for a second (`mi_option_purge_delay`, 15).
+    // SAFETY: sets an option, which mimalloc reads when it next purges.
+    unsafe { libmimalloc_sys::mi_option_set(15, 1000) };
     let args: Vec<String> = std::env::args().collect();
     if let [_, serve, path, kinds] = &args[..] {
         if serve == "--serve" {
