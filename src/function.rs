@@ -38,8 +38,7 @@ pub struct Function {
     program: Program,
     options: Options,
     /// The program as the kernel `factor` differentiates, made on the
-    /// first request and kept: a copy of a written-out model's DAG costs
-    /// more than some requests' whole set-up.
+    /// first request and kept (it shares the program's DAG).
     f: OnceLock<Kernel>,
     /// What its kernels share (the maps, the `J·v` remainder), searched
     /// for once.

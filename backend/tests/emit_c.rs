@@ -89,7 +89,7 @@ fn emitted_c_matches_the_jit_on_random_programs() {
     )
     .unwrap();
     let case = testkit::Case {
-        dag: program.dag.clone(),
+        dag: frontend::ExprDag::clone(&program.dag),
         outputs: program.output_nodes(),
         num_inputs: 3,
         point: vec![0.3, -1.7, 2.2],

@@ -8,7 +8,7 @@ use testkit::{same, with_seed, Rng, Shape};
 fn sum_and_product() -> (ExprDag, Vec<NodeId>) {
     let program = frontend::parse_program("in x, y, z\nout x + y + z\nout x * y * z").expect("parses");
     let outputs = program.output_nodes();
-    (program.dag, outputs)
+    (std::sync::Arc::unwrap_or_clone(program.dag), outputs)
 }
 
 #[test]
@@ -143,7 +143,12 @@ fn chunked_kernels_equal_unchunked_ones() {
     {
         let (point, program) = (problem.point(), problem.program);
         let num_inputs = program.inputs.len();
-        cases.push(testkit::Case { outputs: program.output_nodes(), dag: program.dag, num_inputs, point });
+        cases.push(testkit::Case {
+            outputs: program.output_nodes(),
+            dag: std::sync::Arc::unwrap_or_clone(program.dag),
+            num_inputs,
+            point,
+        });
     }
     for (i, case) in cases.iter().enumerate() {
         let whole = JitCompiler::new()

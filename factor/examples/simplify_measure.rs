@@ -20,7 +20,7 @@ fn main() {
     for problem in testkit::corpus() {
         let (name, program) = (problem.name, problem.program);
         let outputs = program.output_nodes();
-        problems.push((name, program.dag, outputs, program.inputs.len()));
+        problems.push((name, std::sync::Arc::unwrap_or_clone(program.dag), outputs, program.inputs.len()));
     }
     // The corpus' spherical harmonics, for orders the corpus does not hold.
     for order in [10, 15, 20, 25] {

@@ -5,6 +5,7 @@ use crate::dag::{ExprDag, NodeId};
 use crate::eval::eval;
 use crate::op::Op;
 use crate::program::Program;
+use std::sync::Arc;
 
 /// Why a DAG and roots do not form a [`Kernel`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -54,20 +55,26 @@ pub enum InvalidKernel {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Kernel {
-    dag: ExprDag,
+    dag: Arc<ExprDag>,
     roots: Vec<NodeId>,
     num_inputs: usize,
     num_variables: usize,
 }
 
 impl Kernel {
-    /// The kernel computing `roots` of `dag` from `num_inputs` inputs, all
-    /// of them variables ([`with_variables`](Self::with_variables) says otherwise).
+    /// The kernel computing `roots` of `dag` (a DAG of its own, or one
+    /// shared: an `Arc<ExprDag>`) from `num_inputs` inputs, all of them
+    /// variables ([`with_variables`](Self::with_variables) says otherwise).
     ///
     /// # Errors
     /// [`InvalidKernel`] if a root is not a node of `dag` or depends on an
     /// input `k >= num_inputs`.
-    pub fn new(dag: ExprDag, roots: Vec<NodeId>, num_inputs: usize) -> Result<Kernel, InvalidKernel> {
+    pub fn new(
+        dag: impl Into<Arc<ExprDag>>,
+        roots: Vec<NodeId>,
+        num_inputs: usize,
+    ) -> Result<Kernel, InvalidKernel> {
+        let dag = dag.into();
         if let Some((root, &node)) = roots.iter().enumerate().find(|(_, id)| id.index() >= dag.len()) {
             return Err(InvalidKernel::UnknownRoot { root, node, len: dag.len() });
         }
@@ -124,9 +131,11 @@ impl Kernel {
     }
 
     /// The DAG, to add nodes to (derivatives built beside the function).
-    /// Adding nodes never changes what the roots compute.
+    /// Adding nodes never changes what the roots compute. A DAG shared with
+    /// a program or another kernel ([`Program::kernel`], `clone`) is copied
+    /// first, so the others never see the nodes added.
     pub fn dag_mut(&mut self) -> &mut ExprDag {
-        &mut self.dag
+        Arc::make_mut(&mut self.dag)
     }
 
     /// The output nodes, in order.
@@ -163,7 +172,7 @@ impl Kernel {
 
     /// The DAG and the roots.
     pub fn into_parts(self) -> (ExprDag, Vec<NodeId>) {
-        (self.dag, self.roots)
+        (Arc::unwrap_or_clone(self.dag), self.roots)
     }
 
     /// Whether the roots read a result of a call.
@@ -178,7 +187,7 @@ impl Kernel {
             return self.clone();
         }
         let (dag, roots) = crate::call::inline(&self.dag, &self.roots);
-        Kernel { dag, roots, ..self.clone_shape() }
+        Kernel { dag: Arc::new(dag), roots, ..self.clone_shape() }
     }
 
     /// The same function with the calls of the functions `pick` picks
@@ -191,13 +200,13 @@ impl Kernel {
         let mut dag = ExprDag::new();
         let roots =
             crate::copy::copy(&mut dag, &self.dag, &self.roots, None, crate::copy::Calls::InlineIf(pick));
-        Kernel { dag, roots, ..self.clone_shape() }
+        Kernel { dag: Arc::new(dag), roots, ..self.clone_shape() }
     }
 
     /// An empty kernel of this one's inputs and variables.
     fn clone_shape(&self) -> Kernel {
         Kernel {
-            dag: ExprDag::new(),
+            dag: Arc::default(),
             roots: vec![],
             num_inputs: self.num_inputs,
             num_variables: self.num_variables,
@@ -212,9 +221,12 @@ impl Program {
     /// # Errors
     /// [`InvalidKernel`] for a program built by hand whose outputs read an
     /// input it does not declare (never for a parsed one).
+    ///
+    /// The kernel shares the program's DAG, copied only if nodes are added
+    /// to it ([`Kernel::dag_mut`]).
     pub fn kernel(&self) -> Result<Kernel, InvalidKernel> {
         let all = self.inputs.len() + self.params.len();
-        Ok(Kernel::new(self.dag.clone(), self.output_nodes(), all)?.with_variables(self.inputs.len()))
+        Ok(Kernel::new(Arc::clone(&self.dag), self.output_nodes(), all)?.with_variables(self.inputs.len()))
     }
 }
 
@@ -235,5 +247,18 @@ mod tests {
         assert!(matches!(Kernel::new(dag.clone(), vec![missing], 4), Err(InvalidKernel::UnknownRoot { .. })));
         // An input the roots do not reach does not matter.
         assert!(Kernel::new(dag, vec![x], 1).is_ok());
+    }
+
+    #[test]
+    fn a_program_and_its_kernel_share_a_dag_until_nodes_are_added() {
+        let program = crate::parse_program("in x, y\nout x * y").unwrap();
+        let mut kernel = program.kernel().unwrap();
+        let copy = kernel.clone();
+        assert!(std::ptr::eq(kernel.dag(), &*program.dag) && std::ptr::eq(copy.dag(), &*program.dag));
+        let seven = kernel.dag_mut().constant(7.0);
+        assert!(!std::ptr::eq(kernel.dag(), &*program.dag));
+        assert_eq!((program.dag.len(), copy.dag().len(), kernel.dag().len()), (3, 3, 4));
+        assert_eq!(kernel.dag().as_const(seven), Some(7.0));
+        assert_eq!(kernel.eval(&[2.0, 3.0]), [6.0]);
     }
 }

@@ -49,7 +49,7 @@ pub fn with_functions(mut program: Program) -> Program {
         for (output, root) in program.outputs.iter_mut().zip(roots) {
             output.node = root;
         }
-        program.dag = dag;
+        program.dag = dag.into();
     }
     program.functions = relinked;
     program

@@ -136,7 +136,9 @@ pub fn params_read(program: Program, position: impl Fn(&str) -> usize) -> Progra
     let place: Vec<u32> =
         place.into_iter().map(|p| p.unwrap_or_else(|| unread.next().expect("unbounded"))).collect();
     let n = n as u32;
-    let dag = program.dag.renumber_inputs(|k| if k < n { k } else { n + place[(k - n) as usize] });
+    let mut program = program;
+    let dag = std::sync::Arc::unwrap_or_clone(std::mem::take(&mut program.dag));
+    let dag = dag.renumber_inputs(|k| if k < n { k } else { n + place[(k - n) as usize] });
     let params = read.iter().map(|&j| program.params[j].clone()).collect();
-    Program { dag, ..program }.with_params(params, None)
+    Program { dag: dag.into(), ..program }.with_params(params, None)
 }

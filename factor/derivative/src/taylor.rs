@@ -78,7 +78,7 @@ pub enum TaylorError {
 /// ```
 /// use derivative::taylor::{Scale, Taylor};
 /// let program = frontend::parse_program("in x\nout log(x) * x")?;
-/// let mut dag = program.dag.clone();
+/// let mut dag = frontend::ExprDag::clone(&program.dag);
 /// let root = program.outputs[0].node;
 /// let one = dag.constant(1.0);
 /// let mut taylor = Taylor::new(&dag, &[root], &[Some(one)], Scale::Derivatives);
@@ -1331,7 +1331,7 @@ mod tests {
 
     fn derivatives(source: &str, order: usize, x: f64) -> Vec<f64> {
         let program = frontend::parse_expr(source).expect("valid");
-        let mut dag = program.dag.clone();
+        let mut dag = ExprDag::clone(&program.dag);
         let root = program.outputs[0].node;
         let one = dag.constant(1.0);
         let series = taylor(&mut dag, &[root], &[Some(one)], order, Scale::Derivatives).expect("finite");
@@ -1344,7 +1344,7 @@ mod tests {
     /// an input, as `taylor_series` has it.
     fn along_input(source: &str, order: usize, x: f64, v: f64) -> Vec<f64> {
         let program = frontend::parse_expr_with_inputs(source, &["x"]).expect("valid");
-        let mut dag = program.dag.clone();
+        let mut dag = ExprDag::clone(&program.dag);
         let root = program.outputs[0].node;
         let rate = dag.input(1);
         let series = taylor(&mut dag, &[root], &[Some(rate)], order, Scale::Derivatives).expect("finite");
@@ -1396,7 +1396,7 @@ mod tests {
     #[test]
     fn sine_cycles_through_four_nodes() {
         let program = frontend::parse_expr("sin(x)").expect("valid");
-        let mut dag = program.dag.clone();
+        let mut dag = ExprDag::clone(&program.dag);
         let root = program.outputs[0].node;
         let one = dag.constant(1.0);
         let series = taylor(&mut dag, &[root], &[Some(one)], 8, Scale::Derivatives).expect("finite");

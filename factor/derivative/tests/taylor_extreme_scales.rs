@@ -115,7 +115,7 @@ fn check_class(class: &str) -> Tally {
         let program = frontend::parse_expr_with_inputs(source, &["x", "y"]).expect("parses");
         let root = program.outputs[0].node;
         for scale in [Scale::Coefficients, Scale::Derivatives] {
-            let mut dag = program.dag.clone();
+            let mut dag = frontend::ExprDag::clone(&program.dag);
             // The direction is inputs 2 and 3, (v, w), as taylor_series has it.
             let direction = [Some(dag.input(2)), Some(dag.input(3))];
             let mut taylor = Taylor::new(&dag, &[root], &direction, scale);

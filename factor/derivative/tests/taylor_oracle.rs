@@ -119,7 +119,7 @@ fn check(expr: &str, tally: &mut Tally) {
         }
         let magnitude = oracle.iter().enumerate().map(|(k, v)| v.abs() / factorial(k)).fold(1.0, f64::max);
         for scale in [Scale::Derivatives, Scale::Coefficients] {
-            let mut dag = program.dag.clone();
+            let mut dag = frontend::ExprDag::clone(&program.dag);
             let one = dag.constant(1.0);
             let series =
                 taylor(&mut dag, &[root], &[Some(one), None], ORDER, scale).expect("finite constants");

@@ -160,7 +160,7 @@ impl NlModel {
             .find(|name| !taken.contains(name.as_str()))
             .expect("an unbounded list of names has a free one");
         let mut program = program.clone();
-        let zero = program.dag.constant(0.0);
+        let zero = std::sync::Arc::make_mut(&mut program.dag).constant(0.0);
         program.outputs.insert(0, Output { name, node: zero });
         program
     }
