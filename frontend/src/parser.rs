@@ -173,10 +173,6 @@ pub fn parse_expr_at(
 /// parameter), if any, values separated by commas, blanks or both
 /// ([`crate::value::parse_list`]); a file gives at most one of each.
 fn parse_numbers(source: &str, tag: &'static str, count: usize) -> Result<Option<Vec<f64>>, ParseError> {
-    // A fast substring search first: most files have no such comment.
-    if !source.contains(tag) {
-        return Ok(None);
-    }
     let params = tag == "@params";
     let mut point: Option<(u32, Vec<f64>)> = None;
     for (line_no, line) in lines_with(source, tag) {
