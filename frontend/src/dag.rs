@@ -124,6 +124,35 @@ pub struct ExprDag {
     /// One past the largest index of an input node (0 without inputs),
     /// kept as nodes are made: [`ExprDag::inputs_below`].
     inputs_below: u32,
+    /// Whether the table holds an input that could later be kept by index
+    /// (one below `2^28`): until it does, an input missing from `inputs` is
+    /// not a node, and finding one takes no probe.
+    hashed_inputs: bool,
+    /// Per node: the one node that reads it, [`NodeId::NONE`] if none does
+    /// yet, or [`MANY`] if two or more do. A node equal to a new one reads
+    /// all its arguments, so an argument read by no node, or by one, settles
+    /// a lookup without the table. Only a node whose arguments all have two
+    /// readers or more (or which has none) is in the table, put there when
+    /// its last argument gains a second reader: in written-out code most
+    /// values are read once, and most nodes never touch the table, whose
+    /// probes on million-node DAGs miss the cache.
+    readers: Vec<NodeId>,
+}
+
+/// In [`ExprDag::readers`], an argument read by two or more nodes: node 0,
+/// which reads nothing (a node's arguments come before it).
+const MANY: NodeId = NodeId(0);
+
+/// What the readers of a node's arguments say of the node.
+enum Known {
+    /// This node, the one reader of an argument, is equal to it.
+    Found(NodeId),
+    /// No node is equal to it: an argument is read by no node, or by one
+    /// that differs.
+    New,
+    /// Every argument has two readers or more (or there are none): the
+    /// table knows.
+    Ask,
 }
 
 impl ExprDag {
@@ -143,6 +172,7 @@ impl ExprDag {
     pub fn reserve_split(&mut self, nodes: usize, distinct: usize) {
         self.nodes.reserve(nodes);
         self.select_below.reserve(nodes);
+        self.readers.reserve(nodes);
         self.table.reserve(distinct, |(_, hash)| spread(*hash));
     }
 
@@ -215,8 +245,7 @@ impl ExprDag {
         let first = NodeId::from_index(self.nodes.len());
         for out in 0..results {
             let out = u32::try_from(out).expect("fewer than 2^32 results");
-            self.select_below.push(false);
-            self.nodes.push(Node::new(Op::Call(CallOut { site, out }), &[]));
+            self.push(Node::new(Op::Call(CallOut { site, out }), &[]));
         }
         self.sites[site as usize].results = (first, u32::try_from(results).expect("fewer than 2^32 results"));
         (0..results).map(|out| NodeId::from_index(first.index() + out)).collect()
@@ -302,9 +331,32 @@ impl ExprDag {
             if let Some(&id) = self.inputs.get(k as usize).filter(|&&id| id != NodeId::NONE) {
                 return Some(id);
             }
+            if k < 1 << 28 && !self.hashed_inputs {
+                return None;
+            }
         }
-        let hash = node_hash(node);
-        self.table.find(spread(hash), |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
+        match self.known(node) {
+            Known::Found(id) => Some(id),
+            Known::New => None,
+            Known::Ask => {
+                let hash = node_hash(node);
+                self.table.find(spread(hash), |(id, _)| self.nodes[id.index()] == *node).map(|(id, _)| *id)
+            }
+        }
+    }
+
+    /// What the readers of `node`'s arguments say of it.
+    #[inline]
+    fn known(&self, node: &Node) -> Known {
+        for a in node.args() {
+            match self.readers[a.index()] {
+                NodeId::NONE => return Known::New,
+                MANY => {}
+                only if self.nodes[only.index()] == *node => return Known::Found(only),
+                _ => return Known::New,
+            }
+        }
+        Known::Ask
     }
 
     /// Adds `node` as it is (after canonical operand order), or returns the
@@ -325,32 +377,87 @@ impl ExprDag {
             if let Some(id) = self.find(&node) {
                 return id;
             }
-            let id = NodeId::from_index(self.nodes.len());
+            let id = self.push(node);
             self.index_input(k, id);
-            self.inputs_below = self.inputs_below.max(k as u32 + 1);
-            self.select_below.push(false);
-            self.nodes.push(node);
             return id;
+        }
+        match self.known(&node) {
+            Known::Found(id) => return id,
+            Known::New => {
+                let id = self.push_read(node);
+                if self.in_table(id) {
+                    self.put_in_table(id);
+                }
+                return id;
+            }
+            Known::Ask => {}
         }
         let hash = node_hash(&node);
         // One probe: the slot found empty is the new node's.
-        let ExprDag { nodes, table, select_below, inputs_below, .. } = self;
+        let ExprDag { nodes, table, .. } = self;
         let same = |(id, h): &(NodeId, u32)| *h == hash && nodes[id.index()] == node;
         match table.entry(spread(hash), same, |(_, h)| spread(*h)) {
             Entry::Occupied(entry) => entry.get().0,
             Entry::Vacant(entry) => {
                 let id = NodeId::from_index(nodes.len());
-                let below =
-                    matches!(node.op, Op::Select(_)) || node.args().iter().any(|a| select_below[a.index()]);
-                if let Op::Input(k) = node.op {
-                    *inputs_below = (*inputs_below).max(k.saturating_add(1));
-                }
-                select_below.push(below);
-                nodes.push(node);
                 entry.insert((id, hash));
-                id
+                if matches!(node.op, Op::Input(k) if k < 1 << 28) {
+                    self.hashed_inputs = true;
+                }
+                self.push_read(node)
             }
         }
+    }
+
+    /// Appends `node`, which is new, read by no node yet.
+    fn push(&mut self, node: Node) -> NodeId {
+        let id = NodeId::from_index(self.nodes.len());
+        if let Op::Input(k) = node.op {
+            self.inputs_below = self.inputs_below.max(k.saturating_add(1));
+        }
+        let below =
+            matches!(node.op, Op::Select(_)) || node.args().iter().any(|a| self.select_below[a.index()]);
+        self.select_below.push(below);
+        self.readers.push(NodeId::NONE);
+        self.nodes.push(node);
+        id
+    }
+
+    /// [`ExprDag::push`], then the node's arguments gain it as a reader. A
+    /// reader already there becomes one of many, and goes into the table
+    /// when that was the last of its arguments read once.
+    fn push_read(&mut self, node: Node) -> NodeId {
+        let id = self.push(node);
+        for &a in node.args() {
+            match self.readers[a.index()] {
+                NodeId::NONE => self.readers[a.index()] = id,
+                MANY => {}
+                only if only == id => {}
+                only => {
+                    self.readers[a.index()] = MANY;
+                    if self.in_table(only) {
+                        self.put_in_table(only);
+                    }
+                }
+            }
+        }
+        id
+    }
+
+    /// Whether node `id` belongs in the table: every argument has two
+    /// readers or more (which [`ExprDag::known`] leaves to the table).
+    fn in_table(&self, id: NodeId) -> bool {
+        self.nodes[id.index()].args().iter().all(|a| self.readers[a.index()] == MANY)
+    }
+
+    /// Puts node `id`, which is not in the table, into it.
+    fn put_in_table(&mut self, id: NodeId) {
+        let node = &self.nodes[id.index()];
+        if matches!(node.op, Op::Input(k) if k < 1 << 28) {
+            self.hashed_inputs = true;
+        }
+        let hash = node_hash(node);
+        self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
     }
 
     /// The same DAG with input `k` renamed `rename(k)`, which must be
@@ -392,7 +499,7 @@ impl ExprDag {
                 self.table.find(spread(hash), |(i, _)| nodes[i.index()] == nodes[id.index()]).is_none(),
                 "a one-to-one renaming merges no nodes"
             );
-            self.table.insert_unique(spread(hash), (id, hash), |(_, h)| spread(*h));
+            self.put_in_table(id);
         }
         self
     }
@@ -620,6 +727,7 @@ impl fmt::Debug for ExprDag {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn hash_consing_shares_equal_nodes() {
@@ -667,8 +775,7 @@ mod tests {
         let (a, b, c) = (dag.input(0), dag.input(far), dag.input(3));
         assert!(dag.inputs.len() < 10_000, "a small DAG keeps a small array");
         for _ in 0..3_000_000 {
-            dag.nodes.push(Node::new(Op::Const(Real::new(0.0)), &[]));
-            dag.select_below.push(false);
+            dag.push(Node::new(Op::Const(Real::new(0.0)), &[]));
         }
         let d = dag.input(far - 1);
         assert!(dag.inputs.len() >= far, "grown with the DAG");
@@ -768,5 +875,55 @@ mod tests {
         let roots = a.import(&b, &[bs, bc], None);
         assert_eq!(roots[0], s);
         assert_eq!(a.len(), 3);
+    }
+
+    proptest::proptest! {
+        /// Interning with readers (most nodes never in the table) gives
+        /// the ids a map of every node made gives, and `find` answers as
+        /// the map does, for nodes made and not made.
+        #[test]
+        fn readers_intern_as_a_map_of_every_node_does(
+            steps in proptest::collection::vec(
+                (0u8..8, 0usize..Op::ALL.len(), proptest::array::uniform4(0usize..64), 0u8..4),
+                1..300,
+            )
+        ) {
+            let mut dag = ExprDag::new();
+            let mut all: HashMap<Node, NodeId> = HashMap::new();
+            for (kind, op, picks, value) in steps {
+                let len = dag.len();
+                // Mostly among the last few nodes, so equal nodes are asked
+                // for again, and arguments are read once, twice or more.
+                let arg = |p: usize| NodeId::from_index(if p < 48 { len - 1 - p % len.min(6) } else { p % len });
+                let mut node = match kind {
+                    0 => Node::new(Op::Input(u32::from(value)), &[]),
+                    1 => Node::new(Op::Input(3_000_000 + u32::from(value)), &[]),
+                    2 => Node::new(Op::Const(Real::new(f64::from(value))), &[]),
+                    _ if len == 0 => Node::new(Op::Input(1 << 31), &[]),
+                    _ => {
+                        let op = Op::ALL[op];
+                        let args: Vec<NodeId> = picks[..op.arity()].iter().map(|&p| arg(p)).collect();
+                        Node::new(op, &args)
+                    }
+                };
+                if node.op.is_commutative() && node.slots[1] < node.slots[0] {
+                    node.slots.swap(0, 1);
+                }
+                if kind == 7 && len > 0 {
+                    // Asked for, not made.
+                    let made = all.get(&node).copied();
+                    proptest::prop_assert_eq!(dag.find(&node), made);
+                    continue;
+                }
+                let id = dag.intern(node);
+                let next = NodeId::from_index(all.len());
+                let expected = *all.entry(node).or_insert(next);
+                proptest::prop_assert_eq!(id, expected);
+                proptest::prop_assert_eq!(dag.len(), all.len());
+            }
+            for (node, &id) in &all {
+                proptest::prop_assert_eq!(dag.find(node), Some(id));
+            }
+        }
     }
 }

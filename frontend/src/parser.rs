@@ -35,16 +35,16 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     // Sized from the source, so big programs rarely grow: a name per line,
     // a node per 12 bytes in the arrays (the bench's programs have 14; room
     // not used is never touched), a node per 16 bytes in the hash table but
-    // at most 4 a line. A low guess for the table costs one growth, from
-    // stored hashes; a high one touches every page of it (inserts land
-    // anywhere) and spreads the lookups. Calls with long argument lists
-    // have 190 bytes a node and 3 nodes a line (gmm 10^4: bytes alone
-    // reserved a 32 MB table for 171 K nodes, and its page faults were a
-    // sixth of parsing). A low guess for the arrays copies them, and the
-    // copy touches fresh memory: a sixth of parsing a written-out model.
+    // at most one a line. The table holds only nodes whose arguments are
+    // all read twice or more (`ExprDag::readers`): none of cart-pole's
+    // 1.5 M at 10^5 intervals, 1.4 a line written out, 1.7 on gmm 10^4. A
+    // low guess for the table costs a growth, from stored hashes; a high one
+    // touches every page of it (inserts land anywhere) and spreads the
+    // lookups. A low guess for the arrays copies them, and the copy touches
+    // fresh memory: a sixth of parsing a written-out model.
     let lines = memchr::memchr_iter(b'\n', source.as_bytes()).count();
     parser.names.reserve(lines);
-    parser.dag.reserve_split(source.len() / 12, (source.len() / 16).min(4 * lines));
+    parser.dag.reserve_split(source.len() / 12, (source.len() / 16).min(lines));
     parser.spans.reserve(source.len() / 12);
     parser.statements()?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
