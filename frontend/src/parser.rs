@@ -464,6 +464,71 @@ impl<'s> Names<'s> {
         }
     }
 
+    /// Binds each of `names` in turn unless it is bound, as
+    /// [`Names::insert_new`] on each would, but writes the table in the
+    /// order of the names' places in it: an `in` line of millions of names
+    /// then sweeps the table as it lies in memory, where in the line's
+    /// order every insert missed the cache. Names found bound are not
+    /// bound again; the first of them in `names` is returned, with the
+    /// binding found (one of an earlier name of `names`, or older).
+    fn insert_all_new(&mut self, names: &[(&'s str, Binding)]) -> Result<(), (usize, Binding)> {
+        /// Below this many names the table is swept in their order.
+        const SWEPT: usize = 4096;
+        /// Stretches of the table the names are sorted into, each small
+        /// enough to stay in the cache while its names are written.
+        const STRETCHES: usize = 4096;
+        if names.len() < SWEPT {
+            for (i, &(name, binding)) in names.iter().enumerate() {
+                self.insert_new(name, binding).map_err(|found| (i, found))?;
+            }
+            return Ok(());
+        }
+        let Names { bindings, table, .. } = self;
+        table.reserve(names.len(), |s| spread(s.hash));
+        let base = bindings.len();
+        bindings.extend_from_slice(names);
+        let keys: Vec<Key> = names.iter().map(|(name, _)| Key::of(name)).collect();
+        // A name's place is the low bits of its hash, as many as the table
+        // has buckets (a power of two, 8 for each 7 of capacity): a wrong
+        // guess only sorts less well.
+        let buckets = (table.capacity() / 7 * 8).next_power_of_two();
+        let shift = buckets.trailing_zeros().saturating_sub(STRETCHES.trailing_zeros());
+        let stretch = |key: &Key| (spread(key.hash) as usize & (buckets - 1)) >> shift;
+        // A counting sort, stable: equal names keep their order, so the
+        // second of two is the one found bound.
+        let mut starts = vec![0usize; STRETCHES + 1];
+        for key in &keys {
+            starts[stretch(key) + 1] += 1;
+        }
+        for i in 0..STRETCHES {
+            starts[i + 1] += starts[i];
+        }
+        let mut order = vec![0u32; names.len()];
+        for (i, key) in keys.iter().enumerate() {
+            let at = &mut starts[stretch(key)];
+            order[*at] = i as u32;
+            *at += 1;
+        }
+        let mut first: Option<(usize, Binding)> = None;
+        for i in order {
+            let i = i as usize;
+            let (key, (name, binding)) = (&keys[i], names[i]);
+            match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
+                Entry::Occupied(entry) => {
+                    let found = bindings[entry.get().index as usize].1;
+                    if first.is_none_or(|(j, _)| i < j) {
+                        first = Some((i, found));
+                    }
+                }
+                Entry::Vacant(entry) => {
+                    let index = u32::try_from(base + i).expect("fewer than 2^32 names");
+                    entry.insert(key.slot(binding.node, index));
+                }
+            }
+        }
+        first.map_or(Ok(()), Err)
+    }
+
     /// Binds `name`, which callers have checked is not bound yet.
     fn insert(&mut self, name: &'s str, binding: Binding) {
         let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 names");
@@ -1045,16 +1110,33 @@ impl<'s> Parser<'s> {
 
     /// The names of an `in` line, or of a `param` line.
     fn input_list(&mut self, params: bool) -> Result<(), ParseError> {
+        // Plain input names are bound together, when the line ends or
+        // something else comes, and before any error after them.
+        let mut run: Vec<(&'s str, Span)> = Vec::new();
+        let listed = self.names_listed(params, &mut run);
+        let bound = self.declare_input_run(&run);
+        bound.and(listed)
+    }
+
+    /// The names of an `in` or `param` line, plain input names set aside in
+    /// `run` (each one before any declared after it).
+    fn names_listed(&mut self, params: bool, run: &mut Vec<(&'s str, Span)>) -> Result<(), ParseError> {
         loop {
+            let runs = !params && self.in_function.is_none() && self.tables.is_empty();
             let (token, span) = self.next()?;
             let Token::Ident(name) = token else {
                 let expected = if params { "a parameter name" } else { "an input name" };
                 return err(ParseErrorKind::Expected { expected, found: token.describe() }, span);
             };
             if self.peek()? == Token::LBracket {
+                let declared = self.declare_input_run(run);
+                run.clear();
+                declared?;
                 self.declare_table(name, span, params)?;
             } else if params {
                 self.declare_param(name, span)?;
+            } else if runs {
+                run.push((name, span));
             } else {
                 self.declare_input(name, span)?;
             }
@@ -1065,6 +1147,31 @@ impl<'s> Parser<'s> {
                 _ => return self.end_statement(),
             }
         }
+    }
+
+    /// Declares the plain input names of `run` in order, as
+    /// [`Parser::declare_input`] on each would (the same nodes, and the
+    /// first error), binding their names together
+    /// ([`Names::insert_all_new`]).
+    fn declare_input_run(&mut self, run: &[(&'s str, Span)]) -> Result<(), ParseError> {
+        let mut bindings = Vec::with_capacity(run.len());
+        let mut refused = Ok(());
+        for &(name, span) in run {
+            if let Err(e) = self.leaf_name(name, span) {
+                refused = Err(e);
+                break;
+            }
+            let node = self.dag.input(self.inputs.len());
+            self.spans.fill(&self.dag, span);
+            self.inputs.push(name.to_string());
+            bindings.push((name, Binding { node, offset: span.start.offset, is_input: true }));
+        }
+        if let Err((i, b)) = self.names.insert_all_new(&bindings) {
+            let (name, span) = run[i];
+            let first = span_at(self.source, b.offset, name.len());
+            return err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span);
+        }
+        refused
     }
 
     /// Declares given variable names as the inputs, in order. Their spans
@@ -1103,10 +1210,7 @@ impl<'s> Parser<'s> {
     /// Binds `name` to input node `k`, unless it is reserved or bound, and
     /// returns the node.
     fn declare_leaf(&mut self, name: &'s str, span: Span, k: usize) -> Result<NodeId, ParseError> {
-        check_reserved(name, span)?;
-        if self.defined_index(name).is_some() {
-            return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
-        }
+        self.leaf_name(name, span)?;
         if self.in_function.is_none() && !self.tables.is_empty() && self.tables.contains_key(name) {
             return self.check_new_name(name, span).map(|_| NodeId::NONE);
         }
@@ -1121,6 +1225,16 @@ impl<'s> Parser<'s> {
         }
         self.spans.fill(&self.dag, span);
         Ok(node)
+    }
+
+    /// Checks that `name` may name an input or a parameter: it is neither
+    /// reserved nor a function's.
+    fn leaf_name(&self, name: &str, span: Span) -> Result<(), ParseError> {
+        check_reserved(name, span)?;
+        if self.defined_index(name).is_some() {
+            return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
+        }
+        Ok(())
     }
 
     fn output(&mut self) -> Result<(), ParseError> {
@@ -1740,6 +1854,103 @@ mod tests {
                 .collect();
             let found: Vec<(u32, &str)> = lines_with(&source, "@point").collect();
             proptest::prop_assert_eq!(found, expected, "{:?}", source);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// An `in` line of thousands of names (bound together, in the
+        /// order of their places in the table) declares what one name at a
+        /// time declares: the inputs in order, each read back, and the first
+        /// error of the line, a name bound twice (on the line or before it),
+        /// a reserved one, or not a name.
+        #[test]
+        fn a_long_in_line_declares_as_name_by_name(
+            long in proptest::bool::ANY,
+            earlier in proptest::bool::ANY,
+            twice in proptest::option::of((0usize..6000, 0usize..6000)),
+            refused in proptest::option::of((0usize..6000, proptest::bool::ANY)),
+        ) {
+            let n = if long { 5000 } else { 40 };
+            let mut names: Vec<String> =
+                (0..n).map(|i| if i % 3 == 0 { format!("a_long_name_{i}") } else { format!("v{i}") }).collect();
+            let head = if earlier { "in w0, w1\n" } else { "" };
+            // What the first error is, by the names' positions on the line.
+            let mut errors: Vec<(usize, &str)> = vec![];
+            if let Some((a, b)) = twice {
+                let (first, again) = (a.min(b) % n, a.max(b) % n);
+                if first < again {
+                    names[again] = names[first].clone();
+                    errors.push((again, "twice"));
+                } else if earlier {
+                    names[again] = "w1".into();
+                    errors.push((again, "twice"));
+                }
+            }
+            if let Some((at, reserved)) = refused {
+                // Not first: `in` before anything but a name is another statement.
+                let at = 1 + at % (n - 1);
+                names[at] = if reserved { "sin".into() } else { "3".into() };
+                errors.retain(|&(i, _)| i < at);
+                errors.push((at, if reserved { "reserved" } else { "not a name" }));
+            }
+            let source = format!("{head}in {}\nout y = {} + {}\n", names.join(", "), names[1], names[n - 1]);
+            let offset = |i: usize| {
+                let line = head.len() + 3;
+                line + names[..i].iter().map(|name| name.len() + 2).sum::<usize>()
+            };
+            match (parse_program(&source), errors.iter().min()) {
+                (Ok(p), None) => {
+                    let mut expected: Vec<String> = if earlier { vec!["w0".into(), "w1".into()] } else { vec![] };
+                    expected.extend(names.iter().cloned());
+                    proptest::prop_assert_eq!(&p.inputs, &expected);
+                    let x: Vec<f64> = (0..expected.len()).map(|k| k as f64).collect();
+                    let skip = if earlier { 2.0 } else { 0.0 };
+                    let y = crate::eval::eval_program(&p, &x)[0];
+                    proptest::prop_assert_eq!(y, 1.0 + skip + (n - 1) as f64 + skip);
+                }
+                (Err(e), Some(&(at, what))) => {
+                    proptest::prop_assert_eq!(e.span.start.offset as usize, offset(at), "{}", what);
+                    let kind_is_right = match (what, &e.kind) {
+                        ("twice", ParseErrorKind::DuplicateBinding { name, first }) => {
+                            let first_at = if name.starts_with('w') {
+                                head.find("w1").expect("w1 is bound first")
+                            } else {
+                                offset(names.iter().position(|m| m == name).expect("bound"))
+                            };
+                            first.start.offset as usize == first_at
+                        }
+                        ("reserved", ParseErrorKind::ReservedName { .. }) => true,
+                        ("not a name", ParseErrorKind::Expected { .. }) => true,
+                        _ => false,
+                    };
+                    proptest::prop_assert!(kind_is_right, "{} at {}: {:?}", what, at, e);
+                }
+                (got, want) => proptest::prop_assert!(false, "{:?} against {:?}", got.err(), want),
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_in_line_with_a_table_declares_as_name_by_name() {
+        // A table on the line: the names before it are bound first, and
+        // those after it one at a time (a name may be the table's).
+        for n in [40, 5000] {
+            // The table at 10, a name at 5 or 20, and where the error is:
+            // at the table (its name bound before), at a name after it (the
+            // table's), or at a name bound twice before it.
+            let cases = [("v3[2]", None, 10), ("t[2]", Some((20, "t")), 20), ("t[2]", Some((5, "v2")), 5)];
+            for (table, name, wrong) in cases {
+                let mut names: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
+                names[10] = table.into();
+                if let Some((at, name)) = name {
+                    names[at] = name.into();
+                }
+                let source = format!("in {}\nout y = v1\n", names.join(", "));
+                let offset = 3 + names[..wrong].iter().map(|name| name.len() + 2).sum::<usize>();
+                let e = parse_program(&source).err().unwrap_or_else(|| panic!("{n}, {table}: parsed"));
+                assert_eq!(e.span.start.offset as usize, offset, "{n}, {table}: {e:?}");
+            }
         }
     }
 
