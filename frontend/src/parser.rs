@@ -31,6 +31,12 @@ mod tables;
 /// # Ok::<(), frontend::ParseError>(())
 /// ```
 pub fn parse_program(source: &str) -> Result<Program, ParseError> {
+    parse_program_deferring(source, None)
+}
+
+/// [`parse_program`], with names claimed and put in the table later
+/// ([`Names`]) as `defer` says, or as the program's size says.
+fn parse_program_deferring(source: &str, defer: Option<bool>) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
     // Sized from the source, so big programs rarely grow: a name per line,
     // a node per 12 bytes in the arrays (the bench's programs have 14; room
@@ -44,9 +50,12 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
     // fresh memory: a sixth of parsing a written-out model.
     let lines = memchr::memchr_iter(b'\n', source.as_bytes()).count();
     parser.names.reserve(lines);
+    parser.names.defer = defer.unwrap_or(parser.names.defer);
     parser.dag.reserve_split(source.len() / 12, (source.len() / 16).min(lines));
     parser.spans.reserve(source.len() / 12);
-    parser.statements()?;
+    let read = parser.statements();
+    parser.bound_twice()?;
+    read?;
     let span = parser.first_statement.unwrap_or_else(|| parser.peek_span());
     if parser.inputs.is_empty() {
         return Err(ParseError { kind: ParseErrorKind::NoInputs, span });
@@ -276,12 +285,28 @@ struct Binding {
 /// asked for. Read in order, the bindings and the source stream through
 /// the cache, where a probe of the table misses: on cart-pole at 10^5
 /// intervals (1.3 M names) probes were a fifth of the parse.
+///
+/// A large program's names are claimed before they are bound
+/// ([`Names::claim`]) and put in the table later, all together
+/// ([`Names::index`]): when a read needs the table, when something asks
+/// whether a name is bound, and at the end. A name bound twice is then
+/// found in the table ([`Names::twice`]) rather than when it is bound, and
+/// the parser reports it before any later error: on cart-pole at 10^6
+/// intervals, checking and binding each name in turn missed the cache
+/// twice a name, a third of the parse.
 #[derive(Default)]
 struct Names<'s> {
     bindings: Vec<(&'s str, Binding)>,
     table: HashTable<Slot>,
     recent: Recent,
     follow: Follow,
+    /// Whether names are claimed and put in the table later.
+    defer: bool,
+    /// The bindings before this one are in the table.
+    indexed: usize,
+    /// The first binding found of a name already bound, and that earlier
+    /// binding: a name bound twice (an error).
+    twice: Option<(usize, Binding)>,
 }
 
 /// Per class of names (their first byte and length): the index of the
@@ -405,6 +430,44 @@ impl<'s> Names<'s> {
         self.table.reserve(additional, |s| spread(s.hash));
         if additional >= Recent::SIZE {
             self.recent.enable();
+            self.defer = true;
+        }
+    }
+
+    /// Claims `name` for a binding at byte `offset` and returns the
+    /// binding's index: a name being bound, which reads do not see, until
+    /// [`Names::settle`] gives it its node. Whether the name is bound
+    /// already is found later ([`Names::index`]).
+    fn claim(&mut self, name: &'s str, offset: u32) -> u32 {
+        let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 names");
+        self.bindings.push((name, Binding { node: NodeId::NONE, offset, is_input: false }));
+        index
+    }
+
+    /// Binds claimed binding `index` to `node`.
+    fn settle(&mut self, index: u32, node: NodeId) {
+        let (name, binding) = &mut self.bindings[index as usize];
+        binding.node = node;
+        if (index as usize) < self.indexed {
+            let key = Key::of(name);
+            if let Some(slot) = self.table.find_mut(spread(key.hash), |s| s.index == index) {
+                slot.node = node;
+            }
+        }
+    }
+
+    /// Puts the bindings not yet in the table into it, keeping the first
+    /// of them found bound already in [`Names::twice`].
+    fn index(&mut self) {
+        if self.indexed == self.bindings.len() {
+            return;
+        }
+        let from = self.indexed;
+        self.indexed = self.bindings.len();
+        if let Err((i, found)) = self.index_from(from) {
+            if self.twice.is_none_or(|(j, _)| from + i < j) {
+                self.twice = Some((from + i, found));
+            }
         }
     }
 
@@ -419,7 +482,8 @@ impl<'s> Names<'s> {
         self.table.find(spread(key.hash), |s| key.finds(name, &self.bindings, s))
     }
 
-    fn get(&self, name: &str) -> Option<Binding> {
+    fn get(&mut self, name: &str) -> Option<Binding> {
+        self.index();
         self.slot(name).map(|s| self.bindings[s.index as usize].1)
     }
 
@@ -439,11 +503,16 @@ impl<'s> Names<'s> {
                 binding.node
             }
             _ => {
+                self.index();
                 let (index, node) = self.slot_of(&key, name).map(|s| (s.index, s.node))?;
                 self.follow.0[class] = index + 1;
                 node
             }
         };
+        if node == NodeId::NONE {
+            // Claimed, being bound: not a name yet.
+            return None;
+        }
         self.recent.put(&key, node);
         Some(node)
     }
@@ -451,11 +520,16 @@ impl<'s> Names<'s> {
     /// Binds `name` unless it is bound; then it returns that binding. One
     /// probe, where [`Names::get`] and [`Names::insert`] take two.
     fn insert_new(&mut self, name: &'s str, binding: Binding) -> Result<(), Binding> {
+        self.index();
+        self.indexed += 1;
         let Names { bindings, table, .. } = self;
         let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
         let key = Key::of(name);
         match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
-            Entry::Occupied(entry) => Err(bindings[entry.get().index as usize].1),
+            Entry::Occupied(entry) => {
+                self.indexed -= 1;
+                Err(bindings[entry.get().index as usize].1)
+            }
             Entry::Vacant(entry) => {
                 entry.insert(key.slot(binding.node, index));
                 bindings.push((name, binding));
@@ -472,21 +546,29 @@ impl<'s> Names<'s> {
     /// bound again; the first of them in `names` is returned, with the
     /// binding found (one of an earlier name of `names`, or older).
     fn insert_all_new(&mut self, names: &[(&'s str, Binding)]) -> Result<(), (usize, Binding)> {
-        /// Below this many names the table is swept in their order.
-        const SWEPT: usize = 4096;
-        /// Stretches of the table the names are sorted into, each small
-        /// enough to stay in the cache while its names are written.
-        const STRETCHES: usize = 4096;
         if names.len() < SWEPT {
             for (i, &(name, binding)) in names.iter().enumerate() {
                 self.insert_new(name, binding).map_err(|found| (i, found))?;
             }
             return Ok(());
         }
+        self.index();
+        let from = self.bindings.len();
+        self.bindings.extend_from_slice(names);
+        self.indexed = self.bindings.len();
+        self.index_from(from)
+    }
+
+    /// Puts bindings `from..` into the table, in the order of their places
+    /// in it ([`Names::insert_all_new`]); returns the first found bound
+    /// already (its place after `from`), and the binding found.
+    fn index_from(&mut self, from: usize) -> Result<(), (usize, Binding)> {
         let Names { bindings, table, .. } = self;
+        let names = &bindings[from..];
         table.reserve(names.len(), |s| spread(s.hash));
-        let base = bindings.len();
-        bindings.extend_from_slice(names);
+        if names.len() < SWEPT {
+            return insert_in_order(table, bindings, from, &mut (0..names.len()));
+        }
         let keys: Vec<Key> = names.iter().map(|(name, _)| Key::of(name)).collect();
         // A name's place is the low bits of its hash, as many as the table
         // has buckets (a power of two, 8 for each 7 of capacity): a wrong
@@ -509,37 +591,58 @@ impl<'s> Names<'s> {
             order[*at] = i as u32;
             *at += 1;
         }
-        let mut first: Option<(usize, Binding)> = None;
-        for i in order {
-            let i = i as usize;
-            let (key, (name, binding)) = (&keys[i], names[i]);
-            match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
-                Entry::Occupied(entry) => {
-                    let found = bindings[entry.get().index as usize].1;
-                    if first.is_none_or(|(j, _)| i < j) {
-                        first = Some((i, found));
-                    }
-                }
-                Entry::Vacant(entry) => {
-                    let index = u32::try_from(base + i).expect("fewer than 2^32 names");
-                    entry.insert(key.slot(binding.node, index));
-                }
-            }
-        }
-        first.map_or(Ok(()), Err)
+        insert_in_order(table, bindings, from, &mut order.into_iter().map(|i| i as usize))
     }
 
     /// Binds `name`, which callers have checked is not bound yet.
     fn insert(&mut self, name: &'s str, binding: Binding) {
+        self.index();
+        self.indexed += 1;
         let index = u32::try_from(self.bindings.len()).expect("fewer than 2^32 names");
         let key = Key::of(name);
         self.table.insert_unique(spread(key.hash), key.slot(binding.node, index), |s| spread(s.hash));
         self.bindings.push((name, binding));
     }
 
+    /// The names bound (not those being bound).
     fn names(&self) -> impl Iterator<Item = &'s str> + '_ {
-        self.bindings.iter().map(|(name, _)| *name)
+        self.bindings.iter().filter(|(_, b)| b.node != NodeId::NONE).map(|(name, _)| *name)
     }
+}
+
+/// Below this many names the table is written in their order.
+const SWEPT: usize = 4096;
+
+/// Stretches of the table names are sorted into, each small enough to
+/// stay in the cache while its names are written.
+const STRETCHES: usize = 4096;
+
+/// Puts `bindings[from + i]` into `table` for each `i` of `order`; returns
+/// the first `i` found bound already, and the binding found.
+fn insert_in_order(
+    table: &mut HashTable<Slot>,
+    bindings: &[(&str, Binding)],
+    from: usize,
+    order: &mut dyn Iterator<Item = usize>,
+) -> Result<(), (usize, Binding)> {
+    let mut first: Option<(usize, Binding)> = None;
+    for i in order {
+        let (name, binding) = bindings[from + i];
+        let key = Key::of(name);
+        match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
+            Entry::Occupied(entry) => {
+                let found = bindings[entry.get().index as usize].1;
+                if first.is_none_or(|(j, _)| i < j) {
+                    first = Some((i, found));
+                }
+            }
+            Entry::Vacant(entry) => {
+                let index = u32::try_from(from + i).expect("fewer than 2^32 names");
+                entry.insert(key.slot(binding.node, index));
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// A value on the operand stack: a node, or a comparison waiting to become
@@ -665,6 +768,9 @@ struct Parser<'s> {
     tables: FxHashMap<&'s str, crate::table::Table>,
     /// The run whose body is being read, if any, and its index's value.
     run: Option<tables::Run<'s>>,
+    /// The names claimed ([`Names::claim`]) and not bound yet: the byte
+    /// offset of each, and its binding's index.
+    claims: Vec<(u32, u32)>,
     /// Tokens the runs read so far, every value counted.
     run_tokens: u64,
 }
@@ -740,6 +846,7 @@ impl<'s> Parser<'s> {
             tables: Default::default(),
             run: None,
             run_tokens: 0,
+            claims: Vec::new(),
         }
     }
 
@@ -1093,14 +1200,23 @@ impl<'s> Parser<'s> {
     }
 
     /// The nodes the names `results` of function `function` are bound to.
-    fn result_nodes(&self, function: &str, results: &[(&'s str, Span)]) -> Result<Vec<NodeId>, ParseError> {
-        let node = |&(r, s): &(&str, Span)| match self.names.get(r) {
-            Some(b) => Ok(b.node),
-            None => {
-                err(ParseErrorKind::UnboundResult { name: r.to_string(), function: function.to_string() }, s)
+    fn result_nodes(
+        &mut self,
+        function: &str,
+        results: &[(&'s str, Span)],
+    ) -> Result<Vec<NodeId>, ParseError> {
+        let mut nodes = Vec::with_capacity(results.len());
+        for &(r, s) in results {
+            match self.names.get(r) {
+                Some(b) => nodes.push(b.node),
+                None => {
+                    let kind =
+                        ParseErrorKind::UnboundResult { name: r.to_string(), function: function.to_string() };
+                    return err(kind, s);
+                }
             }
-        };
-        results.iter().map(node).collect()
+        }
+        Ok(nodes)
     }
 
     /// The index of the defined function `name`.
@@ -1313,7 +1429,19 @@ impl<'s> Parser<'s> {
         if self.defined_index(name).is_some() {
             return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
         }
-        match self.names.get(name) {
+        if self.names.defer && self.run.is_none() && self.tables.is_empty() {
+            // Whether it is bound already is found later (`bound_twice`).
+            let index = self.names.claim(name, span.start.offset);
+            self.claims.push((span.start.offset, index));
+            return Ok((name, span));
+        }
+        let bound = self.names.get(name);
+        self.binding_error(name, span, bound).map(|()| (name, span))
+    }
+
+    /// The error of binding `name` at `span`, bound already to `bound`.
+    fn binding_error(&mut self, name: &'s str, span: Span, bound: Option<Binding>) -> Result<(), ParseError> {
+        match bound {
             Some(b) if b.is_input && matches!(self.dag.op(b.node), Op::Input(k) if k >= PARAM_BASE) => {
                 err(ParseErrorKind::AssignToParameter { name: name.into() }, span)
             }
@@ -1322,15 +1450,30 @@ impl<'s> Parser<'s> {
                 let first = span_at(self.source, b.offset, name.len());
                 err(ParseErrorKind::DuplicateBinding { name: name.into(), first }, span)
             }
-            None if self.run.is_some() || !self.tables.is_empty() => {
-                self.check_new_name(name, span).map(|_| (name, span))
-            }
-            None => Ok((name, span)),
+            None if self.run.is_some() || !self.tables.is_empty() => self.check_new_name(name, span),
+            None => Ok(()),
         }
     }
 
+    /// The error of the first name bound twice, which `binding_name` would
+    /// have found, if names were claimed and put in the table later.
+    fn bound_twice(&mut self) -> Result<(), ParseError> {
+        self.names.index();
+        let Some((index, first)) = self.names.twice else { return Ok(()) };
+        let (name, binding) = self.names.bindings[index];
+        let span = span_at(self.source, binding.offset, name.len());
+        self.binding_error(name, span, Some(first))
+    }
+
     fn bind(&mut self, name: &'s str, span: Span, node: NodeId) {
-        self.names.insert(name, Binding { node, offset: span.start.offset, is_input: false });
+        let offset = span.start.offset;
+        match self.claims.iter().position(|&(claimed, _)| claimed == offset) {
+            Some(at) => {
+                let (_, index) = self.claims.swap_remove(at);
+                self.names.settle(index, node);
+            }
+            None => self.names.insert(name, Binding { node, offset, is_input: false }),
+        }
     }
 
     fn single_expression(&mut self) -> Result<(), ParseError> {
@@ -1928,6 +2071,66 @@ mod tests {
                 }
                 (got, want) => proptest::prop_assert!(false, "{:?} against {:?}", got.err(), want),
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(600))]
+        /// Names claimed and put in the table later parse a program as
+        /// names bound one at a time do: the same program, or the same
+        /// first error (a name bound twice, to an input, a parameter or a
+        /// function; a name read before it is bound, or in its own
+        /// definition; the results of calls, functions and runs).
+        #[test]
+        fn claimed_names_parse_as_names_bound_in_turn(
+            lines in proptest::collection::vec((0usize..40, 0usize..12, 0usize..12, 0usize..12), 1..24),
+        ) {
+            let pool = ["a", "b", "c", "d_long_name_1", "ee", "f", "g1", "h2", "k", "m_long_name_3", "n", "o"];
+            let mut source = String::from("function g(u, v) -> (r, s)\n  r = u*v\n  s = u - v\nend\nin x, y\nparam p\n");
+            // Reads are mostly of names written before: programs parse,
+            // or fail late.
+            let mut written: Vec<&str> = vec![];
+            for (kind, i, j, k) in lines {
+                // Mostly statements that parse.
+                let kind = if kind < 15 { kind } else { [0, 3, 4, 5, 6, 9, 12][kind % 7] };
+                let read = |j: usize| match j {
+                    11 => pool[j],
+                    _ if written.is_empty() => "y",
+                    _ => written[j % written.len()],
+                };
+                let (a, b, c) = (pool[i], read(j), read(k));
+                if matches!(kind, 0..=4 | 6 | 9 | 12) {
+                    written.push(a);
+                }
+                let line = match kind {
+                    0..=2 => format!("{a} = {b} + {c}*x"),
+                    3 => format!("{a} = x*y"),
+                    4 => format!("out {a} = {b} - y"),
+                    5 => format!("out {b}*p"),
+                    6 => format!("{a}, {} = g({c}, x)", pool[(i + j) % 12]),
+                    7 => format!("{a} = sin({a})"),
+                    8 => format!("{a} = x + {b} + z"),
+                    9 => format!("{a} = y"),
+                    10 => ["x = 1", "p = 2", "g = 3", "in t, x", "function h(u) -> (w)\n  w = u\nend", "in q[2]"][i % 6].into(),
+                    13 => format!("for i in range(2)\n  {a}[i] = x*i\n  out o{b}[i] = {c} + i\nend"),
+                    14 => format!("{a} = sum({b}) + q[1]"),
+                    11 => format!("out {a} = {a}"),
+                    _ => format!("{a} = exp(x)"),
+                };
+                source.push_str(&line);
+                source.push('\n');
+            }
+            source.push_str("out x\n");
+            let summary = |defer: bool| match parse_program_deferring(&source, Some(defer)) {
+                Ok(p) => {
+                    let x: Vec<f64> = (0..p.inputs.len()).map(|k| 0.5 + k as f64).collect();
+                    let values = crate::eval::eval_program(&p, &x);
+                    let names: Vec<&str> = p.outputs.iter().map(|o| o.name.as_str()).collect();
+                    Ok(format!("{:?} {names:?} {values:?}", p.inputs))
+                }
+                Err(e) => Err(e),
+            };
+            proptest::prop_assert_eq!(summary(true), summary(false), "{}", source);
         }
     }
 

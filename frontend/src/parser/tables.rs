@@ -69,7 +69,7 @@ impl<'s> Parser<'s> {
 
     /// Fails unless `name` may name something new: not reserved, not a
     /// function, a name, a table (in the main program) or a run's index.
-    pub(super) fn check_new_name(&self, name: &'s str, span: Span) -> Result<(), ParseError> {
+    pub(super) fn check_new_name(&mut self, name: &'s str, span: Span) -> Result<(), ParseError> {
         super::check_reserved(name, span)?;
         if self.defined_index(name).is_some() {
             return err(ParseErrorKind::ReservedName { name: name.into(), what: "a function" }, span);
