@@ -520,38 +520,18 @@ impl<'s> Names<'s> {
     /// Binds `name` unless it is bound; then it returns that binding. One
     /// probe, where [`Names::get`] and [`Names::insert`] take two.
     fn insert_new(&mut self, name: &'s str, binding: Binding) -> Result<(), Binding> {
-        self.index();
-        self.indexed += 1;
-        let Names { bindings, table, .. } = self;
-        let index = u32::try_from(bindings.len()).expect("fewer than 2^32 names");
-        let key = Key::of(name);
-        match table.entry(spread(key.hash), |s| key.finds(name, bindings, s), |s| spread(s.hash)) {
-            Entry::Occupied(entry) => {
-                self.indexed -= 1;
-                Err(bindings[entry.get().index as usize].1)
-            }
-            Entry::Vacant(entry) => {
-                entry.insert(key.slot(binding.node, index));
-                bindings.push((name, binding));
-                Ok(())
-            }
-        }
+        self.insert_all_new(&[(name, binding)]).map_err(|(_, found)| found)
     }
 
     /// Binds each of `names` in turn unless it is bound, as
     /// [`Names::insert_new`] on each would, but writes the table in the
     /// order of the names' places in it: an `in` line of millions of names
     /// then sweeps the table as it lies in memory, where in the line's
-    /// order every insert missed the cache. Names found bound are not
-    /// bound again; the first of them in `names` is returned, with the
-    /// binding found (one of an earlier name of `names`, or older).
+    /// order every insert missed the cache. Names found bound stay among
+    /// the bindings but not in the table (the parse stops there); the first
+    /// of them in `names` is returned, with the binding found (one of an
+    /// earlier name of `names`, or older).
     fn insert_all_new(&mut self, names: &[(&'s str, Binding)]) -> Result<(), (usize, Binding)> {
-        if names.len() < SWEPT {
-            for (i, &(name, binding)) in names.iter().enumerate() {
-                self.insert_new(name, binding).map_err(|found| (i, found))?;
-            }
-            return Ok(());
-        }
         self.index();
         let from = self.bindings.len();
         self.bindings.extend_from_slice(names);
