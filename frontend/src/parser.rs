@@ -35,8 +35,10 @@ pub fn parse_program(source: &str) -> Result<Program, ParseError> {
 }
 
 /// [`parse_program`], with names claimed and put in the table later
-/// ([`Names`]) as `defer` says, or as the program's size says.
-fn parse_program_deferring(source: &str, defer: Option<bool>) -> Result<Program, ParseError> {
+/// ([`Names`]) as `defer` says, or as the program's size says; deferring,
+/// with a cache of as many recent names as `defer` says (tests make it
+/// small, so that names are evicted and read from the table).
+fn parse_program_deferring(source: &str, defer: Option<(bool, usize)>) -> Result<Program, ParseError> {
     let mut parser = Parser::new(source, Mode::Program);
     // Sized from the source, so big programs rarely grow: a name per line,
     // a node per 12 bytes in the arrays (the bench's programs have 14; room
@@ -50,7 +52,13 @@ fn parse_program_deferring(source: &str, defer: Option<bool>) -> Result<Program,
     // fresh memory: a sixth of parsing a written-out model.
     let lines = memchr::memchr_iter(b'\n', source.as_bytes()).count();
     parser.names.reserve(lines);
-    parser.names.defer = defer.unwrap_or(parser.names.defer);
+    if let Some((defer, recent)) = defer {
+        parser.names.defer = defer;
+        if defer {
+            parser.names.recent.enable(recent);
+            parser.names.bound.enable(recent);
+        }
+    }
     parser.dag.reserve_split(source.len() / 12, (source.len() / 16).min(lines));
     parser.spans.reserve(source.len() / 12);
     let read = parser.statements();
@@ -276,7 +284,8 @@ struct Binding {
 /// the names a program reads again and again (the shared arguments of a
 /// run of calls) in 64 KiB: the table's slots are spread over megabytes,
 /// and on gmm 10^4 (160 K names) reading them stalled on most lookups.
-/// Names are bound once and never rebound, so a cached node stays right.
+/// Names are bound once (a name bound twice fails the parse), so a cached
+/// node stays right.
 ///
 /// Behind the cache, before the table, the binding after the last one read
 /// of the name's class ([`Follow`]): a generated program reads its names in
@@ -285,6 +294,12 @@ struct Binding {
 /// asked for. Read in order, the bindings and the source stream through
 /// the cache, where a probe of the table misses: on cart-pole at 10^5
 /// intervals (1.3 M names) probes were a fifth of the parse.
+///
+/// Behind the guess, a second cache holds the short names a large program
+/// bound last ([`Names::bound`]): written-out code reads most names a few
+/// lines after binding them (`t5 = t3 * t4`), in no order the guess
+/// follows. Kept apart from the names read, so that a flood of new names
+/// does not evict the shared ones a run of calls reads again and again.
 ///
 /// A large program's names are claimed before they are bound
 /// ([`Names::claim`]) and put in the table later, all together
@@ -300,6 +315,8 @@ struct Names<'s> {
     table: HashTable<Slot>,
     recent: Recent,
     follow: Follow,
+    /// The short names bound last, as [`Names::recent`].
+    bound: Recent,
     /// Whether names are claimed and put in the table later.
     defer: bool,
     /// The bindings before this one are in the table.
@@ -332,23 +349,33 @@ impl Recent {
     /// Entries: 64 KiB.
     const SIZE: usize = 4096;
 
-    /// Makes room for [`Recent::SIZE`] entries, each empty: no name is
-    /// 2^32 - 1 bytes long.
-    fn enable(&mut self) {
-        if self.0.is_empty() {
-            self.0 = vec![(0, u32::MAX, NodeId::NONE); Recent::SIZE].into_boxed_slice();
+    /// Entries of the cache of names bound last: 16 KiB.
+    const BOUND: usize = 1024;
+
+    /// Makes room for `entries` entries (a power of two), each empty: no
+    /// name is 2^32 - 1 bytes long.
+    fn enable(&mut self, entries: usize) {
+        debug_assert!(entries.is_power_of_two());
+        if self.0.len() != entries {
+            self.0 = vec![(0, u32::MAX, NodeId::NONE); entries].into_boxed_slice();
         }
     }
 
     #[inline]
+    fn entry(&self, key: &Key) -> usize {
+        key.hash as usize & self.0.len().wrapping_sub(1)
+    }
+
+    #[inline]
     fn get(&self, key: &Key) -> Option<NodeId> {
-        let &(head, len, node) = self.0.get(key.hash as usize % Self::SIZE)?;
+        let &(head, len, node) = self.0.get(self.entry(key))?;
         (head == key.head && len == key.len).then_some(node)
     }
 
     #[inline]
     fn put(&mut self, key: &Key, node: NodeId) {
-        if let Some(entry) = self.0.get_mut(key.hash as usize % Self::SIZE).filter(|_| key.len <= 8) {
+        let at = self.entry(key);
+        if let Some(entry) = self.0.get_mut(at).filter(|_| key.len <= 8) {
             *entry = (key.head, key.len, node);
         }
     }
@@ -429,7 +456,8 @@ impl<'s> Names<'s> {
         self.bindings.reserve(additional);
         self.table.reserve(additional, |s| spread(s.hash));
         if additional >= Recent::SIZE {
-            self.recent.enable();
+            self.recent.enable(Recent::SIZE);
+            self.bound.enable(Recent::BOUND);
             self.defer = true;
         }
     }
@@ -444,16 +472,17 @@ impl<'s> Names<'s> {
         index
     }
 
-    /// Binds claimed binding `index` to `node`.
+    /// Binds claimed binding `index` to `node`, and caches it as bound last.
     fn settle(&mut self, index: u32, node: NodeId) {
         let (name, binding) = &mut self.bindings[index as usize];
         binding.node = node;
+        let key = Key::of(name);
         if (index as usize) < self.indexed {
-            let key = Key::of(name);
             if let Some(slot) = self.table.find_mut(spread(key.hash), |s| s.index == index) {
                 slot.node = node;
             }
         }
+        self.bound.put(&key, node);
     }
 
     /// Puts the bindings not yet in the table into it, keeping the first
@@ -488,7 +517,7 @@ impl<'s> Names<'s> {
     }
 
     /// The node `name` is bound to: what reading a name needs, from the
-    /// recent names or the slot alone.
+    /// recent names, the guess, the names bound last or the slot alone.
     #[inline]
     fn node(&mut self, name: &str) -> Option<NodeId> {
         let key = Key::of(name);
@@ -502,6 +531,7 @@ impl<'s> Names<'s> {
                 self.follow.0[class] = next as u32 + 1;
                 binding.node
             }
+            _ if let Some(node) = self.bound.get(&key) => node,
             _ => {
                 self.index();
                 let (index, node) = self.slot_of(&key, name).map(|s| (s.index, s.node))?;
@@ -2101,7 +2131,7 @@ mod tests {
                 source.push('\n');
             }
             source.push_str("out x\n");
-            let summary = |defer: bool| match parse_program_deferring(&source, Some(defer)) {
+            let summary = |defer: Option<(bool, usize)>| match parse_program_deferring(&source, defer) {
                 Ok(p) => {
                     let x: Vec<f64> = (0..p.inputs.len()).map(|k| 0.5 + k as f64).collect();
                     let values = crate::eval::eval_program(&p, &x);
@@ -2110,7 +2140,12 @@ mod tests {
                 }
                 Err(e) => Err(e),
             };
-            proptest::prop_assert_eq!(summary(true), summary(false), "{}", source);
+            let in_turn = summary(Some((false, 0)));
+            // A cache of recent names of one entry or a few misses often,
+            // and reads fall back to names not yet in the table.
+            for recent in [1, 4, Recent::SIZE] {
+                proptest::prop_assert_eq!(&summary(Some((true, recent))), &in_turn, "{} (cache of {})", source, recent);
+            }
         }
     }
 
