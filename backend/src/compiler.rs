@@ -3,12 +3,13 @@
 
 use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
-use crate::convention::{one_point_signature, two_points_signature, InputParts, MAX_PARTS};
+use crate::convention::{looped_signature, one_point_signature, two_points_signature, InputParts, MAX_PARTS};
 use crate::error::CodegenError;
 use crate::function_first::FunctionFirst;
 use crate::kernel::{Callees, JitKernel, TwoPoints};
 use crate::lanes::Lanes;
 use crate::libm::Libm;
+use crate::looped::MapLoop;
 use crate::lower::{libm_signature, lower_chunk, LowerInput, MapPairs, ValueCache};
 use crate::module::OwnedModule;
 use crate::pairs;
@@ -382,7 +383,7 @@ impl JitCompiler {
         let (dag, outputs) = (kernel.dag(), kernel.roots());
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
         let lanes = match variant {
-            Variant::OnePoint => 1,
+            Variant::OnePoint | Variant::Looped => 1,
             Variant::TwoPoints => 2,
         };
         let calls = (!callees.is_empty())
@@ -391,6 +392,28 @@ impl JitCompiler {
         session.map = map.clone();
         session.compile_chunks(dag, outputs, &plan, parts, listing, calls.as_ref())?;
         session.finish(&plan, calls.as_ref())
+    }
+
+    /// The module and the one function of `body`, a map's, compiled with
+    /// its loop over the instances ([`crate::looped`]), if it is one chunk
+    /// without calls (with its small calls written out).
+    pub(crate) fn build_looped(
+        &self,
+        body: &Kernel,
+        columns: &MapLoop,
+    ) -> Result<Option<(OwnedModule, FuncId)>, CodegenError> {
+        let body = small_calls_written_out(body);
+        let (dag, outputs) = (body.dag(), body.roots());
+        let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
+        if body.has_calls() || plan.num_chunks() != 1 || plan.scratch_len() != 0 {
+            return Ok(None);
+        }
+        let parts = self.parts(&body, &[body.num_inputs()])?;
+        let mut session = self.session(Variant::Looped)?;
+        session.looped = Some(columns.clone());
+        session.compile_chunks(dag, outputs, &plan, &parts, None, None)?;
+        let Built { code, chunks, .. } = session.finish(&plan, None)?;
+        Ok(Some((code, chunks[0])))
     }
 
     /// A module for `variant`'s chunks, which imports the library functions.
@@ -417,6 +440,7 @@ impl JitCompiler {
         let signature = match variant {
             Variant::OnePoint => one_point_signature(module),
             Variant::TwoPoints => two_points_signature(module),
+            Variant::Looped => looped_signature(module),
         };
         let stop = self.stop.clone();
         Ok(Session {
@@ -429,6 +453,7 @@ impl JitCompiler {
             signature,
             variant,
             map: MapPairs::default(),
+            looped: None,
             chunks: Vec::new(),
             stop,
         })
@@ -479,6 +504,8 @@ struct Session {
     variant: Variant,
     /// Two points of a map's body: its shared inputs and summed outputs.
     map: MapPairs,
+    /// A map's body with its loop: where its inputs and results are.
+    looped: Option<MapLoop>,
     /// The chunks compiled so far, in call order.
     chunks: Vec<FuncId>,
     /// Asked before each batch of chunks.
@@ -513,6 +540,7 @@ impl Session {
             parts,
             calls,
             map: &self.map,
+            looped: self.looped.as_ref(),
         };
         let optimize = plan.num_ops() < JitCompiler::OPTIMIZE_BELOW_OPS || calls.is_some();
         if !optimize && self.unoptimized.is_none() {
@@ -540,7 +568,7 @@ impl Session {
                     let mut func =
                         Function::with_name_signature(UserFuncName::default(), self.signature.clone());
                     match self.variant {
-                        Variant::OnePoint => {
+                        Variant::OnePoint | Variant::Looped => {
                             lower_chunk::<_, Scalar>(module, &mut func, &mut fctx, &input, &mut cache, c)
                         }
                         Variant::TwoPoints => {
@@ -573,7 +601,7 @@ impl Session {
         debug_assert_eq!(self.chunks.len(), plan.num_chunks(), "every chunk is compiled");
         self.code.module_mut().finalize_definitions()?;
         let slots = match self.variant {
-            Variant::OnePoint => plan.scratch_len(),
+            Variant::OnePoint | Variant::Looped => plan.scratch_len(),
             Variant::TwoPoints => 2 * plan.scratch_len(),
         };
         let scratch_len = calls.map_or(slots, |calls| calls.end);
@@ -695,6 +723,9 @@ enum Variant {
     OnePoint,
     /// Two points in the lanes of `f64x2`: [`Lanes`].
     TwoPoints,
+    /// A map's body over its instances, one at a time: [`Scalar`] in
+    /// the loop of [`crate::looped`].
+    Looped,
 }
 
 /// The host's ISA builder, with the CPU features it detects.

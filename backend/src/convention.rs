@@ -15,6 +15,10 @@
 //!   array uses the first five, all in registers. The scratch holds two
 //!   values per slot, point 0's first.
 //!
+//! - A map's body with its loop ([`crate::looped`]): `(input, out, sums,
+//!   tables, start, end)`: the input in one array, where the outputs and
+//!   the sums are added, the addresses of the tables, and the instances.
+//!
 //! Parts a kernel does not have are passed as null and never read; the
 //! scratch is null for a kernel of one chunk that hands nothing on.
 
@@ -50,6 +54,9 @@ pub(crate) type TwoPointsFn = unsafe extern "C" fn(
     *const f64,
 );
 
+/// A map's body with its loop: `(input, out, sums, tables, start, end)`.
+pub(crate) type LoopedFn = unsafe extern "C" fn(*const f64, *mut f64, *mut f64, *const u64, usize, usize);
+
 /// The signature of [`OnePointFn`]: [`MAX_PARTS`] + 2 pointers, no result.
 pub(crate) fn one_point_signature<M: Module>(module: &M) -> Signature {
     pointers(module, MAX_PARTS + 2)
@@ -58,6 +65,11 @@ pub(crate) fn one_point_signature<M: Module>(module: &M) -> Signature {
 /// The signature of [`TwoPointsFn`]: 3 + 2 × [`MAX_PARTS`] pointers, no result.
 pub(crate) fn two_points_signature<M: Module>(module: &M) -> Signature {
     pointers(module, 3 + 2 * MAX_PARTS)
+}
+
+/// The signature of [`LoopedFn`]: six pointer-sized parameters, no result.
+pub(crate) fn looped_signature<M: Module>(module: &M) -> Signature {
+    pointers(module, 6)
 }
 
 /// `count` pointer parameters and no result, in the default convention.
@@ -105,6 +117,36 @@ impl TwoPointsParams {
     }
 }
 
+/// The parameters of a map's body with its loop, by role.
+pub(crate) struct LoopedParams {
+    pub(crate) input: Value,
+    pub(crate) out: Value,
+    pub(crate) sums: Value,
+    pub(crate) tables: Value,
+    pub(crate) start: Value,
+    pub(crate) end: Value,
+}
+
+impl LoopedParams {
+    /// The roles of `params`, a function of [`looped_signature`]'s.
+    pub(crate) fn new(params: &[Value]) -> LoopedParams {
+        let [input, out, sums, tables, start, end] = params[..] else {
+            panic!("a looped body takes six parameters")
+        };
+        LoopedParams { input, out, sums, tables, start, end }
+    }
+}
+
+/// The arguments of a call of a map's body with its loop.
+pub(crate) struct LoopedArgs {
+    pub(crate) input: *const f64,
+    pub(crate) out: *mut f64,
+    pub(crate) sums: *mut f64,
+    pub(crate) tables: *const u64,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
 /// The one-point `chunks` of `code`, finalized. Panics if one is not a
 /// function of [`one_point_signature`]: the calls rely on it.
 pub(crate) fn one_point_chunks(code: &mut OwnedModule, chunks: &[FuncId]) -> Vec<OnePointFn> {
@@ -131,6 +173,31 @@ pub(crate) fn two_points_chunks(code: &mut OwnedModule, chunks: &[FuncId]) -> Ve
         // result in the platform's default calling convention, i.e. `TwoPointsFn`.
         .map(|ptr| unsafe { std::mem::transmute::<*const u8, TwoPointsFn>(ptr) })
         .collect()
+}
+
+/// The looped body `chunk` of `code`, finalized. Panics if it is not a
+/// function of [`looped_signature`]: the calls rely on it.
+pub(crate) fn looped_chunk(code: &mut OwnedModule, chunk: FuncId) -> LoopedFn {
+    let module = code.module_mut();
+    let signature = looped_signature(module);
+    let [ptr] = finalized(module, &[chunk], &signature)[..] else { unreachable!("one chunk asked") };
+    // SAFETY: `ptr` is the entry of a finalized function of `module` whose
+    // signature (checked by `finalized`) is six pointer-sized parameters and
+    // no result in the platform's default calling convention, i.e. `LoopedFn`.
+    unsafe { std::mem::transmute::<*const u8, LoopedFn>(ptr) }
+}
+
+/// Calls a map's body with its loop.
+///
+/// # Safety
+/// The loop reads `input` and the tables and adds into `out` and `sums`
+/// at the entries of instances `start..end`: each must be valid there, the
+/// tables at their addresses in `tables`, and the code alive.
+#[inline]
+pub(crate) unsafe fn call_looped(function: LoopedFn, args: LoopedArgs) {
+    let LoopedArgs { input, out, sums, tables, start, end } = args;
+    // SAFETY: as the caller promised.
+    unsafe { function(input, out, sums, tables, start, end) }
 }
 
 /// Calls a one-point chunk on point `x` into `out`.

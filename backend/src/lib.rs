@@ -50,6 +50,7 @@ mod header;
 pub mod kernel;
 mod lanes;
 mod libm;
+mod looped;
 mod lower;
 pub mod mapped;
 mod module;

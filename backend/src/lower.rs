@@ -14,6 +14,7 @@
 use crate::calls::CallLayout;
 use crate::chunk::ChunkPlan;
 use crate::convention::{one_point_signature, InputParts};
+use crate::looped::MapLoop;
 use crate::power::{self, inline_power, Compensated, Inline};
 use crate::sincos;
 use cranelift_codegen::ir::condcodes::FloatCC;
@@ -70,6 +71,8 @@ pub(crate) struct LowerInput<'a> {
     /// Two points of a map's body: its shared inputs and summed outputs
     /// (empty for other kernels).
     pub map: &'a MapPairs,
+    /// A map's body compiled with its loop: where its inputs and results are.
+    pub looped: Option<&'a MapLoop>,
 }
 
 /// How a map's body runs on two instances at once ([`crate::mapped`]).

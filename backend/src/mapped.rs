@@ -4,11 +4,16 @@
 //! positions of the map's tables, in the interpreter's order (the values
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
+//!
+//! A body of one chunk without calls is compiled with its loop
+//! ([`crate::looped`]); a larger one is called for each instance from the
+//! loop here, two instances at once in the SIMD lanes where it has no calls.
 
 use crate::batch::{check_parts, eval_each_point, Rows};
 use crate::compiler::JitCompiler;
 use crate::error::{CodegenError, KernelError};
 use crate::kernel::{JitKernel, TwoPoints};
+use crate::looped::{LoopedBody, MapLoop};
 use frontend::map::{Column, Columns, MapKernel};
 use frontend::{Kernel, Stop};
 use std::cell::RefCell;
@@ -42,7 +47,17 @@ enum RestValue {
 
 /// One map's body, compiled, with its tables.
 #[derive(Debug)]
-struct CompiledPiece {
+enum CompiledPiece {
+    /// The body compiled with its loop over the instances (a body of one
+    /// chunk without calls): a few instructions an instance.
+    Looped(Box<LoopedBody>),
+    /// The body called for each instance, or for two at a time.
+    EachInstance(Box<EachInstance>),
+}
+
+/// A map's body called for each instance.
+#[derive(Debug)]
+struct EachInstance {
     body: JitKernel,
     /// The body's two-point variant, adding its outputs at fixed places
     /// to a sum per lane ([`JitCompiler::compile_map_pairs`]), if it
@@ -129,13 +144,16 @@ thread_local! {
     static SECOND: RefCell<[Vec<f64>; 2]> = const { RefCell::new([Vec::new(), Vec::new()]) };
 }
 
-/// Bodies of maps of at least this many instances get their two-point
-/// variant: two instances at once, one per SIMD lane (bodies without
-/// calls only: a call runs each lane alone, and with them the pairs were
-/// slower, gmm 1000's Jacobian 0.58 -> 0.75 ms, where without calls they
-/// are faster, the same model written out 1.2 -> 0.62 ms), and of at
-/// least [`TWO_POINT_OPS`] operations (smaller ones gain nothing: a
-/// 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs).
+/// Bodies of maps of at least this many instances, called for each
+/// instance (not compiled with their loop: several chunks, or calls), get
+/// their two-point variant: two instances at once, one per SIMD lane
+/// (bodies without calls only: a call runs each lane alone, and with them
+/// the pairs were slower, gmm 1000's Jacobian 0.58 -> 0.75 ms, where
+/// without calls they are faster, the same model written out 1.2 -> 0.62
+/// ms), and of at least [`TWO_POINT_OPS`] operations (smaller ones gained
+/// nothing: a 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs). A
+/// body of one chunk runs faster in its compiled loop than in pairs
+/// (cart-pole 10^4: the function 12% faster, the Jacobian 4%).
 const TWO_POINT_INSTANCES: usize = 8;
 
 /// See [`TWO_POINT_INSTANCES`].
@@ -166,6 +184,10 @@ impl JitCompiler {
                     "a gathered value per body input"
                 );
                 assert_eq!(piece.places.columns.len(), piece.body.num_outputs(), "a place per body output");
+                let columns = MapLoop { gather: piece.gather.clone(), places: piece.places.clone() };
+                if let Some(looped) = self.compile_map_loop(&piece.body, &columns, piece.instances)? {
+                    return Ok(CompiledPiece::Looped(Box::new(looped)));
+                }
                 let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
                 let (gather, places) = (Walk::new(&piece.gather), Walk::new(&piece.places));
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
@@ -180,7 +202,8 @@ impl JitCompiler {
                         Some(Err(_)) | None => None,
                         Some(Ok(pairs)) => Some(pairs),
                     };
-                Ok(CompiledPiece { body, pairs, instances: piece.instances, gather, places })
+                let each = EachInstance { body, pairs, instances: piece.instances, gather, places };
+                Ok(CompiledPiece::EachInstance(Box::new(each)))
             })
             .collect::<Result<_, CodegenError>>()?;
         let post = kernel
@@ -235,6 +258,12 @@ impl MappedKernel {
         &self.part_lengths
     }
 
+    /// Maps whose body runs in its compiled loop over the instances
+    /// ([`crate::looped`]); the others run an instance at a time.
+    pub fn looped_maps(&self) -> usize {
+        self.pieces.iter().filter(|p| matches!(p, CompiledPiece::Looped(_))).count()
+    }
+
     /// Compiled bodies, the rest and the steps before and after the maps:
     /// how many kernels one call runs.
     pub fn num_kernels(&self) -> usize {
@@ -279,7 +308,12 @@ impl MappedKernel {
                 };
             }
             for piece in &self.pieces {
-                piece.run(input, body_in, body_out, kernel_out, with_scratch);
+                match piece {
+                    CompiledPiece::Looped(looped) => looped.run_all(input, with_scratch, kernel_out),
+                    CompiledPiece::EachInstance(each) => {
+                        each.run(input, body_in, body_out, kernel_out, with_scratch)
+                    }
+                }
             }
             if let Some(post_and_places) = &self.post {
                 let (post, places) = &**post_and_places;
@@ -322,7 +356,7 @@ impl MappedKernel {
     }
 }
 
-impl CompiledPiece {
+impl EachInstance {
     /// Every instance: gather (shared arguments once), run the body (two
     /// instances at once where it has its two-point variant), add its
     /// outputs in place, instance by instance; outputs at a place the same

@@ -3,9 +3,12 @@
 //! input's parts then the outputs and the scratch ([`crate::convention`]); values
 //! are `f64`. Like operations stored side by side run two at a time in
 //! `f64x2` ([`crate::pairs`]), each lane computing what the scalar
-//! instruction would.
+//! instruction would. A map's body compiled with its loop
+//! ([`crate::looped`]) is one point at a time too, its inputs and outputs
+//! where the loop says.
 
 use crate::convention::{OnePointParams, MAX_PARTS};
+use crate::looped::LoopIo;
 use crate::lower::{address, LowerInput, Lowering, Width, LOAD, STORE, VECTOR_LOAD, VECTOR_STORE};
 use crate::pairs::{ChunkPairs, PairOperand};
 use cranelift_codegen::ir::condcodes::FloatCC;
@@ -29,6 +32,8 @@ pub(crate) struct Scalar {
     packed: HashMap<(NodeId, NodeId), Value>,
     /// Outputs stored so far, to check that all are.
     stored: usize,
+    /// The loop around a map's body, for one compiled with it.
+    looped: Option<LoopIo>,
 }
 
 impl Width for Scalar {
@@ -36,12 +41,27 @@ impl Width for Scalar {
     const LANES: u8 = 1;
 
     fn new(
-        _: &mut FunctionBuilder<'_>,
+        b: &mut FunctionBuilder<'_>,
         params: &[Value],
         input: &LowerInput<'_>,
         chunk: usize,
     ) -> (Scalar, Value) {
         debug_assert!(input.map.summed.is_empty(), "one point stores every output");
+        if let Some(columns) = input.looped {
+            // Its outputs are added where the loop says, never stored in pairs.
+            let looped = LoopIo::open(b, params, columns);
+            let scratch = looped.no_scratch();
+            let scalar = Scalar {
+                x: [scratch; MAX_PARTS],
+                out: scratch,
+                vectors: Vec::new(),
+                pairs: ChunkPairs::default(),
+                packed: HashMap::new(),
+                stored: 0,
+                looped: Some(looped),
+            };
+            return (scalar, scratch);
+        }
         let pairs = ChunkPairs::find(input.dag, input.plan, input.op_uses, input.parts, chunk);
         let params = OnePointParams::new(params);
         let scalar = Scalar {
@@ -51,6 +71,7 @@ impl Width for Scalar {
             pairs,
             packed: HashMap::new(),
             stored: 0,
+            looped: None,
         };
         (scalar, params.scratch)
     }
@@ -67,16 +88,25 @@ impl Width for Scalar {
 
     fn store_output<M: Module>(l: &mut Lowering<'_, '_, M, Scalar>, k: usize, id: NodeId) {
         let v = l.operand(id);
-        store(&mut l.b, l.width.out, k, v);
+        match &mut l.width.looped {
+            Some(looped) => looped.result(k, v),
+            None => store(&mut l.b, l.width.out, k, v),
+        }
         l.width.stored += 1;
     }
 
     fn finish<M: Module>(l: &mut Lowering<'_, '_, M, Scalar>) {
         let expected = l.input.plan.stores(l.chunk).len();
         debug_assert_eq!(l.width.stored, expected, "every output of chunk {} is stored", l.chunk);
+        if let Some(looped) = l.width.looped.take() {
+            looped.close(&mut l.b);
+        }
     }
 
     fn input<M: Module>(l: &mut Lowering<'_, '_, M, Scalar>, k: usize) -> Value {
+        if let Some(looped) = &l.width.looped {
+            return looped.input(&mut l.b, k);
+        }
         let (part, index) = l.input.parts.locate(k);
         load(&mut l.b, l.width.x[part], index)
     }

@@ -14,6 +14,10 @@ pub struct SelfCheckFailure {
     /// Points per call of the variant that disagreed: 1, or 2 for the
     /// two-point variant of batches.
     pub points: usize,
+    /// Whether it was a map's body compiled with its loop over the
+    /// instances; `output` is then a place the instances add into (the
+    /// map's output, then its sums).
+    pub looped: bool,
     /// The output, from 0, in the kernel's order.
     pub output: usize,
     /// What the compiled kernel computed.
@@ -24,7 +28,11 @@ pub struct SelfCheckFailure {
 
 impl std::fmt::Display for SelfCheckFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let variant = if self.points == 2 { " (two points per call)" } else { "" };
+        let variant = match (self.looped, self.points) {
+            (true, _) => " (a map's body in its loop)",
+            (false, 2) => " (two points per call)",
+            _ => "",
+        };
         write!(
             f,
             "self-check failed: the compiled kernel{variant} computes output {} as {:e} where the \
@@ -60,12 +68,23 @@ fn mirrored(x: &[f64]) -> Vec<f64> {
 
 /// Compares `compiled` (the kernel's outputs at `x`) with the interpreter's.
 fn compare(kernel: &Kernel, x: &[f64], compiled: &[f64], points: usize) -> Result<(), SelfCheckFailure> {
-    let interpreted = kernel.eval(x);
+    same(compiled, &kernel.eval(x), points, false)
+}
+
+/// Whether `compiled` and `interpreted` agree bit for bit (two NaNs
+/// agree); else the first output where they do not.
+pub(crate) fn same(
+    compiled: &[f64],
+    interpreted: &[f64],
+    points: usize,
+    looped: bool,
+) -> Result<(), SelfCheckFailure> {
     let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-    match compiled.iter().zip(&interpreted).position(|(&a, &b)| !same(a, b)) {
+    match compiled.iter().zip(interpreted).position(|(&a, &b)| !same(a, b)) {
         None => Ok(()),
         Some(output) => Err(SelfCheckFailure {
             points,
+            looped,
             output,
             compiled: compiled[output],
             interpreted: interpreted[output],
