@@ -5,9 +5,10 @@
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
 //!
-//! A body of one chunk without calls is compiled with its loop
-//! ([`crate::looped`]); a larger one is called for each instance from the
-//! loop here, two instances at once in the SIMD lanes where it has no calls.
+//! A small body (one chunk, without calls, below the two-point variant's
+//! size) is compiled with its loop ([`crate::looped`]); a larger one is
+//! called for each instance from the loop here, two instances at once in
+//! the SIMD lanes where it has no calls.
 
 use crate::batch::{check_parts, eval_each_point, Rows};
 use crate::compiler::JitCompiler;
@@ -144,16 +145,18 @@ thread_local! {
     static SECOND: RefCell<[Vec<f64>; 2]> = const { RefCell::new([Vec::new(), Vec::new()]) };
 }
 
-/// Bodies of maps of at least this many instances, called for each
-/// instance (not compiled with their loop: several chunks, or calls), get
-/// their two-point variant: two instances at once, one per SIMD lane
+/// Bodies of maps of at least this many instances get their two-point
+/// variant: two instances at once, one per SIMD lane
 /// (bodies without calls only: a call runs each lane alone, and with them
 /// the pairs were slower, gmm 1000's Jacobian 0.58 -> 0.75 ms, where
 /// without calls they are faster, the same model written out 1.2 -> 0.62
 /// ms), and of at least [`TWO_POINT_OPS`] operations (smaller ones gained
-/// nothing: a 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs). A
-/// body of one chunk runs faster in its compiled loop than in pairs
-/// (cart-pole 10^4: the function 12% faster, the Jacobian 4%).
+/// nothing: a 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs; they
+/// run in their compiled loop). Against a body of one chunk in its
+/// compiled loop, one instance at a time, the pairs win on arithmetic
+/// (gmm 10^4's function, 680 operations a point: 1.14 ms in pairs, 1.30
+/// ms looped) and lose where calls dominate (cart-pole 10^4's function,
+/// about 150 with `sin` and `cos`: 0.92 ms against 0.80).
 const TWO_POINT_INSTANCES: usize = 8;
 
 /// See [`TWO_POINT_INSTANCES`].
@@ -184,15 +187,17 @@ impl JitCompiler {
                     "a gathered value per body input"
                 );
                 assert_eq!(piece.places.columns.len(), piece.body.num_outputs(), "a place per body output");
-                let columns = MapLoop { gather: piece.gather.clone(), places: piece.places.clone() };
-                if let Some(looped) = self.compile_map_loop(&piece.body, &columns, piece.instances)? {
-                    return Ok(CompiledPiece::Looped(Box::new(looped)));
-                }
-                let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
-                let (gather, places) = (Walk::new(&piece.gather), Walk::new(&piece.places));
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
                     && !piece.body.has_calls()
                     && piece.body.count_ops() >= TWO_POINT_OPS;
+                if !worth_pairs {
+                    let columns = MapLoop { gather: piece.gather.clone(), places: piece.places.clone() };
+                    if let Some(looped) = self.compile_map_loop(&piece.body, &columns, piece.instances)? {
+                        return Ok(CompiledPiece::Looped(Box::new(looped)));
+                    }
+                }
+                let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
+                let (gather, places) = (Walk::new(&piece.gather), Walk::new(&piece.places));
                 let shared: Vec<bool> = piece.gather.columns.iter().map(|c| c.constant().is_some()).collect();
                 let summed = places.fixed_ranks(piece.places.columns.len());
                 let pairs =

@@ -450,7 +450,13 @@ pub const MAP_MIN_OPS: u64 = 20_000;
 /// placing outweighs its body and the whole kernel's results run faster
 /// (with maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x
 /// slower; collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5,
-/// 3.3x). Larger bodies gain in set-up, the body differentiated once where
+/// 3.3x). With the bodies compiled with their loops (`backend::looped`)
+/// the gap is smaller but stays (maps against whole, `dstar bench
+/// --hessian`: `nbody_acc_20` Jacobian 1.56x, Hessian 1.04x; the Rosenbrock
+/// chain 0.84x and 1.37x; a 1,000-point fit, 14 an instance, 1.12x and
+/// 0.71x; a 30 x 30 minimal surface written out 1.08x and 1.23x), against
+/// set-ups 10 to 20 times faster, of 0.1 to 0.3 s at most below
+/// [`MAP_MIN_OPS`]: kernels evaluated millions of times come first. Larger bodies gain in set-up, the body differentiated once where
 /// the whole kernel's derivative is built, searched and compiled in full,
 /// and their kernels run as fast or faster, in cache (same session,
 /// whole -> maps: cart-pole `--flat` at 100 intervals, 66 ops an instance,
