@@ -384,7 +384,7 @@ impl JitCompiler {
         let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
         let lanes = match variant {
             Variant::OnePoint | Variant::Looped => 1,
-            Variant::TwoPoints => 2,
+            Variant::TwoPoints | Variant::LoopedPairs => 2,
         };
         let calls = (!callees.is_empty())
             .then(|| CallLayout::new(dag, outputs, callees, lanes * plan.scratch_len(), lanes));
@@ -395,12 +395,13 @@ impl JitCompiler {
     }
 
     /// The module and the one function of `body`, a map's, compiled with
-    /// its loop over the instances ([`crate::looped`]), if it is one chunk
-    /// without calls (with its small calls written out).
+    /// its loop over the instances ([`crate::looped`]), `lanes` a step, if
+    /// it is one chunk without calls (with its small calls written out).
     pub(crate) fn build_looped(
         &self,
         body: &Kernel,
         columns: &MapLoop,
+        lanes: u8,
     ) -> Result<Option<(OwnedModule, FuncId)>, CodegenError> {
         let body = small_calls_written_out(body);
         let (dag, outputs) = (body.dag(), body.roots());
@@ -409,7 +410,7 @@ impl JitCompiler {
             return Ok(None);
         }
         let parts = self.parts(&body, &[body.num_inputs()])?;
-        let mut session = self.session(Variant::Looped)?;
+        let mut session = self.session(if lanes == 2 { Variant::LoopedPairs } else { Variant::Looped })?;
         session.looped = Some(columns.clone());
         session.compile_chunks(dag, outputs, &plan, &parts, None, None)?;
         let Built { code, chunks, .. } = session.finish(&plan, None)?;
@@ -440,7 +441,7 @@ impl JitCompiler {
         let signature = match variant {
             Variant::OnePoint => one_point_signature(module),
             Variant::TwoPoints => two_points_signature(module),
-            Variant::Looped => looped_signature(module),
+            Variant::Looped | Variant::LoopedPairs => looped_signature(module),
         };
         let stop = self.stop.clone();
         Ok(Session {
@@ -571,7 +572,7 @@ impl Session {
                         Variant::OnePoint | Variant::Looped => {
                             lower_chunk::<_, Scalar>(module, &mut func, &mut fctx, &input, &mut cache, c)
                         }
-                        Variant::TwoPoints => {
+                        Variant::TwoPoints | Variant::LoopedPairs => {
                             lower_chunk::<_, Lanes>(module, &mut func, &mut fctx, &input, &mut cache, c)
                         }
                     }
@@ -602,7 +603,7 @@ impl Session {
         self.code.module_mut().finalize_definitions()?;
         let slots = match self.variant {
             Variant::OnePoint | Variant::Looped => plan.scratch_len(),
-            Variant::TwoPoints => 2 * plan.scratch_len(),
+            Variant::TwoPoints | Variant::LoopedPairs => 2 * plan.scratch_len(),
         };
         let scratch_len = calls.map_or(slots, |calls| calls.end);
         Ok(Built { code: self.code, chunks: self.chunks, scratch_len })
@@ -726,6 +727,9 @@ enum Variant {
     /// A map's body over its instances, one at a time: [`Scalar`] in
     /// the loop of [`crate::looped`].
     Looped,
+    /// A map's body over its instances, two at a time: [`Lanes`] in the
+    /// loop of [`crate::looped`].
+    LoopedPairs,
 }
 
 /// The host's ISA builder, with the CPU features it detects.

@@ -12,6 +12,7 @@
 //! called once per lane, `sincos` included.
 
 use crate::convention::{TwoPointsParams, MAX_PARTS};
+use crate::looped::LoopIo;
 #[cfg(doc)]
 use crate::lower::MapPairs;
 use crate::lower::{address, LowerInput, Lowering, Width, VECTOR_LOAD, VECTOR_STORE};
@@ -45,6 +46,9 @@ pub(crate) struct Lanes {
     /// each: shuffles of the same vectors are then the same instruction,
     /// which Cranelift merges (an output pair stored at several places).
     lane_masks: [Immediate; 2],
+    /// The loop around a map's body, for one compiled with it: two
+    /// instances a step ([`crate::looped`]).
+    looped: Option<LoopIo>,
 }
 
 impl Width for Lanes {
@@ -59,6 +63,21 @@ impl Width for Lanes {
     ) -> (Lanes, Value) {
         let lane_masks = [LOW_LANES, HIGH_LANES]
             .map(|mask| b.func.dfg.immediates.push(ConstantData::from(mask.as_slice())));
+        if let Some(columns) = input.looped {
+            // Its outputs are added where the loop says.
+            let looped = LoopIo::open(b, params, columns, 2);
+            let scratch = looped.no_scratch();
+            let lanes = Lanes {
+                x: [[scratch; MAX_PARTS]; 2],
+                out: [scratch; 2],
+                partner: HashMap::new(),
+                waiting: HashMap::new(),
+                constants: HashMap::new(),
+                lane_masks,
+                looped: Some(looped),
+            };
+            return (lanes, scratch);
+        }
         let params = TwoPointsParams::new(params);
         let lanes = Lanes {
             x: params.x,
@@ -69,6 +88,7 @@ impl Width for Lanes {
             waiting: HashMap::new(),
             constants: HashMap::new(),
             lane_masks,
+            looped: None,
         };
         (lanes, params.scratch)
     }
@@ -81,6 +101,10 @@ impl Width for Lanes {
     /// node if that is known, later if it is not, else lane by lane; or
     /// adds it to its sums ([`MapPairs::summed`]).
     fn store_output<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize, id: NodeId) {
+        if l.width.looped.is_some() {
+            let v = l.operand(id);
+            return l.width.looped.as_mut().expect("checked above").result(k, v);
+        }
         if let Some(&Some(at)) = l.input.map.summed.get(k) {
             let v = l.operand(id);
             return l.add_to_sums(at as usize, v);
@@ -100,6 +124,9 @@ impl Width for Lanes {
 
     fn finish<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>) {
         debug_assert!(l.width.waiting.is_empty(), "every output of chunk {} is stored", l.chunk);
+        if let Some(looped) = l.width.looped.take() {
+            looped.close(&mut l.b);
+        }
     }
 
     /// Input `k` of both points. Inputs come two at a time, `x_p[i]` and
@@ -108,6 +135,9 @@ impl Width for Lanes {
     /// loads are the same pure loads, which Cranelift merges. An input
     /// both points share ([`MapPairs::shared`]) is point 0's, in both lanes.
     fn input<M: Module>(l: &mut Lowering<'_, '_, M, Lanes>, k: usize) -> Value {
+        if let Some(looped) = &l.width.looped {
+            return looped.input(&mut l.b, k);
+        }
         let (part, index) = l.input.parts.locate(k);
         let len = l.input.parts.lengths()[part];
         let x = l.width.x.map(|parts| parts[part]);

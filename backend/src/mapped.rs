@@ -5,10 +5,10 @@
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
 //!
-//! A small body (one chunk, without calls, below the two-point variant's
-//! size) is compiled with its loop ([`crate::looped`]); a larger one is
-//! called for each instance from the loop here, two instances at once in
-//! the SIMD lanes where it has no calls.
+//! A body of one chunk without calls is compiled with its loop
+//! ([`crate::looped`]), two instances a step in the SIMD lanes unless it
+//! is mostly library calls; a larger one is called for each instance from
+//! the loop here, two instances at once where it has no calls.
 
 use crate::batch::{check_parts, eval_each_point, Rows};
 use crate::compiler::JitCompiler;
@@ -145,18 +145,14 @@ thread_local! {
     static SECOND: RefCell<[Vec<f64>; 2]> = const { RefCell::new([Vec::new(), Vec::new()]) };
 }
 
-/// Bodies of maps of at least this many instances get their two-point
-/// variant: two instances at once, one per SIMD lane
+/// Bodies of maps of at least this many instances, called for each
+/// instance (not compiled with their loop: several chunks, or calls), get
+/// their two-point variant: two instances at once, one per SIMD lane
 /// (bodies without calls only: a call runs each lane alone, and with them
 /// the pairs were slower, gmm 1000's Jacobian 0.58 -> 0.75 ms, where
 /// without calls they are faster, the same model written out 1.2 -> 0.62
 /// ms), and of at least [`TWO_POINT_OPS`] operations (smaller ones gained
-/// nothing: a 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs; they
-/// run in their compiled loop). Against a body of one chunk in its
-/// compiled loop, one instance at a time, the pairs win on arithmetic
-/// (gmm 10^4's function, 680 operations a point: 1.14 ms in pairs, 1.30
-/// ms looped) and lose where calls dominate (cart-pole 10^4's function,
-/// about 150 with `sin` and `cos`: 0.92 ms against 0.80).
+/// nothing: a 500-interval collocation `.nl`'s Jacobian 53 -> 56 µs).
 const TWO_POINT_INSTANCES: usize = 8;
 
 /// See [`TWO_POINT_INSTANCES`].
@@ -187,15 +183,13 @@ impl JitCompiler {
                     "a gathered value per body input"
                 );
                 assert_eq!(piece.places.columns.len(), piece.body.num_outputs(), "a place per body output");
+                let columns = MapLoop { gather: piece.gather.clone(), places: piece.places.clone() };
+                if let Some(looped) = self.compile_map_loop(&piece.body, &columns, piece.instances)? {
+                    return Ok(CompiledPiece::Looped(Box::new(looped)));
+                }
                 let worth_pairs = piece.instances >= TWO_POINT_INSTANCES
                     && !piece.body.has_calls()
                     && piece.body.count_ops() >= TWO_POINT_OPS;
-                if !worth_pairs {
-                    let columns = MapLoop { gather: piece.gather.clone(), places: piece.places.clone() };
-                    if let Some(looped) = self.compile_map_loop(&piece.body, &columns, piece.instances)? {
-                        return Ok(CompiledPiece::Looped(Box::new(looped)));
-                    }
-                }
                 let body = self.compile_parts(&piece.body, &[piece.body.num_inputs()])?;
                 let (gather, places) = (Walk::new(&piece.gather), Walk::new(&piece.places));
                 let shared: Vec<bool> = piece.gather.columns.iter().map(|c| c.constant().is_some()).collect();
@@ -267,6 +261,11 @@ impl MappedKernel {
     /// ([`crate::looped`]); the others run an instance at a time.
     pub fn looped_maps(&self) -> usize {
         self.pieces.iter().filter(|p| matches!(p, CompiledPiece::Looped(_))).count()
+    }
+
+    /// Maps whose compiled loop runs two instances a step, in the SIMD lanes.
+    pub fn loops_in_pairs(&self) -> usize {
+        self.pieces.iter().filter(|p| matches!(p, CompiledPiece::Looped(l) if l.in_pairs())).count()
     }
 
     /// Compiled bodies, the rest and the steps before and after the maps:

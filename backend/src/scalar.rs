@@ -49,7 +49,7 @@ impl Width for Scalar {
         debug_assert!(input.map.summed.is_empty(), "one point stores every output");
         if let Some(columns) = input.looped {
             // Its outputs are added where the loop says, never stored in pairs.
-            let looped = LoopIo::open(b, params, columns);
+            let looped = LoopIo::open(b, params, columns, 1);
             let scratch = looped.no_scratch();
             let scalar = Scalar {
                 x: [scratch; MAX_PARTS],

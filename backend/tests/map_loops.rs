@@ -1,7 +1,8 @@
 //! Map kernels whose bodies are compiled with their loop over the
-//! instances ([`backend::mapped`]) against the interpreter of the map
-//! kernel, bit for bit: generated bodies using every operation (inline
-//! powers and their cold branch, `sin`/`cos` pairs, selects), inputs
+//! instances ([`backend::mapped`]), one or two instances a step, against
+//! the interpreter of the map kernel, bit for bit: generated bodies using
+//! every operation (inline powers and their cold branch, `sin`/`cos`
+//! pairs, selects) or mostly arithmetic, inputs
 //! shared, strided (steps up and down) and gathered through tables,
 //! results summed, in rows (up and down) and scattered through tables
 //! that repeat places, two results of an instance at one place; one
@@ -11,7 +12,7 @@
 use backend::JitCompiler;
 use frontend::map::{Column, Columns, MapKernel, Piece};
 use frontend::{ExprDag, Kernel};
-use testkit::{same, with_seed, Rng, Shape};
+use testkit::{same, with_seed, Mix, Rng, Shape};
 
 /// Length of the kernel's input and of its output.
 const INPUTS: usize = 60;
@@ -51,7 +52,10 @@ fn map_kernel(rng: &mut Rng, seed: u64, pieces: usize, n: usize) -> MapKernel {
     let pieces = (0..pieces)
         .map(|p| {
             let inputs = 1 + rng.below(6);
-            let shape = Shape { outputs: 1 + rng.below(6), ..Shape::every(inputs, 5 + rng.below(60)) };
+            let every = Shape { outputs: 1 + rng.below(6), ..Shape::every(inputs, 5 + rng.below(60)) };
+            // Mostly arithmetic: two instances a step; every operation:
+            // mostly calls, one a step.
+            let shape = if rng.chance(0.5) { Shape { mix: Mix::Algebra, ..every } } else { every };
             let body = with_seed(seed * 10 + p as u64, &shape).kernel();
             let gather = Columns { columns: (0..inputs).map(|_| column(rng, n, INPUTS, true)).collect() };
             let mut places: Vec<Column> =
@@ -82,13 +86,14 @@ fn looped_bodies_add_what_the_interpreter_adds() {
     let Ok(compiler) = JitCompiler::new() else { return };
     let long = std::env::var("DSTAR_LONG").is_ok();
     let mut rng = Rng::new(36);
-    let mut looped = 0;
+    let (mut looped, mut paired) = (0, 0);
     for seed in 0..if long { 3000 } else { 120 } {
         let n = *rng.pick(&[1, 2, 3, 8, 9, 17, 40]);
         let pieces = 1 + rng.below(2);
         let kernel = map_kernel(&mut rng, seed, pieces, n);
         let compiled = compiler.compile_mapped(&kernel, &[INPUTS]).unwrap();
         looped += compiled.looped_maps();
+        paired += compiled.loops_in_pairs();
         for point in 0..4 {
             let mut x = rng.point(INPUTS, -2.0, 2.0);
             if point > 0 {
@@ -111,6 +116,7 @@ fn looped_bodies_add_what_the_interpreter_adds() {
     // Bodies of the two-point variant (128 operations or more) or of
     // several chunks run an instance at a time; most here are looped.
     assert!(looped > 100, "{looped} maps ran in their compiled loop");
+    assert!(paired > 40 && paired < looped, "{paired} of {looped} loops ran two instances a step");
 }
 
 #[test]
