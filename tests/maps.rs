@@ -342,11 +342,20 @@ fn small_kernels_of_large_instances_get_their_derivatives_as_maps() {
         assert_eq!(built(&f, Request::Gradient), Some(!small), "{what}: the gradient");
         assert_eq!(built(&f, Request::Values), Some(false), "{what}: the values are whole");
     }
-    // A grid's cells, 9 ops an instance, from 5,625 ops to 19,881: never.
-    for n in [25, 47] {
-        let f = parse_program(&gen_py("minsurf", n, &[])).unwrap().kernel().unwrap();
-        assert!(dstar::factor::plan::maps(&f).is_none(), "minsurf {n}: small instances");
-        assert_eq!(built(&f, Request::Hessian), Some(false), "minsurf {n}: the Hessian is whole");
+    // A grid's cells, 9 ops an instance, from 5,625 ops to 19,881: the
+    // Hessian as maps, the Jacobian and the gradient whole; from 20,000
+    // (MAP_MIN_OPS) all as maps.
+    for (n, form) in [(25, &[][..]), (47, &[][..]), (47, &["--flat"][..]), (60, &[][..])] {
+        let what = format!("minsurf {n} {form:?}");
+        let f = parse_program(&gen_py("minsurf", n, form)).unwrap().kernel().unwrap();
+        let written_out = dstar::frontend::map::written_out(&f);
+        let found = dstar::factor::plan::maps(&f).expect("the cells are maps");
+        let small = dstar::factor::plan::small_bodies(&found, written_out);
+        assert_eq!(small, n < 60, "{what}: {written_out} ops straddle MAP_MIN_OPS");
+        assert_eq!(built(&f, Request::Hessian), Some(true), "{what}: the Hessian");
+        let whole = if small { None } else { Some(true) };
+        assert_eq!(built(&f, Request::Jacobian), whole, "{what}: the Jacobian");
+        assert_eq!(built(&f, Request::Gradient), Some(!small), "{what}: the gradient");
     }
 }
 

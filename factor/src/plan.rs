@@ -445,18 +445,19 @@ pub const MAP_MIN_OPS: u64 = 20_000;
 /// Kernels below this many operations are differentiated whole; from it
 /// to [`MAP_MIN_OPS`] their Jacobians, gradients and Lagrangian Hessians
 /// (the lower triangle, what [`Request::Hessian`] asks) are built from maps
-/// where an instance averages at least [`MAP_SMALL_KERNEL_BODY_OPS`]
-/// operations ([`maps_pay`]). Below that each instance's gathering and
-/// placing outweighs its body and the whole kernel's results run faster
-/// (with maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x
-/// slower; collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5,
-/// 3.3x). With the bodies compiled with their loops (`backend::looped`)
-/// the gap is smaller but stays (maps against whole, `dstar bench
-/// --hessian`: `nbody_acc_20` Jacobian 1.56x, Hessian 1.04x; the Rosenbrock
-/// chain 0.84x and 1.37x; a 1,000-point fit, 14 an instance, 1.12x and
-/// 0.71x; a 30 x 30 minimal surface written out 1.08x and 1.23x), against
-/// set-ups 10 to 20 times faster, of 0.1 to 0.3 s at most below
-/// [`MAP_MIN_OPS`]: kernels evaluated millions of times come first. Larger bodies gain in set-up, the body differentiated once where
+/// ([`maps_pay`]), the Jacobians and gradients only where an instance
+/// averages at least [`MAP_SMALL_KERNEL_BODY_OPS`] operations
+/// ([`small_bodies`]). Below that each instance's gathering and placing
+/// outweighed its body and the whole kernel's results ran faster (with
+/// maps: `nbody_acc_20`, about 20 ops an instance, Jacobian 2.3x slower;
+/// collocation at 400 intervals, 7, 3.5x; a Rosenbrock chain, 5, 3.3x).
+/// With the bodies compiled with their loops, two instances a step
+/// (`backend::looped`), maps against whole, `dstar bench --hessian`: the
+/// Hessians run as fast or faster (a 1,000-point fit, 14 an instance,
+/// 0.72-0.81x; a 30 x 30 minimal surface 0.47x structured, 0.90x written
+/// out; `nbody_acc_20` 0.88x; the Rosenbrock chain 1.03x), the Jacobians
+/// not everywhere (`nbody_acc_20` 1.67x, the fit 1.1x; the surface 0.73x,
+/// the chain 0.79x), and every set-up is 10 to 40 times faster. Larger bodies gain in set-up, the body differentiated once where
 /// the whole kernel's derivative is built, searched and compiled in full,
 /// and their kernels run as fast or faster, in cache (same session,
 /// whole -> maps: cart-pole `--flat` at 100 intervals, 66 ops an instance,
@@ -469,6 +470,15 @@ pub const MAP_SMALL_KERNEL_OPS: u64 = 4096;
 
 /// See [`MAP_SMALL_KERNEL_OPS`].
 pub const MAP_SMALL_KERNEL_BODY_OPS: u64 = 32;
+
+/// Whether `found`, the maps of a kernel of `written_out` operations
+/// written out, have bodies too small for its Jacobian and gradient to
+/// be built from them ([`MAP_SMALL_KERNEL_OPS`]): below [`MAP_MIN_OPS`],
+/// fewer than [`MAP_SMALL_KERNEL_BODY_OPS`] operations an instance.
+pub fn small_bodies(found: &Decomposition, written_out: u64) -> bool {
+    let instances: u64 = found.maps.iter().map(|m| m.instances as u64).sum();
+    written_out < MAP_MIN_OPS && found.mapped_ops() < MAP_SMALL_KERNEL_BODY_OPS * instances
+}
 
 /// Whether `request`'s kernel is built from the maps found in a kernel of
 /// `ops` operations (with every call written out): every request from
@@ -579,10 +589,6 @@ fn search(kernel: &Kernel, written_out: u64, compute_common: bool) -> Option<Dec
         }
     }
     let best = best?;
-    let instances: u64 = best.maps.iter().map(|m| m.instances as u64).sum();
-    if written_out < MAP_MIN_OPS && best.mapped_ops() < MAP_SMALL_KERNEL_BODY_OPS * instances {
-        return None;
-    }
     // The copied maps are for Hessians (and the few Jacobians the others cannot give).
     let limit = if compute_common { MAP_INLINE_BODY_OPS } else { MAP_INLINE_HESSIAN_BODY_OPS };
     covers(&best, MAP_MIN_COVER_PERCENT).then_some(written_out_bodies(best, limit))

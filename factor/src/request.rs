@@ -280,7 +280,11 @@ fn mapped(request: Request, f: &Kernel, searches: &Searches) -> Option<Built> {
         return None;
     }
     let maps = &searches.maps;
-    maps.found(f)?;
+    let found = maps.found(f)?;
+    let derivative = matches!(request, Request::Jacobian | Request::Gradient);
+    if derivative && plan::small_bodies(found, searches.written_out(f)) {
+        return None;
+    }
     let (kernel, pattern) = match request {
         Request::Jacobian => maps.jacobian(f).map(|(kernel, pattern)| (kernel, Some(pattern)))?,
         Request::Values => (maps.values(f)?, None),
