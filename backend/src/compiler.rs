@@ -396,7 +396,8 @@ impl JitCompiler {
 
     /// The module and the one function of `body`, a map's, compiled with
     /// its loop over the instances ([`crate::looped`]), `lanes` a step, if
-    /// it is one chunk without calls (with its small calls written out).
+    /// it is one chunk of [`LOOP_BODY_CHUNKS`](crate::looped::LOOP_BODY_CHUNKS)
+    /// times the usual size, without calls (with its small calls written out).
     pub(crate) fn build_looped(
         &self,
         body: &Kernel,
@@ -405,7 +406,7 @@ impl JitCompiler {
     ) -> Result<Option<(OwnedModule, FuncId)>, CodegenError> {
         let body = small_calls_written_out(body);
         let (dag, outputs) = (body.dag(), body.roots());
-        let plan = ChunkPlan::new(dag, outputs, self.chunk_size);
+        let plan = ChunkPlan::new(dag, outputs, crate::looped::LOOP_BODY_CHUNKS * self.chunk_size);
         if body.has_calls() || plan.num_chunks() != 1 || plan.scratch_len() != 0 {
             return Ok(None);
         }

@@ -5,10 +5,11 @@
 //! computed before the maps, the rest, the maps, the chain after them), so
 //! the result equals [`MapKernel::eval`] bit for bit.
 //!
-//! A body of one chunk without calls is compiled with its loop
-//! ([`crate::looped`]), two instances a step in the SIMD lanes unless it
-//! is mostly library calls; a larger one is called for each instance from
-//! the loop here, two instances at once where it has no calls.
+//! A body of up to four chunks (4,000 operations) without calls is
+//! compiled with its loop ([`crate::looped`]), two instances a step in the
+//! SIMD lanes unless it is mostly library calls; a larger one is called for
+//! each instance from the loop here, two instances at once where it has no
+//! calls.
 
 use crate::batch::{check_parts, eval_each_point, Rows};
 use crate::compiler::JitCompiler;
