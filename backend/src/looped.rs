@@ -1,20 +1,26 @@
 //! A map's body compiled with its loop over the instances
 //! ([`crate::mapped`]): one function `fn(input, out, sums, tables, start,
-//! end)` that, for each instance `i` from `start` to `end`, loads the body's
+//! end)` that, for the instances from `start` to `end`, loads the body's
 //! inputs where the gather columns say (a shared one once, before the
-//! loop), computes the body ([`crate::scalar`], one instance at a time) and
-//! adds each result where the places say, in the interpreter's order
-//! ([`MapKernel::eval`](frontend::map::MapKernel::eval)): results in order,
-//! one with the same place for every instance to a running sum, one for
-//! the even and one for the odd instances (`sums`, ranked as the places'
-//! fixed columns, the odd ones after the even ones), the others into `out`.
+//! loop), computes the body and adds each result where the places say, in
+//! the interpreter's order ([`MapKernel::eval`](frontend::map::MapKernel::eval)):
+//! instance by instance, results in order, one with the same place for
+//! every instance to a running sum (`sums[2r]` for the even instances,
+//! `sums[2r + 1]` for the odd ones), the others into `out`.
 //!
-//! Affine columns are addressed from `i`; a tabled column reads its table,
-//! whose address is entry `t` of `tables` (the gather's tables in column
-//! order, then the places'). Called for each instance from Rust, a small
-//! body spent more on the call and the gathering than on itself (a
-//! 300-point fit's Jacobian, 14 operations a point: 1.7x the written-out
-//! kernel; a Rosenbrock chain's Hessian, 11x).
+//! The body is lowered by the one-point width ([`crate::scalar`]), one
+//! instance a step, or by the two-point width ([`crate::lanes`]), instances
+//! `i` and `i + 1` in the lanes of `f64x2` (the last of an odd count then
+//! runs in the first function), unless it is mostly library calls
+//! ([`LOOP_PAIRS_MAX_CALL_PERCENT`]). Affine columns are addressed from
+//! `i`; a tabled column reads its table, whose address is entry `t` of
+//! `tables` (the gather's tables in column order, then the places').
+//!
+//! Called for each instance from Rust, as before, a small body spent more
+//! on the call and the gathering than on itself (a 1,000-point fit's
+//! Jacobian, 14 operations a point, 1.7x the written-out kernel; a
+//! Rosenbrock chain's Hessian 11x); in its loop it runs about as fast as
+//! written out.
 
 use crate::compiler::JitCompiler;
 use crate::convention::{call_looped, looped_chunk, LoopedArgs, LoopedFn, LoopedParams};

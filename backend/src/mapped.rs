@@ -6,7 +6,7 @@
 //! the result equals [`MapKernel::eval`] bit for bit.
 //!
 //! A body of up to four chunks (4,000 operations) without calls is
-//! compiled with its loop ([`crate::looped`]), two instances a step in the
+//! compiled with its loop (`looped.rs`), two instances a step in the
 //! SIMD lanes unless it is mostly library calls; a larger one is called for
 //! each instance from the loop here, two instances at once where it has no
 //! calls.
@@ -259,7 +259,7 @@ impl MappedKernel {
     }
 
     /// Maps whose body runs in its compiled loop over the instances
-    /// ([`crate::looped`]); the others run an instance at a time.
+    /// (`looped.rs`); the others run an instance at a time.
     pub fn looped_maps(&self) -> usize {
         self.pieces.iter().filter(|p| matches!(p, CompiledPiece::Looped(_))).count()
     }
