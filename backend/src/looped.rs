@@ -55,20 +55,27 @@ impl MapLoop {
     /// Per place column: `Some(r)` for the `r`-th of those the same for
     /// every instance (summed), and how many there are.
     fn sum_ranks(&self) -> (Vec<Option<usize>>, usize) {
-        let mut sums = 0;
-        let ranks = self
-            .places
-            .columns
-            .iter()
-            .map(|c| {
-                c.constant().map(|_| {
-                    sums += 1;
-                    sums - 1
-                })
-            })
-            .collect();
-        (ranks, sums)
+        ranks(&self.places.columns, |c| c.constant().is_some())
     }
+}
+
+/// Per column: `Some(r)` for the `r`-th of those `counted` picks, and how
+/// many there are.
+fn ranks<'c>(
+    columns: impl IntoIterator<Item = &'c Column>,
+    counted: impl Fn(&Column) -> bool,
+) -> (Vec<Option<usize>>, usize) {
+    let mut count = 0;
+    let ranks = columns
+        .into_iter()
+        .map(|c| {
+            counted(c).then(|| {
+                count += 1;
+                count - 1
+            })
+        })
+        .collect();
+    (ranks, count)
 }
 
 /// The loop around a body being lowered: its parameters and blocks, the
@@ -105,14 +112,11 @@ impl LoopIo {
         lanes: u8,
     ) -> LoopIo {
         let params = LoopedParams::new(params);
-        let mut t = 0;
-        let tables = (columns.gather.columns.iter().chain(&columns.places.columns))
-            .map(|c| {
-                matches!(c, Column::Table(_)).then(|| {
-                    t += 1;
-                    b.ins().load(types::I64, LOAD, params.tables, 8 * (t - 1))
-                })
-            })
+        let every = columns.gather.columns.iter().chain(&columns.places.columns);
+        let (tables, _) = ranks(every, |c| matches!(c, Column::Table(_)));
+        let tables = tables
+            .into_iter()
+            .map(|t| t.map(|t| b.ins().load(types::I64, LOAD, params.tables, 8 * t as i32)))
             .collect();
         let shared = columns
             .gather
